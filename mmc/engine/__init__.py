@@ -1,0 +1,55 @@
+"""The rules engine: every variant of ``shared/spec/variants.md`` behind one small API.
+
+    >>> from mmc.engine import initial_state, legal_moves, apply_move, outcome
+    >>> s = initial_state("gardner")
+    >>> s = apply_move(s, legal_moves(s)[0])
+"""
+
+from mmc.engine.actions import ActionSpace, action_space
+from mmc.engine.fen import FenError
+from mmc.engine.observe import NUM_PLANES, observation_planes, visible_squares
+from mmc.engine.perft import perft, perft_divide
+from mmc.engine.render import render
+from mmc.engine.state import (
+    Color,
+    IllegalMoveError,
+    Move,
+    Outcome,
+    State,
+    Termination,
+    apply_move,
+    from_fen,
+    initial_state,
+    legal_moves,
+    outcome,
+    square_name,
+)
+from mmc.engine.variants import VARIANTS, PieceType, Variant, get_variant
+
+__all__ = [
+    "NUM_PLANES",
+    "VARIANTS",
+    "ActionSpace",
+    "Color",
+    "FenError",
+    "IllegalMoveError",
+    "Move",
+    "Outcome",
+    "PieceType",
+    "State",
+    "Termination",
+    "Variant",
+    "action_space",
+    "apply_move",
+    "from_fen",
+    "get_variant",
+    "initial_state",
+    "legal_moves",
+    "observation_planes",
+    "outcome",
+    "perft",
+    "perft_divide",
+    "render",
+    "square_name",
+    "visible_squares",
+]

@@ -1,0 +1,126 @@
+"""Action encoding for the network: from-square x move type, from the side to move's perspective.
+
+Coordinates are the mover's: rank ``r'`` counts from the mover's home rank (Black's moves are
+mirrored top to bottom, files unchanged), so "forward" is always towards higher ``r'``. An action is
+``(r' * width + file) * num_types + move_type``. The move types of an NxN board with reach
+``D = N - 1`` (the seed's 49 on 5x5; 57 on 6x6), in order::
+
+    0 .. 8D-1      queen-like: direction * D + (distance - 1), directions N NE E SE S SW W NW
+                   (also pawn moves, and promotion to a queen)
+    8D .. 8D+7     knight jumps (df, dr): (1,2) (2,1) (2,-1) (1,-2) (-1,-2) (-2,-1) (-2,1) (-1,2)
+    8D+8 .. 8D+16  underpromotion: piece (N, B, R) * 3 + direction (capture left, forward, capture right)
+    8D+17 .. 8D+19 promotion to a king (extinction only): capture left, forward, capture right
+
+So 5x5 variants have 25 x 49 = 1225 actions, extinction 25 x 52 = 1300 and Los Alamos 36 x 57 = 2052.
+
+One network serves every board: its policy head outputs the shared plane layout ``[60, H, W]`` below,
+and :attr:`ActionSpace.policy_index` picks each action's logit out of the flattened output, so a
+5x5 board simply never reads the distance-5 planes (masked)::
+
+    plane 0 .. 39   queen-like, direction * 5 + (distance - 1)
+    plane 40 .. 47  knight jumps
+    plane 48 .. 56  underpromotion N, B, R x (left, forward, right)
+    plane 57 .. 59  promotion to a king x (left, forward, right)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from mmc.engine._kernels import DIRECTIONS, KNIGHT_JUMPS
+from mmc.engine.state import Move, State, _codes, get_variant, legal_moves
+from mmc.engine.variants import PieceType, Variant
+
+__all__ = ["ActionSpace", "NUM_POLICY_PLANES", "action_space"]
+
+MAX_REACH = 5
+NUM_POLICY_PLANES = 8 * MAX_REACH + 8 + 9 + 3
+_UNDERPROMOTIONS = (PieceType.KNIGHT, PieceType.BISHOP, PieceType.ROOK)
+
+
+@dataclass(frozen=True, eq=False)
+class ActionSpace:
+    """The action encoding of one variant. Build with :func:`action_space`."""
+
+    variant: Variant
+    num_types: int
+    """Move types per from-square."""
+    num_actions: int
+    """``height * width * num_types``."""
+    policy_index: np.ndarray
+    """``int64[num_actions]``: each action's position in the flattened ``[60, H, W]`` policy planes
+    (0 for the few actions no move can take, such as a jump off the board: those are always masked)."""
+    lookup: np.ndarray
+    """``int32[2, 7 << 12]``: action of each kernel move code, for White (0) and Black (1); -1 if none."""
+
+    def encode(self, move: Move, turn: int) -> int:
+        """The action of an absolute move played by ``turn`` (+1 White, -1 Black)."""
+        action = int(self.lookup[int(turn < 0), move.code])
+        if action < 0:
+            raise ValueError(f"move {move.uci()} has no action in {self.variant.name}")
+        return action
+
+    def legal_actions(self, state: State) -> np.ndarray:
+        """``int64[n]``: the actions of ``legal_moves(state)``, in the same order."""
+        return self.lookup[int(state.turn < 0), _codes(state)].astype(np.int64)
+
+    def legal_mask(self, state: State) -> np.ndarray:
+        """``bool[num_actions]``: True for the actions of legal moves."""
+        mask = np.zeros(self.num_actions, dtype=bool)
+        mask[self.legal_actions(state)] = True
+        return mask
+
+    def decode(self, action: int, state: State) -> Move:
+        """The legal move of ``state`` that ``action`` stands for; ``ValueError`` if none."""
+        hits = np.flatnonzero(self.legal_actions(state) == action)
+        if len(hits) == 0:
+            raise ValueError(f"action {action} is not a legal move in {state.variant_name} position {state.fen()}")
+        return legal_moves(state)[int(hits[0])]
+
+
+def _move_type(df: int, dr: int, promotion: PieceType | None, reach: int) -> tuple[int, int]:
+    """``(type in this board's numbering, shared plane)`` of a move displacement in mover coordinates."""
+    if promotion in _UNDERPROMOTIONS:
+        k = _UNDERPROMOTIONS.index(promotion) * 3 + df + 1
+        return 8 * reach + 8 + k, 48 + k
+    if promotion is PieceType.KING:
+        return 8 * reach + 17 + df + 1, 57 + df + 1
+    if (df, dr) in KNIGHT_JUMPS:
+        j = KNIGHT_JUMPS.index((df, dr))
+        return 8 * reach + j, 8 * MAX_REACH + j
+    dist = max(abs(df), abs(dr))
+    d = DIRECTIONS.index(((df > 0) - (df < 0), (dr > 0) - (dr < 0)))
+    return d * reach + dist - 1, d * MAX_REACH + dist - 1
+
+
+@lru_cache(maxsize=None)
+def action_space(variant: str | Variant) -> ActionSpace:
+    """The action encoding of a variant (built once per process)."""
+    v = get_variant(variant)
+    h, w = v.height, v.width
+    reach = max(h, w) - 1
+    num_types = 8 * reach + 8 + 9 + (3 if PieceType.KING in v.promotions else 0)
+    num_actions = h * w * num_types
+    policy_index = np.zeros(num_actions, dtype=np.int64)
+    lookup = np.full((2, 7 << 12), -1, dtype=np.int32)
+    squares = [(r, f) for r in range(h) for f in range(w)]
+    for fr, ff in squares:
+        for tr, tf in squares:
+            df, dr_abs = tf - ff, tr - fr
+            if (fr, ff) == (tr, tf) or not (df == 0 or dr_abs == 0 or abs(df) == abs(dr_abs) or abs(df * dr_abs) == 2):
+                continue
+            for promo in (None, *v.promotions):
+                if promo is not None and (abs(df) > 1 or abs(dr_abs) != 1):
+                    continue
+                code = Move(8 * fr + ff, 8 * tr + tf, promo).code
+                for turn_row, flip in ((0, False), (1, True)):
+                    pr = h - 1 - fr if flip else fr
+                    dr = -dr_abs if flip else dr_abs
+                    mtype, plane = _move_type(df, dr, promo if promo is not PieceType.QUEEN else None, reach)
+                    action = (pr * w + ff) * num_types + mtype
+                    lookup[turn_row, code] = action
+                    policy_index[action] = (plane * h + pr) * w + ff
+    return ActionSpace(v, num_types, num_actions, policy_index, lookup)
