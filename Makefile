@@ -1,4 +1,4 @@
-# make test: create or refresh .venv from pyproject.toml, then run the linters and the tests.
+# make test: create or refresh .venv from pyproject.toml, then run the linters, the type checker and the tests.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
@@ -18,9 +18,11 @@ $(STAMP): pyproject.toml
 lint: setup
 	$(BIN)/ruff check mmc tests benchmarks
 	$(BIN)/ruff format --check mmc tests benchmarks
+	$(BIN)/mypy
 
 test: setup
 	$(BIN)/ruff check mmc tests benchmarks
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 bench: setup

@@ -1,8 +1,8 @@
 """The rules engine: every variant of ``shared/spec/variants.md`` behind one small API.
 
-    >>> from mmc.engine import initial_state, legal_moves, apply_move, outcome
-    >>> s = initial_state("gardner")
-    >>> s = apply_move(s, legal_moves(s)[0])
+>>> from mmc.engine import initial_state, legal_moves, apply_move, outcome
+>>> s = initial_state("gardner")
+>>> s = apply_move(s, legal_moves(s)[0])
 """
 
 from mmc.engine.actions import ActionSpace, action_space

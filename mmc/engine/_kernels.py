@@ -109,7 +109,6 @@ def _push_pawn_move(board, tab, frm, to, is_capture, side, out, n):
 def pseudo_moves(board, side, tab, out):
     """Write the side's pseudo-legal moves (colour filter applied, king safety not) to ``out``; return the count."""
     n = 0
-    height = tab[H_HEIGHT]
     for i in range(tab[H_NSQ]):
         frm = tab[SQ_OFF + i]
         piece = board[frm] * side

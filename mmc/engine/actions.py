@@ -26,7 +26,7 @@ and :attr:`ActionSpace.policy_index` picks each action's logit out of the flatte
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from mmc.engine._kernels import DIRECTIONS, KNIGHT_JUMPS
 from mmc.engine.state import Move, State, _codes, get_variant, legal_moves
 from mmc.engine.variants import PieceType, Variant
 
-__all__ = ["ActionSpace", "NUM_POLICY_PLANES", "action_space"]
+__all__ = ["NUM_POLICY_PLANES", "ActionSpace", "action_space"]
 
 MAX_REACH = 5
 NUM_POLICY_PLANES = 8 * MAX_REACH + 8 + 9 + 3
@@ -96,7 +96,7 @@ def _move_type(df: int, dr: int, promotion: PieceType | None, reach: int) -> tup
     return d * reach + dist - 1, d * MAX_REACH + dist - 1
 
 
-@lru_cache(maxsize=None)
+@cache
 def action_space(variant: str | Variant) -> ActionSpace:
     """The action encoding of a variant (built once per process)."""
     v = get_variant(variant)

@@ -6,7 +6,7 @@ import numpy as np
 
 from mmc.engine.variants import Variant
 
-__all__ = ["FenError", "parse_fen", "board_fen"]
+__all__ = ["FenError", "board_fen", "parse_fen"]
 
 PIECE_SYMBOLS = "?pnbrqk"
 

@@ -1,10 +1,10 @@
 """Unicode boards in the seed's style: one rank a line, rank 1 at the bottom, ``⊙`` for an empty square.
 
-    ♜ ♞ ♝ ♛ ♚
-    ♟ ♟ ♟ ♟ ♟
-    ⊙ ⊙ ⊙ ⊙ ⊙
-    ♙ ♙ ♙ ♙ ♙
-    ♖ ♘ ♗ ♕ ♔
+♜ ♞ ♝ ♛ ♚
+♟ ♟ ♟ ♟ ♟
+⊙ ⊙ ⊙ ⊙ ⊙
+♙ ♙ ♙ ♙ ♙
+♖ ♘ ♗ ♕ ♔
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from mmc.engine.observe import visible_squares
 from mmc.engine.state import Color, State
 
-__all__ = ["render", "EMPTY", "HIDDEN"]
+__all__ = ["EMPTY", "HIDDEN", "render"]
 
 EMPTY = "⊙"
 HIDDEN = "▒"

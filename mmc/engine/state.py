@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 import threading
-from functools import lru_cache
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -113,9 +113,9 @@ class Move(NamedTuple):
         return self.from_square | self.to_square << 6 | (self.promotion or 0) << 12
 
 
-def _all_moves() -> list[Move | None]:
+def _all_moves() -> list[Move]:
     """Every move object, indexed by its code, so that move lists reuse them instead of building new ones."""
-    moves: list[Move | None] = [None] * (7 << 12)
+    moves: list[Move] = [Move(0, 0)] * (7 << 12)
     squares = [8 * r + f for r in range(8) for f in range(8)]
     for promo in (None, *PieceType):
         for frm in squares:
@@ -175,7 +175,7 @@ class State(_StateFields):
         return f"State({self.variant_name!r}, {self.fen()!r})"
 
 
-@lru_cache(maxsize=None)
+@cache
 def table(variant_name: str) -> np.ndarray:
     """The kernels' rule table for a variant (built once per process)."""
     return K.build_table(get_variant(variant_name))
@@ -216,7 +216,8 @@ def _array(state: State) -> np.ndarray:
     cache = state.__dict__
     arr = cache.get("array")
     if arr is None:
-        arr = cache["array"] = np.frombuffer(state.board, dtype=np.int8)
+        # A writable copy, so that the kernels are compiled for (and cached with) one array type.
+        arr = cache["array"] = np.frombuffer(state.board, dtype=np.int8).copy()
     return arr
 
 
@@ -275,7 +276,7 @@ def apply_move(state: State, move: Move) -> State:
             0 if irreversible else state.halfmove_clock + 1,
             state.fullmove_number + black_moved,
             state.max_plies,
-            () if irreversible else state.history + (board,),
+            () if irreversible else (*state.history, board),
         ),
     )
     child.__dict__.update(array=after, codes=out[:n].tolist())

@@ -12,13 +12,13 @@ import enum
 from dataclasses import dataclass
 
 __all__ = [
+    "VARIANTS",
     "CaptureRule",
     "CheckRule",
     "EndRule",
     "MoveFilter",
     "PieceType",
     "Variant",
-    "VARIANTS",
     "get_variant",
 ]
 

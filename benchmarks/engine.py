@@ -1,0 +1,120 @@
+"""Engine speed, measured in one run: perft, random playouts and the compiled-code warm-up.
+
+    python benchmarks/engine.py [--seconds 5]
+
+Prints perft nodes/s on gardner perft(6) and perft(7); random-playout plies/s through the public
+Python API (legal_moves + apply_move + outcome per ply) next to the same playouts inside one compiled
+call (the ceiling for that work); the time a fresh process takes to import the engine and answer
+its first call (numba's on-disk cache loaded); and, when ``/usr/games/fairy-stockfish`` is
+installed, its perft on the same positions and our ratio to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import subprocess
+import sys
+import time
+
+from mmc.engine import _kernels as K
+from mmc.engine import apply_move, initial_state, legal_moves, outcome, perft
+from mmc.engine.state import _array, table
+
+FAIRY = "/usr/games/fairy-stockfish"
+
+
+def perft_rate(depth: int) -> tuple[int, float]:
+    state = initial_state("gardner")
+    perft(state, 3)  # compiled code loaded
+    start = time.perf_counter()
+    nodes = perft(state, depth)
+    return nodes, nodes / (time.perf_counter() - start)
+
+
+def fairy_perft_rate(depth: int) -> float:
+    """Fairy-Stockfish's ``go perft`` on the gardner start, its start-up time subtracted."""
+
+    def run(d: int) -> float:
+        script = f"uci\nsetoption name UCI_Variant value gardner\nposition startpos\ngo perft {d}\nquit\n"
+        start = time.perf_counter()
+        subprocess.run([FAIRY], input=script, capture_output=True, text=True, check=True)
+        return time.perf_counter() - start
+
+    baseline = min(run(1) for _ in range(3))
+    nodes = perft(initial_state("gardner"), depth)
+    return nodes / (min(run(depth) for _ in range(2)) - baseline)
+
+
+def api_playouts(variant: str, seconds: float) -> float:
+    """Plies/s of uniformly random games through the public API."""
+    rng = random.Random(0)
+    plies, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = initial_state(variant)
+        while outcome(state) is None:
+            moves = legal_moves(state)
+            state = apply_move(state, moves[rng.randrange(len(moves))])
+            plies += 1
+    return plies / (time.perf_counter() - start)
+
+
+def kernel_playouts(variant: str, seconds: float) -> float:
+    """Plies/s of the same random games inside one compiled call per game (no repetition tracking)."""
+    state = initial_state(variant)
+    board, tab = _array(state), table(variant)
+    K.random_playout(board.copy(), 1, tab, 0, 150)
+    plies, seed, start = 0, 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        plies += K.random_playout(board.copy(), 1, tab, seed, 150)
+        seed += 1
+    return plies / (time.perf_counter() - start)
+
+
+def warmup_seconds() -> float:
+    """A fresh interpreter: import the engine, then legal moves, a move and perft(2) of every variant."""
+    code = (
+        "import time; t = time.perf_counter()\n"
+        "from mmc.engine import VARIANTS, initial_state, legal_moves, apply_move, outcome, perft\n"
+        "for v in VARIANTS:\n"
+        "    s = initial_state(v); outcome(s); perft(s, 2)\n"
+        "    m = legal_moves(s)\n"
+        "    if m: apply_move(s, m[0])\n"
+        "print(time.perf_counter() - t)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)  # fills the cache if empty
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return float(out.stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="duration of each playout measurement")
+    args = parser.parse_args()
+
+    print(f"warm-up, fresh process with compiled cache: {warmup_seconds():.2f} s")
+    rates = {}
+    for depth in (6, 7):
+        nodes, rates[depth] = perft_rate(depth)
+        print(f"perft gardner depth {depth}: {nodes} nodes, {rates[depth] / 1e6:.2f} M nodes/s")
+    if shutil.which(FAIRY):
+        for depth in (6, 7):
+            fairy = fairy_perft_rate(depth)
+            ratio = rates[depth] / fairy
+            print(
+                f"fairy-stockfish perft gardner depth {depth}: {fairy / 1e6:.2f} M nodes/s; ours / fairy = {ratio:.2f}"
+            )
+    else:
+        print(f"{FAIRY} not installed (apt-get install fairy-stockfish): no engine comparison")
+    for variant in ("gardner", "atomic", "los_alamos", "dark"):
+        api = api_playouts(variant, args.seconds)
+        kernel = kernel_playouts(variant, args.seconds)
+        print(
+            f"random playouts {variant}: {api:,.0f} plies/s through the Python API, "
+            f"{kernel:,.0f} plies/s in compiled code (API / compiled = {api / kernel:.2f})"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""The ``mmc`` command line: what a user types and what they read back."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mmc.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_perft_last_line_is_the_node_count(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "perft", "gardner", "--depth", "5")
+    assert code == 0
+    assert out.splitlines()[-1] == "52512"
+
+
+def test_perft_divide_lists_first_moves_and_sums(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "perft", "gardner", "--depth", "3", "--divide")
+    lines = out.splitlines()
+    split = dict(line.split(": ") for line in lines[:-1])
+    assert code == 0
+    assert set(split) == {"a2a3", "b2b3", "c2c3", "d2d3", "e2e3", "b1a3", "b1c3"}
+    assert sum(map(int, split.values())) == int(lines[-1]) == 506
+
+
+def test_perft_from_fen(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "perft", "atomic", "--fen", "r2k1/1p1p1/3Pp/P1P1P/Q3K w - - 2 5", "--depth", "3")
+    assert (code, out.splitlines()[-1]) == (0, "596")
+
+
+def test_variants_lists_all_ten_with_descriptions(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "variants")
+    names = [line.split()[0] for line in out.splitlines()]
+    assert code == 0
+    assert names == [
+        "gardner", "baby", "mallet", "los_alamos", "atomic",
+        "extinction", "rifle", "dark", "monochromatic", "bichromatic",
+    ]  # fmt: skip
+    assert all(len(line.split(maxsplit=2)) == 3 for line in out.splitlines())
+
+
+def test_show_draws_the_seed_style_board(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "show", "gardner")
+    assert code == 0
+    assert "5 ♜ ♞ ♝ ♛ ♚" in out
+    assert "3 ⊙ ⊙ ⊙ ⊙ ⊙" in out
+    assert "1 ♖ ♘ ♗ ♕ ♔" in out
+    assert "rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1" in out
+
+
+def test_show_reports_a_finished_game(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "show", "monochromatic")
+    assert code == 0
+    assert "game over: 1/2-1/2 (stalemate)" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["perft", "chess960", "--depth", "2"], "unknown variant 'chess960'"),
+        (["perft", "gardner", "--depth", "-1"], "--depth must be >= 0"),
+        (["perft", "gardner", "--depth", "x"], "invalid int value: 'x'"),
+        (["perft", "gardner", "--fen", "rnbqk/ppppp/5/PPPPP w - - 0 1", "--depth", "1"], "has 5 ranks"),
+        (["perft", "gardner", "--fen", "rnbqk/ppppp/5/PPPPP/RNBQK x - - 0 1", "--depth", "1"], "side to move"),
+        (["perft", "gardner"], "needs VARIANT and --depth"),
+        (["show", "gardner", "--fen", "rnbqz/ppppp/5/PPPPP/RNBQK w - - 0 1"], "unknown piece 'z'"),
+    ],
+)
+def test_bad_input_is_one_line_naming_the_problem(
+    capsys: pytest.CaptureFixture[str], argv: list[str], needle: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith("mmc: error: ")
+    assert needle in err
+
+
+def write_suite(path: Path, rows: list[str]) -> Path:
+    path.write_text("variant,fen,depth,nodes\n" + "".join(row + "\n" for row in rows))
+    return path
+
+
+def test_perft_file_reports_each_row_and_a_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    start = "rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1"
+    suite = write_suite(tmp_path / "ok.csv", [f"gardner,{start},3,506", f"dark,{start},3,510"])
+    code, out, _ = run(capsys, "perft", "--file", str(suite))
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0] == f"gardner,{start},3,506 OK"
+    assert lines[1] == f"dark,{start},3,510 OK"
+    assert lines[2].startswith("2/2 rows OK, 0 mismatches")
+
+
+def test_perft_file_mismatch_exits_nonzero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    suite = write_suite(tmp_path / "bad.csv", ["gardner,rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1,2,50"])
+    code, out, _ = run(capsys, "perft", "--file", str(suite))
+    assert code == 1
+    assert "53 MISMATCH (expected 50)" in out
+    assert out.splitlines()[-1].startswith("0/1 rows OK, 1 mismatches")
+
+
+@pytest.mark.parametrize(
+    ("row", "needle"),
+    [
+        ("gardner,rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1,two,50", ":3: depth and nodes must be integers"),
+        ("gardner,rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1,2", ":3: expected 4 fields, got 3"),
+        ("shogi,rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1,2,53", ":3: unknown variant 'shogi'"),
+        ("gardner,rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1,-2,53", ":3: depth and nodes must be >= 0"),
+    ],
+)
+def test_perft_file_bad_row_fails_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], row: str, needle: str
+) -> None:
+    suite = write_suite(tmp_path / "bad.csv", ["gardner,rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1,1,7", row])
+    code, out, err = run(capsys, "perft", "--file", str(suite))
+    assert code == 2
+    assert out == ""  # not even the good first row was computed
+    assert needle in err
+
+
+def test_installed_entry_point_runs() -> None:
+    exe = shutil.which("mmc", path=str(Path(sys.executable).parent))
+    assert exe is not None, "the mmc script is not installed next to the interpreter"
+    result = subprocess.run([exe, "perft", "gardner", "--depth", "5"], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines()[-1] == "52512"
