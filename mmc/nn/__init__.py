@@ -1,0 +1,27 @@
+"""The policy-value network: one set of weights for every variant, its checkpoints and its batched evaluator.
+
+>>> from mmc.engine import initial_state
+>>> from mmc.nn import NetworkConfig, NetworkEvaluator, build_network
+>>> evaluator = NetworkEvaluator(build_network(NetworkConfig(blocks=1, filters=8), seed=0))
+>>> priors, values = evaluator([initial_state("gardner"), initial_state("los_alamos")])
+"""
+
+from mmc.nn.checkpoint import CheckpointError, config_path, load_checkpoint, load_config, save_checkpoint
+from mmc.nn.config import NetworkConfig
+from mmc.nn.evaluate import NetworkEvaluator
+from mmc.nn.network import PolicyValueNet, build_network, masked_log_softmax, masked_softmax, policy_logits
+
+__all__ = [
+    "CheckpointError",
+    "NetworkConfig",
+    "NetworkEvaluator",
+    "PolicyValueNet",
+    "build_network",
+    "config_path",
+    "load_checkpoint",
+    "load_config",
+    "masked_log_softmax",
+    "masked_softmax",
+    "policy_logits",
+    "save_checkpoint",
+]
