@@ -1,0 +1,29 @@
+"""Batched Monte-Carlo tree search: PUCT with Dirichlet noise or Gumbel sequential halving, many games at once.
+
+>>> from mmc.search import SearchConfig, NetworkLeafEvaluator, search, select_move
+>>> results = search(states, NetworkLeafEvaluator(net), SearchConfig(simulations=64), rng, add_noise=True)
+"""
+
+from mmc.search.config import SearchConfig
+from mmc.search.dark import DarkObservation, observe, sample_boards
+from mmc.search.evaluators import Evaluator, LeafBatch, NetworkLeafEvaluator, RolloutEvaluator
+from mmc.search.forest import Forest, RootStats
+from mmc.search.mcts import SearchResult, improved_policy, result_of, search, select_move
+
+__all__ = [
+    "DarkObservation",
+    "Evaluator",
+    "Forest",
+    "LeafBatch",
+    "NetworkLeafEvaluator",
+    "RolloutEvaluator",
+    "RootStats",
+    "SearchConfig",
+    "SearchResult",
+    "improved_policy",
+    "observe",
+    "result_of",
+    "sample_boards",
+    "search",
+    "select_move",
+]

@@ -1,0 +1,60 @@
+"""Search configuration: one frozen dataclass, every field named as in the papers it comes from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+__all__ = ["SearchConfig"]
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """How MCTS searches (Silver et al. 2018 for PUCT and noise; Danihelka et al. 2022 for Gumbel)."""
+
+    simulations: int = 200
+    """Simulations per move (leaf evaluations that reach the tree; the root's own evaluation is extra)."""
+    c_puct: float = 1.25
+    """PUCT exploration constant ``c_init`` (AlphaZero pseudocode ``pb_c_init``)."""
+    c_puct_base: float = 19652.0
+    """PUCT growth base ``c_base`` (``pb_c_base``): exploration grows as ``log((1 + N + c_base) / c_base)``."""
+    dirichlet_alpha: float = 0.3
+    """Root noise concentration (AlphaZero: 0.3 for chess)."""
+    dirichlet_fraction: float = 0.25
+    """Root noise weight: prior = (1 - fraction) * prior + fraction * Dirichlet(alpha). 0 disables it."""
+    temperature: float = 1.0
+    """Move sampling temperature for the first ``temperature_plies`` plies: p(a) ~ N(a) ** (1 / temperature)."""
+    temperature_plies: int = 10
+    """Plies played with ``temperature``; afterwards the most visited move (temperature 0)."""
+    reuse_tree: bool = True
+    """Keep the chosen child's subtree for the next move and top its visits up to ``simulations``."""
+    gumbel: bool = False
+    """Gumbel root selection with sequential halving instead of PUCT and Dirichlet noise at the root."""
+    gumbel_considered: int = 16
+    """Gumbel: actions sampled without replacement (``max_num_considered_actions``)."""
+    gumbel_c_visit: float = 50.0
+    """Gumbel: ``c_visit`` of the monotone transform sigma(q) = (c_visit + max N) * c_scale * q."""
+    gumbel_c_scale: float = 1.0
+    """Gumbel: ``c_scale`` of that transform (q rescaled from [-1, 1] to [0, 1])."""
+    determinizations: int = 4
+    """Dark chess: full boards sampled per move, consistent with the mover's observation; the simulations are
+    split between them and their root visit counts summed."""
+
+    def __post_init__(self) -> None:
+        positive = {"simulations", "c_puct", "c_puct_base", "gumbel_considered", "determinizations"}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type in ("bool",):
+                if not isinstance(value, bool):
+                    raise ValueError(f"SearchConfig.{f.name} must be a bool, got {value!r}")
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"SearchConfig.{f.name} must be a number, got {value!r}")
+            if f.name in positive and value <= 0:
+                raise ValueError(f"SearchConfig.{f.name} must be > 0, got {value}")
+            if value < 0:
+                raise ValueError(f"SearchConfig.{f.name} must be >= 0, got {value}")
+        if self.dirichlet_fraction > 1:
+            raise ValueError(f"SearchConfig.dirichlet_fraction must be <= 1, got {self.dirichlet_fraction}")
+        for name in ("simulations", "temperature_plies", "gumbel_considered", "determinizations"):
+            if not isinstance(getattr(self, name), int):
+                raise ValueError(f"SearchConfig.{name} must be an int, got {getattr(self, name)!r}")

@@ -1,0 +1,107 @@
+"""Dark chess without cheating: full boards sampled to agree with what the side to move can know.
+
+The searcher sees a :class:`DarkObservation`: its own pieces, the squares it sees and what stands on them,
+the opponent's material by piece type (the "known material": dark chess shows no captures, so a player
+keeps count of what the opponent still has; we take those counts as known, which leaks only an unseen
+promotion), and the public clocks. :func:`sample_boards` places the opponent's unseen pieces on unseen
+squares until the result shows the mover exactly the same view (visibility is recomputed on the sample:
+for instance an unseen square right in front of the mover's pawn must be occupied, or the pawn would see
+it). Search then runs on each sample with the mover's observation as the network's input, and the samples'
+root visit counts are summed. Nothing here reads a square the mover does not see.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from mmc.engine import _kernels as K
+from mmc.engine.state import State, _array, table
+
+__all__ = ["DarkObservation", "observe", "sample_boards"]
+
+
+class DarkObservation(NamedTuple):
+    """What the side to move knows in dark chess."""
+
+    variant: str
+    side: int
+    """+1 White to move, -1 Black."""
+    visible: np.ndarray
+    """``bool[64]``: squares the mover sees (its own pieces and every square they can move to)."""
+    seen_board: np.ndarray
+    """``int8[64]``: the board on visible squares, 0 elsewhere."""
+    opponent_material: np.ndarray
+    """``int32[7]``: the opponent's pieces by type (index = piece type; 0 unused)."""
+    halfmove: int
+    ply: int
+
+
+def observe(state: State) -> DarkObservation:
+    """The side to move's observation of ``state`` (the only function here that touches the true board)."""
+    board = _array(state)
+    side = int(state.turn)
+    visible = K.visible_squares(board, side, table(state.variant_name))
+    material = np.zeros(7, dtype=np.int32)
+    for piece in board:
+        if piece * side < 0:
+            material[abs(int(piece))] += 1
+    seen = np.where(visible, board, 0).astype(np.int8)
+    return DarkObservation(state.variant_name, side, visible, seen, material, state.halfmove_clock, state.ply)
+
+
+def sample_boards(obs: DarkObservation, count: int, rng: np.random.Generator, *, tries: int = 200) -> np.ndarray:
+    """``int8[count, 64]`` boards consistent with ``obs``; ``RuntimeError`` if ``tries`` draws per board fail."""
+    tab = table(obs.variant)
+    height = int(tab[K.H_HEIGHT])
+    squares = tab[K.SQ_OFF : K.SQ_OFF + tab[K.H_NSQ]].astype(np.int64)
+    hidden = squares[~obs.visible[squares]]
+    missing = obs.opponent_material.copy()
+    for piece in obs.seen_board[obs.seen_board * obs.side < 0]:
+        missing[abs(int(piece))] -= 1
+    pieces = np.repeat(np.arange(7), np.maximum(missing, 0))
+    pawn_rank_ok = (hidden // 8 > 0) & (hidden // 8 < height - 1)
+    # Unseen squares straight in front of the mover's pawns are occupied, or the pawn would see them; those
+    # diagonally in front are empty, or the pawn would see a capture there.
+    pawns = [int(sq) for sq in squares if obs.seen_board[sq] == K.PAWN * obs.side]
+    ahead = {sq + 8 * obs.side for sq in pawns}
+    diagonal = {sq + 8 * obs.side + df for sq in pawns for df in (-1, 1) if 0 <= sq % 8 + df < 8}
+    forced = np.array([sq for sq in hidden.tolist() if sq in ahead], dtype=np.int64)
+    open_square = np.array([sq not in diagonal for sq in hidden.tolist()], dtype=bool)
+    boards = np.empty((count, 64), dtype=np.int8)
+    for i in range(count):
+        for _ in range(tries):
+            board = _draw(obs, hidden, pawn_rank_ok & open_square, open_square, pieces, forced, rng)
+            if board is not None and np.array_equal(K.visible_squares(board, obs.side, tab), obs.visible):
+                boards[i] = board
+                break
+        else:
+            raise RuntimeError(f"no {obs.variant} board consistent with the observation after {tries} draws")
+    return boards
+
+
+def _draw(obs: DarkObservation, hidden: np.ndarray, pawn_ok: np.ndarray, piece_ok: np.ndarray, pieces: np.ndarray,
+          forced: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:  # fmt: skip
+    """One random placement of the unseen opponent pieces, forced squares first; ``None`` if impossible."""
+    if len(pieces) < len(forced) or len(pieces) > len(hidden):
+        return None
+    board = obs.seen_board.copy()
+    order = rng.permutation(len(pieces))
+    free = np.ones(len(hidden), dtype=bool)
+    index = {int(sq): j for j, sq in enumerate(hidden)}
+    for n, j in enumerate(order):
+        piece = int(pieces[j])
+        if n < len(forced):
+            spot = index[int(forced[n])]
+            if not (pawn_ok if piece == K.PAWN else piece_ok)[spot]:
+                return None
+        else:
+            allowed = free & (pawn_ok if piece == K.PAWN else piece_ok)
+            options = np.flatnonzero(allowed)
+            if len(options) == 0:
+                return None
+            spot = int(options[rng.integers(len(options))])
+        free[spot] = False
+        board[hidden[spot]] = -obs.side * piece
+    return board

@@ -1,0 +1,77 @@
+"""Leaf evaluators: the one batched protocol that search calls, for a network and for random rollouts.
+
+``evaluator(batch) -> (logits, values)`` with ``batch`` a :class:`LeafBatch` of ``n`` positions of one
+variant; ``logits`` is ``float32[n, P * H * W]`` over the flattened shared policy planes (search takes the
+softmax over each position's legal moves), ``values`` is ``float32[n]`` in [-1, 1] from the side to move.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Protocol
+
+import numpy as np
+import torch
+
+from mmc.engine.actions import NUM_POLICY_PLANES
+from mmc.engine.state import table
+from mmc.nn.network import PolicyValueNet
+from mmc.search import _tree
+
+__all__ = ["Evaluator", "LeafBatch", "NetworkLeafEvaluator", "RolloutEvaluator"]
+
+
+class LeafBatch(NamedTuple):
+    """Positions waiting for evaluation, all of one variant."""
+
+    variant: str
+    planes: np.ndarray
+    """``float32[n, NUM_PLANES, H, W]``: each side to move's observation planes (``observation_planes``)."""
+    boards: np.ndarray
+    """``int8[n, 64]``: the boards, for evaluators that play (rollouts); a network must read only ``planes``."""
+    sides: np.ndarray
+    """``int8[n]``: +1 White to move, -1 Black."""
+
+
+class Evaluator(Protocol):
+    def __call__(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+class NetworkLeafEvaluator:
+    """A :class:`PolicyValueNet` as a leaf evaluator: one forward pass per batch, eval mode, no gradients."""
+
+    def __init__(self, net: PolicyValueNet) -> None:
+        self.net = net
+        self.device = next(net.parameters()).device
+        self.positions = 0
+        """Positions evaluated so far (for throughput measurements)."""
+
+    def __call__(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        was_training = self.net.training
+        self.net.eval()
+        try:
+            with torch.inference_mode():
+                policy, value = self.net(torch.from_numpy(batch.planes).to(self.device))
+                logits = policy.flatten(1).float().cpu().numpy()
+                values = value.float().cpu().numpy()
+        finally:
+            self.net.train(was_training)
+        self.positions += len(batch.planes)
+        return logits, values
+
+
+class RolloutEvaluator:
+    """Pure MCTS: uniform priors and the result of one uniformly random playout per leaf (no network).
+
+    Playouts are capped at ``max_plies`` plies (then a draw). Seeds come from ``rng``, so a seeded
+    evaluator repeats its values.
+    """
+
+    def __init__(self, rng: np.random.Generator, max_plies: int = 150) -> None:
+        self.rng = rng
+        self.max_plies = max_plies
+
+    def __call__(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        n, _, h, w = batch.planes.shape
+        seeds = self.rng.integers(0, 2**63, size=n, dtype=np.int64).astype(np.uint64)
+        values = _tree.rollout_values(batch.boards, batch.sides, table(batch.variant), self.max_plies, seeds)
+        return np.zeros((n, NUM_POLICY_PLANES * h * w), dtype=np.float32), values

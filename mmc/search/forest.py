@@ -1,0 +1,254 @@
+"""A forest: many search trees of one variant, searched together with one evaluator call per step.
+
+Each step selects one leaf in every tree that still has simulations to run (PUCT below the root; PUCT or
+Gumbel sequential halving at the root), evaluates all leaves in one batch, then expands and backs up. The
+trees live in compiled arrays (``mmc.search._tree``); this class owns them, grows them and reads results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+
+from mmc.engine import Move
+from mmc.engine.actions import action_space
+from mmc.engine.observe import NUM_PLANES
+from mmc.engine.state import _MOVES, State, _array, get_variant, table
+from mmc.search import _tree
+from mmc.search.config import SearchConfig
+from mmc.search.evaluators import Evaluator, LeafBatch
+
+__all__ = ["Forest", "RootStats", "considered_visits_table"]
+
+_NODE_FIELDS = {
+    "parent": np.int32, "move": np.int32, "action": np.int32, "prior": np.float32, "visits": np.int32,
+    "value_sum": np.float32, "first_child": np.int32, "num_children": np.int32, "slot": np.int32,
+    "gumbel": np.float32,
+}  # fmt: skip
+_SLOT_FIELDS = {
+    "side": np.int8, "halfmove": np.int16, "ply": np.int16, "terminal": np.int8, "terminal_value": np.float32,
+    "net_value": np.float32,
+}  # fmt: skip
+
+
+class RootStats(NamedTuple):
+    """A root's children after search, in ``legal_moves`` order."""
+
+    moves: tuple[Move, ...]
+    visit_counts: np.ndarray
+    """``int32[k]``."""
+    prior: np.ndarray
+    """``float32[k]``: the evaluator's prior (with root noise, if any was added)."""
+    q_values: np.ndarray
+    """``float32[k]``: mean value of each child from the root mover's view; 0 where unvisited."""
+    gumbel: np.ndarray
+    """``float32[k]``: the Gumbel noise drawn for each root action (0 unless Gumbel search)."""
+    value: float
+    """Mean value of the root from its mover's view over all its visits."""
+    network_value: float
+    """The evaluator's value of the root position."""
+
+
+def considered_visits_table(max_considered: int, simulations: int) -> np.ndarray:
+    """``int32[max_considered + 1, simulations]``: for ``m`` considered actions, the visit count the next
+    simulation's root action must have under sequential halving (mctx ``get_table_of_considered_visits``)."""
+    table_ = np.zeros((max_considered + 1, simulations), dtype=np.int32)
+    for m in range(max_considered + 1):
+        if m <= 1:
+            table_[m] = np.arange(simulations)
+            continue
+        log2max = int(np.ceil(np.log2(m)))
+        sequence: list[int] = []
+        visits = [0] * m
+        considered = m
+        while len(sequence) < simulations:
+            extra = max(1, int(simulations / (log2max * considered)))
+            for _ in range(extra):
+                sequence.extend(visits[:considered])
+                for i in range(considered):
+                    visits[i] += 1
+            considered = max(2, considered // 2)
+        table_[m] = sequence[:simulations]
+    return table_
+
+
+class Forest:
+    """``num_trees`` search trees for positions of ``variant`` with ply cap ``max_plies``."""
+
+    def __init__(self, variant: str, num_trees: int, config: SearchConfig, max_plies: int) -> None:
+        v = get_variant(variant)
+        self.variant, self.config, self.max_plies, self.num_trees = v.name, config, max_plies, num_trees
+        self.hidden, self.insufficient = v.hidden_information, v.insufficient_material
+        self.tab = table(v.name)
+        space = action_space(v.name)
+        self.lookup, self.policy_index = space.lookup, space.policy_index
+        t = num_trees
+        node_cap = max(64, 8 * config.simulations)
+        self.nodes = {name: np.zeros((t, node_cap), dtype=dt) for name, dt in _NODE_FIELDS.items()}
+        self.slots = {name: np.zeros((t, config.simulations + 2), dtype=dt) for name, dt in _SLOT_FIELDS.items()}
+        self.board = np.zeros((t, config.simulations + 2, 64), dtype=np.int8)
+        self.nnodes = np.zeros(t, dtype=np.int32)
+        self.nslots = np.zeros(t, dtype=np.int32)
+        self.sims_done = np.zeros(t, dtype=np.int32)
+        self.sims_target = np.zeros(t, dtype=np.int32)
+        self.pending_node = np.full(t, -1, dtype=np.int32)
+        self.pending_count = np.zeros(t, dtype=np.int32)
+        self.pending_moves = np.zeros((t, 1024), dtype=np.int32)
+        self.history = np.zeros((t, _tree.MAX_HISTORY, 64), dtype=np.int8)
+        self.history_len = np.zeros(t, dtype=np.int32)
+        self.planes = np.zeros((t, NUM_PLANES, v.height, v.width), dtype=np.float32)
+        self.leaf_boards = np.zeros((t, 64), dtype=np.int8)
+        self.leaf_sides = np.zeros(t, dtype=np.int8)
+        self.leaf_tree = np.zeros(t, dtype=np.int32)
+        self.table = considered_visits_table(config.gumbel_considered, config.simulations)
+
+    # -- roots ---------------------------------------------------------------------------------------------
+    def set_root(self, t: int, state: State) -> None:
+        """Start tree ``t`` afresh at ``state`` (its history since the last irreversible move included)."""
+        if state.variant_name != self.variant or state.max_plies != self.max_plies:
+            raise ValueError(f"forest for {self.variant} (cap {self.max_plies}) got a {state!r}")
+        history = state.history[-_tree.MAX_HISTORY :]
+        for i, past in enumerate(history):
+            self.history[t, i] = np.frombuffer(past, dtype=np.int8)
+        self.history_len[t] = len(history)
+        self.set_root_board(t, _array(state), int(state.turn), state.halfmove_clock, state.ply, keep_history=True)
+
+    def set_root_board(self, t: int, board: np.ndarray, side: int, halfmove: int, ply: int, *,
+                       keep_history: bool = False) -> None:  # fmt: skip
+        """Start tree ``t`` afresh at a raw ``int8[64]`` board (a dark-chess determinization: no history)."""
+        if not keep_history:
+            self.history_len[t] = 0
+        n, s = self.nodes, self.slots
+        for name in ("parent", "first_child", "slot"):
+            n[name][t, 0] = -1
+        n["slot"][t, 0] = 0
+        n["visits"][t, 0] = 0
+        n["value_sum"][t, 0] = 0.0
+        n["num_children"][t, 0] = 0
+        self.board[t, 0] = board
+        s["side"][t, 0], s["halfmove"][t, 0], s["ply"][t, 0] = side, halfmove, ply
+        s["terminal"][t, 0] = _tree.UNKNOWN
+        self.nnodes[t], self.nslots[t], self.sims_done[t] = 1, 1, 0
+
+    def advance(self, t: int, move: Move, child_state: State) -> None:
+        """Play ``move`` at tree ``t``'s root: keep the child's subtree if ``config.reuse_tree`` (and it was
+        expanded), else start afresh at ``child_state``."""
+        n = self.nodes
+        start, k = n["first_child"][t, 0], n["num_children"][t, 0]
+        child = -1
+        if self.config.reuse_tree and not self.config.gumbel and start >= 0:
+            codes = n["move"][t, start : start + k]
+            hits = np.flatnonzero(codes == move.code)
+            child = start + int(hits[0]) if len(hits) else -1
+        if child < 0 or n["first_child"][t, child] < 0:
+            self.set_root(t, child_state)
+            return
+        _tree.reroot(t, child, n["parent"], n["move"], n["action"], n["prior"], n["visits"], n["value_sum"],
+                     n["first_child"], n["num_children"], n["slot"], n["gumbel"], self.board, self.slots["side"],
+                     self.slots["halfmove"], self.slots["ply"], self.slots["terminal"], self.slots["terminal_value"],
+                     self.slots["net_value"], self.nnodes, self.nslots)  # fmt: skip
+        history = child_state.history[-_tree.MAX_HISTORY :]
+        for i, past in enumerate(history):
+            self.history[t, i] = np.frombuffer(past, dtype=np.int8)
+        self.history_len[t] = len(history)
+
+    # -- search --------------------------------------------------------------------------------------------
+    def search(
+        self, trees: np.ndarray, evaluator: Evaluator, rng: np.random.Generator | Mapping[int, np.random.Generator],
+        *, add_noise: bool, simulations: int | None = None,
+    ) -> None:  # fmt: skip
+        """Run simulations in ``trees`` until each root's children hold ``simulations`` visits in total
+        (``config.simulations`` by default; visits kept from a reused subtree count). Root noise comes from
+        ``rng``, or from ``rng[t]`` for tree ``t`` when a mapping of generators by tree is given."""
+        sims = self.config.simulations if simulations is None else simulations
+        active = np.zeros(self.num_trees, dtype=np.bool_)
+        active[trees] = True
+        self.sims_target[trees] = sims
+        self.sims_done[trees] = np.maximum(self.nodes["visits"][trees, 0] - 1, 0)
+        self._reserve_slots(int((self.nslots[trees] + sims + 2).max()))
+        self._step(active, evaluator, roots_only=True)
+        if add_noise or self.config.gumbel:
+            self._root_noise(trees, rng, dirichlet=add_noise and not self.config.gumbel)
+        while self._step(active, evaluator, roots_only=False):
+            pass
+
+    def _step(self, active: np.ndarray, evaluator: Evaluator, *, roots_only: bool) -> int:
+        n, s, c = self.nodes, self.slots, self.config
+        count = _tree.select_leaves(
+            active, roots_only, n["parent"], n["move"], n["prior"], n["visits"], n["value_sum"], n["first_child"],
+            n["num_children"], n["slot"], n["gumbel"], self.board, s["side"], s["halfmove"], s["ply"],
+            s["terminal"], s["terminal_value"], self.nslots, self.sims_done, self.sims_target, self.pending_node,
+            self.pending_count, self.pending_moves, self.history, self.history_len, self.tab, self.max_plies,
+            self.hidden, self.insufficient, c.c_puct, c.c_puct_base, c.gumbel, c.gumbel_considered, self.table,
+            c.gumbel_c_visit, c.gumbel_c_scale, self.planes, self.leaf_boards, self.leaf_sides, self.leaf_tree,
+        )  # fmt: skip
+        if count == 0:
+            return 0
+        pending = self.pending_node >= 0
+        self._reserve_nodes(int((self.nnodes + self.pending_count)[pending].max()))
+        batch = LeafBatch(self.variant, self.planes[:count], self.leaf_boards[:count], self.leaf_sides[:count])
+        logits, values = evaluator(batch)
+        _tree.expand_leaves(
+            count, self.leaf_tree, np.ascontiguousarray(logits, dtype=np.float32),
+            np.ascontiguousarray(values, dtype=np.float32), n["parent"], n["move"], n["action"], n["prior"],
+            n["visits"], n["value_sum"], n["first_child"], n["num_children"], n["slot"], s["side"], s["net_value"],
+            self.nnodes, self.sims_done, self.pending_node, self.pending_count, self.pending_moves, self.lookup,
+            self.policy_index,
+        )  # fmt: skip
+        return count
+
+    def _root_noise(self, trees: np.ndarray, rngs: np.random.Generator | Mapping[int, np.random.Generator], *,
+                    dirichlet: bool) -> None:  # fmt: skip
+        """Dirichlet noise on the root priors (AlphaZero) or fresh Gumbel(0, 1) draws for the root actions."""
+        c = self.config
+        for t in trees:
+            rng = rngs if isinstance(rngs, np.random.Generator) else rngs[int(t)]
+            start, k = self.nodes["first_child"][t, 0], self.nodes["num_children"][t, 0]
+            if self.config.gumbel:
+                self.nodes["gumbel"][t, start : start + k] = rng.gumbel(size=k)
+            elif dirichlet and c.dirichlet_fraction > 0:
+                noise = rng.dirichlet(np.full(k, c.dirichlet_alpha))
+                prior = self.nodes["prior"][t, start : start + k]
+                prior[:] = (1 - c.dirichlet_fraction) * prior + c.dirichlet_fraction * noise
+
+    def _reserve_nodes(self, needed: int) -> None:
+        cap = self.nodes["parent"].shape[1]
+        if needed > cap:
+            new_cap = max(needed, 2 * cap)
+            for name, arr in self.nodes.items():
+                grown = np.zeros((self.num_trees, new_cap), dtype=arr.dtype)
+                grown[:, :cap] = arr
+                self.nodes[name] = grown
+
+    def _reserve_slots(self, needed: int) -> None:
+        cap = self.board.shape[1]
+        if needed > cap:
+            new_cap = max(needed, 2 * cap)
+            for name, arr in self.slots.items():
+                grown = np.zeros((self.num_trees, new_cap), dtype=arr.dtype)
+                grown[:, :cap] = arr
+                self.slots[name] = grown
+            board = np.zeros((self.num_trees, new_cap, 64), dtype=np.int8)
+            board[:, :cap] = self.board
+            self.board = board
+
+    # -- results -------------------------------------------------------------------------------------------
+    def root(self, t: int) -> RootStats:
+        """Tree ``t``'s root statistics after :meth:`search`."""
+        n = self.nodes
+        start, k = n["first_child"][t, 0], n["num_children"][t, 0]
+        children = slice(start, start + k)
+        visits = n["visits"][t, children].copy()
+        q = np.divide(n["value_sum"][t, children], visits, out=np.zeros(k, dtype=np.float32), where=visits > 0)
+        root_visits = max(int(n["visits"][t, 0]), 1)
+        return RootStats(
+            moves=tuple(_MOVES[int(code)] for code in n["move"][t, children]),
+            visit_counts=visits,
+            prior=n["prior"][t, children].copy(),
+            q_values=q.astype(np.float32),
+            gumbel=n["gumbel"][t, children].copy(),
+            value=float(-n["value_sum"][t, 0] / root_visits),
+            network_value=float(self.slots["net_value"][t, n["slot"][t, 0]]),
+        )

@@ -1,0 +1,73 @@
+"""Dark chess search sees only the mover's observation: sampled boards agree with it, hidden squares never matter."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mmc.engine import State, from_fen, observation_planes
+from mmc.engine import _kernels as K
+from mmc.engine.fen import board_fen
+from mmc.engine.state import _array, table
+from mmc.search import LeafBatch, SearchConfig, observe, sample_boards, search
+from tests.search.test_search import random_positions, uniform
+
+
+def with_board(state: State, board: np.ndarray) -> State:
+    """``state`` with its board replaced (same side to move and clocks)."""
+    side = "w" if int(state.turn) > 0 else "b"
+    fen = f"{board_fen(board.tobytes(), state.variant)} {side} - - {state.halfmove_clock} {state.fullmove_number}"
+    return from_fen(state.variant_name, fen, max_plies=state.max_plies)
+
+
+def test_samples_agree_with_the_observation() -> None:
+    tab = table("dark")
+    for state in random_positions("dark", 60, seed=21):
+        obs = observe(state)
+        for board in sample_boards(obs, 8, np.random.default_rng(0)):
+            assert np.array_equal(K.visible_squares(board, obs.side, tab), obs.visible), state
+            assert np.array_equal(np.where(obs.visible, board, 0), obs.seen_board), state
+            theirs = board[board * obs.side < 0]
+            assert np.array_equal(np.bincount(np.abs(theirs), minlength=7), obs.opponent_material), state
+
+
+def test_samples_vary() -> None:
+    state = random_positions("dark", 1, seed=3)[0]
+    boards = sample_boards(observe(state), 16, np.random.default_rng(1))
+    assert len({b.tobytes() for b in boards}) > 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_search_does_not_depend_on_hidden_squares(seed: int) -> None:
+    """Two true positions that look the same to the mover give the same search, draw for draw."""
+    rng = np.random.default_rng(seed)
+    compared = 0
+    for state in random_positions("dark", 12, seed=100 + seed):
+        other_board = sample_boards(observe(state), 1, rng)[0]
+        if np.array_equal(other_board, _array(state)):
+            continue
+        twin = with_board(state, other_board)
+        config = SearchConfig(simulations=32, determinizations=4)
+        a = search([state], uniform, config, np.random.default_rng(7), add_noise=True)[0]
+        b = search([twin], uniform, config, np.random.default_rng(7), add_noise=True)[0]
+        assert a.moves == b.moves
+        assert np.array_equal(a.visit_counts, b.visit_counts)
+        assert np.array_equal(a.q_values, b.q_values)
+        compared += 1
+    assert compared > 0
+
+
+def test_network_input_at_the_root_is_the_mover_observation() -> None:
+    roots: list[np.ndarray] = []
+
+    def recording(batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        if not roots:
+            roots.extend(batch.planes.copy())
+        return uniform(batch)
+
+    for state in random_positions("dark", 10, seed=5):
+        roots.clear()
+        search([state], recording, SearchConfig(simulations=8, determinizations=4), np.random.default_rng(0))
+        assert len(roots) == 4
+        for planes in roots:
+            assert np.array_equal(planes, observation_planes(state))
