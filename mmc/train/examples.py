@@ -1,0 +1,381 @@
+"""Training examples: positions, their search policy targets and game results, as arrays of one board size.
+
+An :class:`Examples` holds ``N`` rows of one board size ``H x W`` (a 5x5 and a 6x6 batch cannot share an
+array; :func:`group_by_size` splits and merges). Every array is indexed by row first::
+
+    planes   float32[N, NUM_PLANES, H, W]         the side to move's input planes (mmc.engine.observation_planes)
+    policy   float32[N, NUM_POLICY_PLANES, H, W]  search policy target on the shared policy planes
+                                                  (mmc.engine.actions); >= 0, 0 off the legal actions, sums to 1
+    legal    bool[N, NUM_POLICY_PLANES, H, W]     the legal actions, same layout
+    value    float32[N]                           game result from the side to move's view, in [-1, 1]
+                                                  (+1 win, 0 draw, -1 loss)
+    variant  <U16[N]                              variant id; its board is H x W
+    game_id  int64[N]                             the game the position comes from
+    ply      int32[N]                             the position's ply (``State.ply``)
+
+On disk (:func:`save_examples`, :func:`load_examples`) a file is one ``.npz`` (zip-compressed: the policy
+planes are mostly zeros) with the same names, except that ``legal`` is stored bit-packed as
+``legal_packed: uint8[N, ceil(NUM_POLICY_PLANES * H * W / 8)]`` (``np.packbits`` of each flattened row), plus
+``format_version: int64[]`` (:data:`FORMAT_VERSION`). No pickled objects: files load with
+``allow_pickle=False``.
+
+Self-play fills examples through an :class:`ExampleBuilder`: ``add(state, policy, game_id)`` for each
+searched position, ``finish_game(game_id, winner)`` once the game is over, ``build()`` at the end.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+from mmc.engine.actions import NUM_POLICY_PLANES, action_space
+from mmc.engine.observe import NUM_PLANES, observation_planes
+from mmc.engine.state import Color, Outcome, State, legal_moves
+from mmc.engine.variants import get_variant
+
+__all__ = [
+    "FORMAT_VERSION",
+    "ExampleBuilder",
+    "Examples",
+    "ExamplesFileError",
+    "concatenate",
+    "group_by_size",
+    "load_examples",
+    "policy_target",
+    "save_examples",
+]
+
+logger = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+"""Version of the ``.npz`` layout written by :func:`save_examples`."""
+SUM_TOLERANCE = 1e-4
+"""How far from 1 a policy target's sum may be."""
+VARIANT_DTYPE = np.dtype("<U16")
+
+_DTYPES = {
+    "planes": np.dtype(np.float32),
+    "policy": np.dtype(np.float32),
+    "legal": np.dtype(np.bool_),
+    "value": np.dtype(np.float32),
+    "variant": VARIANT_DTYPE,
+    "game_id": np.dtype(np.int64),
+    "ply": np.dtype(np.int32),
+}
+
+
+class ExamplesFileError(ValueError):
+    """An examples file that exists but cannot be read as one; the message names the file and the array."""
+
+
+@dataclass(frozen=True, eq=False)
+class Examples:
+    """``N`` training rows of one board size; see the module docstring for the schema. Treat as immutable."""
+
+    planes: np.ndarray
+    """``float32[N, NUM_PLANES, H, W]``: the side to move's input planes."""
+    policy: np.ndarray
+    """``float32[N, NUM_POLICY_PLANES, H, W]``: search policy target, a distribution over the legal actions."""
+    legal: np.ndarray
+    """``bool[N, NUM_POLICY_PLANES, H, W]``: legal-action mask."""
+    value: np.ndarray
+    """``float32[N]``: game result from the side to move's view, in [-1, 1]."""
+    variant: np.ndarray
+    """``<U16[N]``: variant id of each row."""
+    game_id: np.ndarray
+    """``int64[N]``: the game each row comes from."""
+    ply: np.ndarray
+    """``int32[N]``: each row's ply in its game."""
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    @property
+    def board_shape(self) -> tuple[int, int]:
+        """``(H, W)`` of every row."""
+        return int(self.planes.shape[2]), int(self.planes.shape[3])
+
+    def take(self, rows: np.ndarray | Sequence[int]) -> Examples:
+        """The rows ``rows`` (indices or a boolean mask over rows), as new arrays."""
+        index = np.asarray(rows)
+        if index.dtype != np.bool_:
+            index = index.astype(np.intp)  # an empty list is float64
+        return Examples(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
+
+    @classmethod
+    def empty(cls, height: int, width: int) -> Examples:
+        """No rows, board ``height x width``."""
+        return cls(
+            planes=np.zeros((0, NUM_PLANES, height, width), np.float32),
+            policy=np.zeros((0, NUM_POLICY_PLANES, height, width), np.float32),
+            legal=np.zeros((0, NUM_POLICY_PLANES, height, width), bool),
+            value=np.zeros(0, np.float32),
+            variant=np.zeros(0, VARIANT_DTYPE),
+            game_id=np.zeros(0, np.int64),
+            ply=np.zeros(0, np.int32),
+        )
+
+
+def _validate(examples: Examples) -> None:
+    """Check dtypes, shapes and the policy targets; ``ValueError`` naming the array otherwise."""
+    for name, dtype in _DTYPES.items():
+        array = getattr(examples, name)
+        if not isinstance(array, np.ndarray) or array.dtype != dtype:
+            got = array.dtype if isinstance(array, np.ndarray) else type(array).__name__
+            raise ValueError(f"Examples.{name} must be a numpy array of dtype {dtype}, got {got}")
+    planes = examples.planes
+    if planes.ndim != 4 or planes.shape[1] != NUM_PLANES:
+        raise ValueError(f"Examples.planes must have shape [N, {NUM_PLANES}, H, W], got {list(planes.shape)}")
+    n, _, height, width = planes.shape
+    expected = {
+        "policy": (n, NUM_POLICY_PLANES, height, width),
+        "legal": (n, NUM_POLICY_PLANES, height, width),
+        **{name: (n,) for name in ("value", "variant", "game_id", "ply")},
+    }
+    for name, shape in expected.items():
+        got = getattr(examples, name).shape
+        if got != shape:
+            raise ValueError(f"Examples.{name} must have shape {list(shape)}, got {list(got)}")
+    for name in np.unique(examples.variant):
+        v = get_variant(str(name))
+        if (v.height, v.width) != (height, width):
+            size = f"{v.height}x{v.width}"
+            raise ValueError(f"Examples.variant: {name} is played on {size}, the rows are {height}x{width}")
+    if not np.all(np.isfinite(examples.value)) or np.any(np.abs(examples.value) > 1):
+        raise ValueError("Examples.value must be finite and in [-1, 1]")
+    size = NUM_POLICY_PLANES * height * width
+    _check_policy(examples.policy.reshape(n, size), examples.legal.reshape(n, size), "Examples.policy")
+
+
+def _check_policy(policy: np.ndarray, legal: np.ndarray, name: str, chunk: int = 4096) -> None:
+    """``policy``, ``float[N, A]``: finite, non-negative, 0 where ``legal`` (``bool[N, A]``) is False, rows sum to 1.
+
+    Checked ``chunk`` rows at a time, so that the temporaries stay small next to a large replay window.
+    """
+    for start in range(0, len(policy), chunk):
+        part, mask = policy[start : start + chunk], legal[start : start + chunk]
+        if not np.all(np.isfinite(part)):
+            raise ValueError(f"{name} must be finite")
+        if np.any(part < 0):
+            raise ValueError(f"{name} must be non-negative")
+        off_legal = start + np.flatnonzero(np.any(np.where(mask, 0, part), axis=1))
+        if len(off_legal):
+            raise ValueError(f"{name} puts probability on illegal actions (rows {off_legal[:5].tolist()}...)")
+        sums = part.sum(axis=1, dtype=np.float64)
+        bad = np.flatnonzero(np.abs(sums - 1) > SUM_TOLERANCE)
+        if len(bad):
+            row = start + bad[0]
+            raise ValueError(f"{name} must sum to 1 over the legal actions; row {row} sums to {sums[bad[0]]}")
+
+
+def policy_target(state: State, policy: np.ndarray | Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Scatter a distribution over ``legal_moves(state)`` onto the shared policy planes.
+
+    ``policy`` is ``float[len(legal_moves(state))]`` in ``legal_moves`` order (e.g. normalised visit counts);
+    it must be finite, non-negative and sum to 1 (it is renormalised exactly). Returns ``(target, legal)``:
+    ``float32[NUM_POLICY_PLANES, H, W]`` and ``bool[NUM_POLICY_PLANES, H, W]``, in the side to move's
+    coordinates. ``ValueError`` if the state has no legal move or ``policy`` is not such a distribution.
+    """
+    v = state.variant
+    moves = legal_moves(state)
+    probs = np.asarray(policy, dtype=np.float64)
+    if len(moves) == 0:
+        raise ValueError(f"{state.variant_name} position {state.fen()} has no legal move: no policy target")
+    if probs.shape != (len(moves),):
+        raise ValueError(f"policy has shape {list(probs.shape)}, expected [{len(moves)}] (one per legal move)")
+    _check_policy(probs[None], np.ones((1, len(moves)), dtype=bool), "policy")
+    space = action_space(v)
+    index = space.policy_index[space.legal_actions(state)]
+    target = np.zeros(NUM_POLICY_PLANES * v.height * v.width, dtype=np.float32)
+    legal = np.zeros(target.shape, dtype=bool)
+    target[index] = probs / probs.sum()
+    legal[index] = True
+    shape = (NUM_POLICY_PLANES, v.height, v.width)
+    return target.reshape(shape), legal.reshape(shape)
+
+
+@dataclass(frozen=True)
+class _Row:
+    planes: np.ndarray
+    policy: np.ndarray
+    legal: np.ndarray
+    turn: Color
+    variant: str
+    ply: int
+
+
+class ExampleBuilder:
+    """Collect self-play positions game by game; each game's rows get their values when it ends::
+
+        builder = ExampleBuilder()
+        builder.add(state, visit_counts / visit_counts.sum(), game_id=7)  # every searched position
+        builder.finish_game(7, outcome(final_state))                      # at the end of the game
+        examples = builder.build()                                        # one Examples per board size
+
+    Game ids must be unique within a builder (rows of a finished game cannot be added to).
+    """
+
+    def __init__(self) -> None:
+        self._playing: dict[int, list[_Row]] = {}
+        self._finished: dict[tuple[int, int], list[Examples]] = {}
+        self._finished_ids: set[int] = set()
+
+    def add(self, state: State, policy: np.ndarray | Sequence[float], game_id: int) -> None:
+        """Record ``state`` with its search policy (``float[len(legal_moves(state))]``, see :func:`policy_target`)."""
+        if game_id in self._finished_ids:
+            raise ValueError(f"game {game_id} is already finished")
+        target, legal = policy_target(state, policy)
+        row = _Row(observation_planes(state), target, legal, state.turn, state.variant_name, state.ply)
+        self._playing.setdefault(game_id, []).append(row)
+
+    def finish_game(self, game_id: int, result: Outcome | Color | None) -> int:
+        """End game ``game_id``: ``result`` is its :class:`Outcome` or just the winner (``None`` for a draw).
+
+        Each of its rows gets the value +1 if its side to move won, -1 if it lost, 0 for a draw. Returns the
+        number of rows; ``ValueError`` if no position of that game was added.
+        """
+        rows = self._playing.pop(game_id, None)
+        if rows is None:
+            raise ValueError(f"no position of game {game_id} was added (or it is already finished)")
+        winner = result.winner if isinstance(result, Outcome) else result
+        value = [0.0 if winner is None else (1.0 if row.turn == winner else -1.0) for row in rows]
+        examples = Examples(
+            planes=np.stack([row.planes for row in rows]),
+            policy=np.stack([row.policy for row in rows]),
+            legal=np.stack([row.legal for row in rows]),
+            value=np.asarray(value, dtype=np.float32),
+            variant=np.asarray([row.variant for row in rows], dtype=VARIANT_DTYPE),
+            game_id=np.full(len(rows), game_id, dtype=np.int64),
+            ply=np.asarray([row.ply for row in rows], dtype=np.int32),
+        )
+        self._finished.setdefault(examples.board_shape, []).append(examples)
+        self._finished_ids.add(game_id)
+        return len(rows)
+
+    def discard_game(self, game_id: int) -> None:
+        """Drop the positions of an unfinished game (e.g. one abandoned without a result)."""
+        self._playing.pop(game_id, None)
+
+    @property
+    def playing(self) -> tuple[int, ...]:
+        """Ids of the games with positions but no result yet."""
+        return tuple(self._playing)
+
+    def __len__(self) -> int:
+        """Rows of the finished games."""
+        return sum(len(e) for groups in self._finished.values() for e in groups)
+
+    def build(self) -> list[Examples]:
+        """The finished games' rows, one :class:`Examples` per board size sorted by ``(H, W)``.
+
+        ``ValueError`` if some game is still playing: finish or discard it first.
+        """
+        if self._playing:
+            raise ValueError(f"games {sorted(self._playing)[:10]} have no result yet: finish_game or discard_game")
+        return [concatenate(self._finished[shape]) for shape in sorted(self._finished)]
+
+
+def concatenate(parts: Sequence[Examples]) -> Examples:
+    """The rows of ``parts`` in order, as one :class:`Examples`; ``ValueError`` if the board sizes differ."""
+    if not parts:
+        raise ValueError("concatenate needs at least one Examples (the board size is unknown otherwise)")
+    shapes = sorted({part.board_shape for part in parts})
+    if len(shapes) > 1:
+        raise ValueError(f"cannot concatenate examples of different board sizes {shapes}: use group_by_size")
+    if len(parts) == 1:
+        return parts[0]
+    return Examples(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Examples)})
+
+
+def group_by_size(examples: Iterable[Examples]) -> list[Examples]:
+    """All rows of ``examples``, one :class:`Examples` per board size, sorted by ``(H, W)``."""
+    by_shape: dict[tuple[int, int], list[Examples]] = {}
+    for part in examples:
+        by_shape.setdefault(part.board_shape, []).append(part)
+    return [concatenate(by_shape[shape]) for shape in sorted(by_shape)]
+
+
+def save_examples(examples: Examples, path: str | os.PathLike[str]) -> Path:
+    """Write ``examples`` to ``path`` (``.npz``, see the module docstring) atomically; return ``path``.
+
+    The file is written to a temporary file in the same directory, flushed, then renamed over ``path``, so a
+    reader never sees half a file. Parent directories are created.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {f.name: getattr(examples, f.name) for f in fields(examples) if f.name != "legal"}
+    height, width = examples.board_shape
+    flat_legal = examples.legal.reshape(len(examples), NUM_POLICY_PLANES * height * width)
+    arrays["legal_packed"] = np.packbits(flat_legal, axis=1)
+    arrays["format_version"] = np.asarray(FORMAT_VERSION, dtype=np.int64)
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as file:
+            np.savez_compressed(file, **arrays)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(tmp_name, target)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    logger.info("saved %d examples (%dx%d) to %s", len(examples), *examples.board_shape, target)
+    return target
+
+
+def load_examples(path: str | os.PathLike[str]) -> Examples:
+    """Read a file written by :func:`save_examples`.
+
+    ``FileNotFoundError`` if it is missing; :class:`ExamplesFileError` naming the file (and the array, where
+    one is at fault) if it is not a valid examples file: unreadable, an array missing, of the wrong dtype
+    or shape, or policy targets that are not distributions over the legal actions.
+    """
+    source = Path(path)
+    if not source.is_file():
+        raise FileNotFoundError(f"examples file {source} not found")
+    names = [*(name for name in _DTYPES if name != "legal"), "legal_packed", "format_version"]
+    try:
+        with np.load(source, allow_pickle=False) as data:
+            missing = [name for name in names if name not in data.files]
+            if missing:
+                raise ExamplesFileError(f"examples file {source}: missing array(s) {missing} (has {data.files})")
+            arrays = {name: data[name] for name in names}
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as error:
+        if isinstance(error, ExamplesFileError):
+            raise
+        raise ExamplesFileError(f"examples file {source} cannot be read as .npz: {error}") from error
+    version = arrays.pop("format_version")
+    if version.shape != () or int(version) != FORMAT_VERSION:
+        raise ExamplesFileError(f"examples file {source}: format_version {version} is not {FORMAT_VERSION}")
+    arrays["legal"] = _unpack_legal(arrays.pop("legal_packed"), arrays["planes"], source)
+    try:
+        return Examples(**arrays)
+    except ValueError as error:
+        raise ExamplesFileError(f"examples file {source}: {error}") from error
+
+
+def _unpack_legal(packed: np.ndarray, planes: np.ndarray, source: Path) -> np.ndarray:
+    """``bool[N, NUM_POLICY_PLANES, H, W]`` from the packed bits, sized by ``planes``."""
+    if planes.ndim != 4 or planes.shape[1] != NUM_PLANES:
+        raise ExamplesFileError(
+            f"examples file {source}: array 'planes' has shape {list(planes.shape)}, expected [N, {NUM_PLANES}, H, W]"
+        )
+    n, _, height, width = planes.shape
+    size = NUM_POLICY_PLANES * height * width
+    expected = (n, (size + 7) // 8)
+    if packed.dtype != np.uint8 or packed.shape != expected:
+        raise ExamplesFileError(
+            f"examples file {source}: array 'legal_packed' is {packed.dtype}{list(packed.shape)}, "
+            f"expected uint8{list(expected)}"
+        )
+    bits = np.unpackbits(packed, axis=1, count=size).astype(bool)
+    return bits.reshape(n, NUM_POLICY_PLANES, height, width)

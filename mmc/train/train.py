@@ -1,0 +1,220 @@
+"""Training the policy-value network on self-play examples (AlphaZero's loss, SGD with momentum).
+
+The loss of a minibatch is AlphaZero's (Silver et al. 2018, eq. 1, its L2 term left to the optimizer)::
+
+    l = value_loss_weight * mean (z - v)^2  -  mean sum_a pi_a log p_a
+
+where ``z`` is the game result and ``v`` the network's value, both from the side to move's view, ``pi`` the
+search policy target and ``p`` the network's policy, a softmax over the legal actions only
+(:func:`mmc.nn.masked_log_softmax`).
+
+The optimizer is SGD with momentum and (coupled, L2) weight decay, as in AlphaZero: the study replicates
+its recipe, and an L2 penalty through the optimizer is exactly the paper's ``c ||theta||^2`` term. AdamW
+would converge faster at the start but changes the regulariser and adds two more knobs to every
+cross-variant comparison.
+
+A minibatch never mixes board sizes (5x5 and 6x6 rows cannot share a tensor): each size's rows are
+shuffled and cut into minibatches, and the minibatches of all sizes are shuffled together, so sizes
+interleave through each epoch in proportion to their rows. All randomness (shuffles, mirror coin flips)
+comes from the ``torch.Generator`` passed in: the same seed, data and starting weights give the same
+weights on the same device and thread count.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import torch
+from torch import Tensor
+
+from mmc.nn.network import PolicyValueNet, masked_log_softmax
+from mmc.train.augment import check_mirror_symmetric, mirror_batch
+from mmc.train.examples import Examples, group_by_size
+
+__all__ = ["EpochLosses", "TrainConfig", "replay_window", "train"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How :func:`train` fits the network to one generation's replay window."""
+
+    epochs: int = 2
+    """Passes over the examples."""
+    batch_size: int = 256
+    """Rows per minibatch (the last minibatch of each board size may be smaller)."""
+    learning_rate: float = 0.02
+    """SGD step size (AlphaZero: 0.2 at batch 4096; scaled down for batch 256)."""
+    momentum: float = 0.9
+    """SGD momentum, in [0, 1)."""
+    weight_decay: float = 1e-4
+    """L2 penalty on every parameter, through the optimizer (AlphaZero's ``c``)."""
+    value_loss_weight: float = 1.0
+    """Weight of the value MSE against the policy cross-entropy."""
+    augment_mirror: bool = True
+    """Mirror each row left-right with probability 1/2 every time it is drawn (see ``mmc.train.augment``)."""
+
+    def __post_init__(self) -> None:
+        for name in ("epochs", "batch_size"):
+            value = getattr(self, name)
+            if type(value) is not int or value < 1:
+                raise ValueError(f"TrainConfig.{name} must be an int >= 1, got {value!r}")
+        for name, low, high in (
+            ("learning_rate", 0.0, math.inf),
+            ("momentum", 0.0, 1.0),
+            ("weight_decay", 0.0, math.inf),
+            ("value_loss_weight", 0.0, math.inf),
+        ):
+            value = getattr(self, name)
+            if type(value) not in (int, float) or not math.isfinite(value):
+                raise ValueError(f"TrainConfig.{name} must be a finite number, got {value!r}")
+            positive = name == "learning_rate"
+            if value < low or (positive and value == low) or value >= high:
+                bound = "> 0" if positive else f"in [{low}, {high})"
+                raise ValueError(f"TrainConfig.{name} must be {bound}, got {value!r}")
+        if type(self.augment_mirror) is not bool:
+            raise ValueError(f"TrainConfig.augment_mirror must be a bool, got {self.augment_mirror!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict, in declaration order."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TrainConfig:
+        """The config of ``data``; ``ValueError`` naming any unknown or missing key."""
+        names = [field.name for field in fields(cls)]
+        unknown = sorted(set(data) - set(names))
+        if unknown:
+            raise ValueError(f"unknown TrainConfig key(s) {unknown}; expected {names}")
+        missing = [name for name in names if name not in data]
+        if missing:
+            raise ValueError(f"missing TrainConfig key(s) {missing}; expected {names}")
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class EpochLosses:
+    """Mean losses of one epoch, over its rows (each minibatch weighted by its size)."""
+
+    policy: float
+    """Cross-entropy of the policy target against the network's policy over the legal actions (nats)."""
+    value: float
+    """Mean squared error of the value (the result is in [-1, 1], so at most 4)."""
+    total: float
+    """``policy + value_loss_weight * value``: what the optimizer minimised."""
+
+
+def replay_window(generations: Sequence[Sequence[Examples]], window: int) -> list[Examples]:
+    """The rows of the last ``window`` generations (each a sequence of :class:`Examples`), one per board size.
+
+    Sorted by ``(H, W)``; rows keep their order, oldest generation first. ``ValueError`` if ``window < 1``.
+    """
+    if type(window) is not int or window < 1:
+        raise ValueError(f"replay window must be an int >= 1, got {window!r}")
+    return group_by_size(part for generation in generations[-window:] for part in generation)
+
+
+@dataclass(frozen=True)
+class _Batch:
+    planes: Tensor  # float32[B, NUM_PLANES, H, W]
+    policy: Tensor  # float32[B, NUM_POLICY_PLANES, H, W]
+    legal: Tensor  # bool[B, NUM_POLICY_PLANES, H, W]
+    value: Tensor  # float32[B]
+
+
+def _as_batch(examples: Examples) -> _Batch:
+    """All rows as CPU tensors sharing the arrays' memory."""
+    return _Batch(*(torch.from_numpy(a) for a in (examples.planes, examples.policy, examples.legal, examples.value)))
+
+
+def _minibatches(sizes: Sequence[int], batch_size: int, generator: torch.Generator) -> list[tuple[int, Tensor]]:
+    """One epoch's minibatches, ``(group, int64[B] row indices)``: each group shuffled and cut, then all shuffled."""
+    batches: list[tuple[int, Tensor]] = []
+    for group, size in enumerate(sizes):
+        order = torch.randperm(size, generator=generator)
+        batches += [(group, rows) for rows in order.split(batch_size)]
+    order = torch.randperm(len(batches), generator=generator)
+    return [batches[i] for i in order.tolist()]
+
+
+def _draw(data: _Batch, rows: Tensor, mirror: bool, generator: torch.Generator, device: torch.device) -> _Batch:
+    """The rows ``rows`` on ``device``; with ``mirror``, each one mirrored with probability 1/2."""
+    batch = _Batch(*(t.index_select(0, rows).to(device) for t in (data.planes, data.policy, data.legal, data.value)))
+    if not mirror:
+        return batch
+    flip = (torch.rand(len(rows), generator=generator) < 0.5).to(device)
+    planes, policy, legal = mirror_batch(batch.planes, batch.policy, batch.legal)
+    pick = flip[:, None, None, None]
+    return _Batch(
+        torch.where(pick, planes, batch.planes),
+        torch.where(pick, policy, batch.policy),
+        torch.where(pick, legal, batch.legal),
+        batch.value,
+    )
+
+
+def _losses(net: PolicyValueNet, batch: _Batch) -> tuple[Tensor, Tensor]:
+    """``(policy cross-entropy, value MSE)`` of one minibatch, both scalar means over its rows."""
+    logits, value = net(batch.planes)
+    log_p = masked_log_softmax(logits.flatten(1), batch.legal.flatten(1))
+    policy_loss = -(batch.policy.flatten(1) * log_p).sum(dim=1).mean()
+    value_loss = torch.mean((value - batch.value) ** 2)
+    return policy_loss, value_loss
+
+
+def _check_examples(net: PolicyValueNet, groups: Sequence[Examples], config: TrainConfig) -> None:
+    if not groups or sum(map(len, groups)) == 0:
+        raise ValueError("train needs at least one example")
+    for group in groups:
+        planes, policy_planes = group.planes.shape[1], group.policy.shape[1]
+        if (planes, policy_planes) != (net.config.in_planes, net.config.policy_planes):
+            raise ValueError(
+                f"examples have {planes} input and {policy_planes} policy planes, the network "
+                f"{net.config.in_planes} and {net.config.policy_planes}"
+            )
+        if config.augment_mirror:
+            check_mirror_symmetric(str(name) for name in set(group.variant.tolist()))
+
+
+def train(
+    net: PolicyValueNet, examples: Sequence[Examples], config: TrainConfig, generator: torch.Generator
+) -> list[EpochLosses]:
+    """Fit ``net`` in place to ``examples`` for ``config.epochs`` epochs; return each epoch's mean losses.
+
+    ``examples`` may hold several board sizes, in any number of parts (rows of one size are merged). A new
+    SGD optimizer (momentum buffers start at zero) runs on the network's device, in train mode (batch norm
+    uses batch statistics and updates its running ones); the network's previous mode is restored at the end.
+    ``generator`` is a CPU ``torch.Generator`` and the only source of randomness. No file I/O.
+    """
+    groups = [group for group in group_by_size(examples) if len(group)]
+    _check_examples(net, groups, config)
+    data = [_as_batch(group) for group in groups]
+    device = next(net.parameters()).device
+    optimizer = torch.optim.SGD(
+        net.parameters(), lr=config.learning_rate, momentum=config.momentum, weight_decay=config.weight_decay
+    )
+    was_training = net.training
+    net.train()
+    history = []
+    try:
+        for epoch in range(config.epochs):
+            sums = torch.zeros(3, dtype=torch.float64, device=device)
+            for group, rows in _minibatches([len(g) for g in groups], config.batch_size, generator):
+                batch = _draw(data[group], rows, config.augment_mirror, generator, device)
+                policy_loss, value_loss = _losses(net, batch)
+                total = policy_loss + config.value_loss_weight * value_loss
+                optimizer.zero_grad(set_to_none=True)
+                total.backward()
+                optimizer.step()
+                sums += torch.stack([policy_loss, value_loss, total]).detach().double() * len(rows)
+            policy, value, total_mean = (sums / sum(map(len, groups))).tolist()
+            history.append(EpochLosses(policy=policy, value=value, total=total_mean))
+            logger.info("epoch %d/%d: %s", epoch + 1, config.epochs, history[-1])
+    finally:
+        net.train(was_training)
+    return history

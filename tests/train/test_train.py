@@ -1,0 +1,181 @@
+"""The training loop on a real (tiny) network: it learns, it is deterministic, it keeps board sizes apart."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from mmc.engine import VARIANTS, legal_moves
+from mmc.engine.variants import CaptureRule
+from mmc.nn import NetworkConfig, PolicyValueNet, build_network
+from mmc.train import EpochLosses, Examples, TrainConfig, mirror, replay_window, train
+
+from . import assert_examples_equal, examples_of, random_policy, random_positions
+
+TINY = NetworkConfig(blocks=1, filters=16)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread() -> None:
+    torch.set_num_threads(1)
+
+
+def dataset(variant: str, count: int, seed: int, sharp: bool = True) -> Examples:
+    """``count`` random positions with one-hot (``sharp``) or spread policy targets and random +-1 results."""
+    rng = np.random.default_rng(seed)
+    states = random_positions(variant, count, seed=seed, max_plies=30)
+    policies = []
+    for state in states:
+        if sharp:
+            policy = np.zeros(len(legal_moves(state)))
+            policy[rng.integers(len(policy))] = 1.0
+        else:
+            policy = random_policy(state, rng)
+        policies.append(policy)
+    return examples_of(states, policies, list(rng.choice([-1.0, 1.0], count)))
+
+
+def weights(net: PolicyValueNet) -> dict[str, torch.Tensor]:
+    return {name: tensor.clone() for name, tensor in net.state_dict().items()}
+
+
+# --- configuration ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("epochs", 0),
+        ("epochs", 1.5),
+        ("batch_size", 0),
+        ("batch_size", True),
+        ("learning_rate", 0.0),
+        ("learning_rate", -0.1),
+        ("learning_rate", math.nan),
+        ("momentum", 1.0),
+        ("momentum", -0.5),
+        ("weight_decay", -1e-4),
+        ("weight_decay", math.inf),
+        ("value_loss_weight", -1.0),
+        ("value_loss_weight", "1"),
+        ("augment_mirror", 1),
+    ],
+)
+def test_config_rejects_bad_values_by_name(field: str, value: object) -> None:
+    with pytest.raises(ValueError, match=rf"TrainConfig\.{field} must be"):
+        TrainConfig(**{field: value})  # type: ignore[arg-type]
+
+
+def test_config_round_trips_and_rejects_unknown_or_missing_keys() -> None:
+    config = TrainConfig(epochs=3, weight_decay=0)
+    assert TrainConfig.from_dict(config.to_dict()) == config
+    with pytest.raises(ValueError, match="'epoch'"):
+        TrainConfig.from_dict({**config.to_dict(), "epoch": 3})
+    with pytest.raises(ValueError, match="'momentum'"):
+        TrainConfig.from_dict({k: v for k, v in config.to_dict().items() if k != "momentum"})
+
+
+# --- replay window ---------------------------------------------------------------------------------------
+
+
+def test_replay_window_keeps_the_last_generations_by_board_size() -> None:
+    gens = [
+        [dataset("gardner", 3, seed=0)],
+        [dataset("gardner", 4, seed=1), dataset("los_alamos", 2, seed=2)],
+        [dataset("los_alamos", 5, seed=3), dataset("baby", 6, seed=4)],
+    ]
+    small, large = replay_window(gens, window=2)
+    assert small.variant.tolist() == ["gardner"] * 4 + ["baby"] * 6
+    assert_examples_equal(large.take(np.arange(2)), gens[1][1])
+    assert len(large) == 7
+    assert [len(e) for e in replay_window(gens, window=10)] == [13, 7]
+    assert [len(e) for e in replay_window(gens, window=1)] == [6, 5]
+    assert replay_window([], window=3) == []
+    with pytest.raises(ValueError, match="replay window must be an int >= 1"):
+        replay_window(gens, window=0)
+
+
+# --- training --------------------------------------------------------------------------------------------
+
+
+def test_training_overfits_a_small_dataset() -> None:
+    net = build_network(TINY, seed=0)
+    config = TrainConfig(epochs=30, batch_size=16, learning_rate=0.05, augment_mirror=False)
+    losses = train(net, [dataset("gardner", 64, seed=0)], config, torch.Generator().manual_seed(0))
+    assert len(losses) == 30
+    assert all(isinstance(epoch, EpochLosses) for epoch in losses)
+    assert losses[-1].total < 0.5 * losses[0].total
+    assert losses[-1].policy < 0.5 * losses[0].policy and losses[-1].value < 0.5 * losses[0].value
+    for epoch in losses:
+        assert epoch.total == pytest.approx(epoch.policy + epoch.value)
+
+
+def test_training_is_deterministic_given_the_seed() -> None:
+    data = [dataset("gardner", 40, seed=1, sharp=False), dataset("los_alamos", 20, seed=2, sharp=False)]
+    config = TrainConfig(epochs=2, batch_size=8, learning_rate=0.05)
+    runs = []
+    for seed in (7, 7, 8):
+        net = build_network(TINY, seed=0)
+        losses = train(net, data, config, torch.Generator().manual_seed(seed))
+        runs.append((losses, weights(net)))
+    assert runs[0][0] == runs[1][0]
+    for name, tensor in runs[0][1].items():
+        assert torch.equal(tensor, runs[1][1][name]), name
+    assert any(not torch.equal(t, runs[2][1][name]) for name, t in runs[0][1].items())
+
+
+def test_mixed_board_sizes_train_in_separate_interleaved_minibatches() -> None:
+    small, large = dataset("gardner", 50, seed=3), dataset("los_alamos", 30, seed=4)
+    net = build_network(TINY, seed=0)
+    shapes: list[tuple[int, ...]] = []
+    net.register_forward_pre_hook(lambda module, args: shapes.append(tuple(args[0].shape)))
+    net.eval()
+    config = TrainConfig(epochs=3, batch_size=8, augment_mirror=False)
+    losses = train(net, [large.take(np.arange(10)), small, large.take(np.arange(10, 30))], config, torch.Generator())
+    assert not net.training  # the previous mode is restored
+    assert len(losses) == 3 and all(math.isfinite(epoch.total) for epoch in losses)
+    per_epoch = math.ceil(50 / 8) + math.ceil(30 / 8)
+    assert len(shapes) == 3 * per_epoch
+    for epoch in range(3):
+        seen = shapes[epoch * per_epoch : (epoch + 1) * per_epoch]
+        assert sum(s[0] for s in seen if s[2:] == (5, 5)) == 50
+        assert sum(s[0] for s in seen if s[2:] == (6, 6)) == 30
+    sizes = [s[2] for s in shapes]
+    switches = sum(a != b for a, b in itertools.pairwise(sizes))
+    assert switches > 6  # interleaved, not one size after the other
+
+
+def test_mirror_augmentation_feeds_originals_and_mirrors() -> None:
+    data = dataset("los_alamos", 24, seed=5)
+    originals = {row.tobytes() for row in data.planes}
+    mirrors = {row.tobytes() for row in mirror(data).planes}
+    net = build_network(TINY, seed=0)
+    rows: list[bytes] = []
+    net.register_forward_pre_hook(lambda module, args: rows.extend(r.numpy().tobytes() for r in args[0]))
+    train(net, [data], TrainConfig(epochs=2, batch_size=6, augment_mirror=True), torch.Generator().manual_seed(0))
+    assert len(rows) == 48
+    assert set(rows) <= originals | mirrors
+    flipped = sum(r in mirrors and r not in originals for r in rows)
+    assert 8 < flipped < 40
+
+
+def test_train_refuses_what_it_cannot_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = dataset("gardner", 8, seed=6)
+    net = build_network(TINY, seed=0)
+    with pytest.raises(ValueError, match="at least one example"):
+        train(net, [Examples.empty(5, 5)], TrainConfig(), torch.Generator())
+    with pytest.raises(ValueError, match="the network 18 and 60"):
+        train(build_network(NetworkConfig(blocks=0, filters=4, in_planes=18)), [data], TrainConfig(), torch.Generator())
+    lopsided = dataclasses.replace(VARIANTS["gardner"], name="lopsided", capture=max(CaptureRule) + 1)  # type: ignore[arg-type]
+    monkeypatch.setitem(VARIANTS, "lopsided", lopsided)
+    relabelled = dataclasses.replace(data, variant=np.full(len(data), "lopsided", dtype="<U16"))
+    with pytest.raises(ValueError, match="variant lopsided is not left-right symmetric"):
+        train(net, [relabelled], TrainConfig(augment_mirror=True), torch.Generator())
+    before = weights(net)
+    train(net, [relabelled], TrainConfig(augment_mirror=False), torch.Generator())
+    assert any(not torch.equal(t, net.state_dict()[name]) for name, t in before.items())
