@@ -1,4 +1,4 @@
-"""The ``mmc`` command line: ``mmc variants``, ``mmc show``, ``mmc perft``.
+"""The ``mmc`` command line: ``mmc variants``, ``show``, ``perft``, ``match``, ``play``, ``replay``.
 
 Every command checks its input before doing any work; bad input exits with status 2 and one line
 ``mmc: error: ...`` that names the problem.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -15,8 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
-from mmc.engine import VARIANTS, from_fen, get_variant, initial_state, outcome, perft, perft_divide, render
+import numpy as np
+
+from mmc.engine import VARIANTS, Color, from_fen, get_variant, initial_state, outcome, perft, perft_divide, render
 from mmc.engine.state import State
+from mmc.play.arena import play_match
+from mmc.play.fairy import FairyError
+from mmc.play.human import HumanPlayer, Resign
+from mmc.play.players import Player, close_player, parse_player
+from mmc.play.records import GameRecord, RecordError, read_records, replay, write_records
 
 __all__ = ["main"]
 
@@ -132,6 +140,123 @@ def _perft_suite(rows: list[PerftRow]) -> int:
     return 1 if mismatches else 0
 
 
+def _player(spec: str, variant: str) -> Player:
+    try:
+        return parse_player(spec, variant=variant)
+    except (ValueError, OSError, FairyError) as e:
+        raise UsageError(str(e)) from None
+
+
+def _check_match_args(args: argparse.Namespace) -> None:
+    if args.games < 1:
+        raise UsageError(f"--games must be >= 1, got {args.games}")
+    if args.max_plies < 1:
+        raise UsageError(f"--max-plies must be >= 1, got {args.max_plies}")
+    if not 0 <= args.opening_plies < args.max_plies:
+        limit = f"below --max-plies ({args.max_plies})"
+        raise UsageError(f"--opening-plies must be >= 0 and {limit}, got {args.opening_plies}")
+    if args.records is not None and not Path(args.records).resolve().parent.is_dir():
+        raise UsageError(f"--records: directory of {args.records!r} does not exist")
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    _check_match_args(args)
+    players: list[Player] = []
+    try:
+        for spec in args.players:
+            players.append(_player(spec, args.variant))
+        a, b = players
+        result = play_match(
+            a,
+            b,
+            args.variant,
+            args.games,
+            np.random.default_rng(args.seed),
+            opening_plies=args.opening_plies,
+            max_plies=args.max_plies,
+            progress=True,
+        )
+    finally:
+        for player in players:
+            close_player(player)
+    low, high = result.wilson_interval()
+    print(
+        f"{a.name} vs {b.name} on {args.variant}: {result.wins} wins, {result.draws} draws, {result.losses} losses; "
+        f"score {result.score:.2f} (95% CI {low:.2f}-{high:.2f})"
+    )
+    if args.records is not None:
+        write_records(result.records, args.records)
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    if args.max_plies < 1:
+        raise UsageError(f"--max-plies must be >= 1, got {args.max_plies}")
+    opponent = _player(args.opponent, args.variant)
+    human = HumanPlayer()
+    white, black = (human, opponent) if args.color == "white" else (opponent, human)
+    try:
+        result = play_match(
+            white, black, args.variant, 1, np.random.default_rng(args.seed), opening_plies=0, max_plies=args.max_plies
+        )
+    except Resign:
+        print(f"you resigned: {'0-1' if args.color == 'white' else '1-0'}")
+        return 0
+    finally:
+        close_player(opponent)
+    record = result.records[0]
+    print()
+    print(render(replay(record)[-1], coordinates=True))
+    if record.result == "1/2-1/2":
+        verdict = "draw"
+    else:
+        verdict = "you win" if (record.result == "1-0") == (args.color == "white") else "you lose"
+    print(f"{record.result} ({record.termination}): {verdict}")
+    return 0
+
+
+def _read_games(path: str, game: int | None) -> list[tuple[int, GameRecord, list[State]]]:
+    try:
+        records = read_records(path)
+    except OSError as e:
+        raise UsageError(f"cannot read record file {path!r}: {e.strerror}") from None
+    except RecordError as e:
+        raise UsageError(str(e)) from None
+    if not records:
+        raise UsageError(f"record file {path!r} holds no games")
+    if game is not None and not 1 <= game <= len(records):
+        raise UsageError(f"--game must be between 1 and {len(records)} (the games in {path!r}), got {game}")
+    numbers = range(1, len(records) + 1) if game is None else [game]
+    games = []
+    for number in numbers:
+        try:
+            games.append((number, records[number - 1], replay(records[number - 1])))
+        except RecordError as e:
+            raise UsageError(f"{path}: game {number}: {e}") from None
+    return games
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    games = _read_games(args.file, args.game)
+    for number, record, states in games:
+        print(f"game {number}: {record.white} (White) vs {record.black} (Black), {record.variant}, seed {record.seed}")
+        print()
+        print("start")
+        print(render(states[0], coordinates=True))
+        for ply, (move, state) in enumerate(zip(record.moves, states[1:], strict=True)):
+            full, black = divmod(ply + 2 * (states[0].fullmove_number - 1) + (states[0].turn is Color.BLACK), 2)
+            label = f"{full + 1}{'...' if black else '.'} {move}"
+            note = " (opening)" if ply < record.opening_plies else ""
+            print()
+            print(label + note)
+            print(render(state, coordinates=True))
+        winner = {"1-0": "White wins", "0-1": "Black wins"}.get(record.result, "draw")
+        print()
+        print(f"{record.result} ({record.termination}): {winner}")
+        print()
+    return 0
+
+
 def _variant(name: str) -> str:
     try:
         return get_variant(name).name
@@ -158,6 +283,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--divide", action="store_true", help="print the count below each first move")
     p.add_argument("--file", metavar="FILE.csv", help="run a perft suite (columns variant,fen,depth,nodes)")
     p.set_defaults(func=cmd_perft)
+
+    p = sub.add_parser("match", help="play games between two players; one summary line (score with 95%% CI)")
+    p.add_argument("players", nargs=2, metavar="PLAYER", help="random, greedy, policy:PATH.pt, fairy:nodes=N, ...")
+    p.add_argument("--variant", type=_variant, required=True)
+    p.add_argument("--games", type=int, default=20, help="games to play (default 20)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the openings and the players' randomness (default 0)")
+    p.add_argument("--opening-plies", type=int, default=4, help="random plies before the players play (default 4)")
+    p.add_argument("--max-plies", type=int, default=150, help="ply cap: the game is drawn at this ply (default 150)")
+    p.add_argument("--records", metavar="FILE", help="write the games to FILE (PGN-like, read by mmc replay)")
+    p.set_defaults(func=cmd_match)
+
+    p = sub.add_parser("play", help="play a game against a player at the terminal")
+    p.add_argument("--variant", type=_variant, required=True)
+    p.add_argument("--opponent", required=True, metavar="PLAYER", help="random, greedy, fairy:nodes=N, ...")
+    p.add_argument("--color", choices=("white", "black"), default="white", help="your side (default white)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the opponent's randomness (default 0)")
+    p.add_argument("--max-plies", type=int, default=150, help="ply cap (default 150)")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("replay", help="print every position of recorded games")
+    p.add_argument("file", metavar="FILE", help="a record file written by mmc match --records")
+    p.add_argument("--game", type=int, help="only this game (1 = the first in the file)")
+    p.set_defaults(func=cmd_replay)
     return parser
 
 
@@ -170,6 +318,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader closed the pipe (``mmc replay FILE | head``): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import re
 import shutil
 import subprocess
 import sys
@@ -135,3 +137,132 @@ def test_installed_entry_point_runs() -> None:
     assert exe is not None, "the mmc script is not installed next to the interpreter"
     result = subprocess.run([exe, "perft", "gardner", "--depth", "5"], capture_output=True, text=True, check=True)
     assert result.stdout.splitlines()[-1] == "52512"
+
+
+MATCH_LINE = re.compile(
+    r"^greedy vs random on gardner: (\d+) wins, (\d+) draws, (\d+) losses; score (0\.\d\d|1\.00) "
+    r"\(95% CI (\d\.\d\d)-(\d\.\d\d)\)$"
+)
+
+
+def test_match_prints_one_summary_line_and_writes_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records = tmp_path / "games.pgn"
+    code, out, _ = run(
+        capsys, "match", "greedy", "random", "--variant", "gardner", "--games", "6", "--records", str(records)
+    )
+    match = MATCH_LINE.match(out.strip())
+    assert code == 0 and match is not None, out
+    wins, draws, losses = map(int, match.groups()[:3])
+    assert wins + draws + losses == 6
+    assert float(match.group(5)) <= float(match.group(4)) <= float(match.group(6))
+    assert records.read_text().count('[Variant "gardner"]') == 6
+
+
+def test_match_with_a_seed_is_reproducible(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    texts = []
+    for name in ("a.pgn", "b.pgn"):
+        argv = ["match", "random", "greedy", "--variant", "atomic", "--games", "4", "--seed", "9"]
+        code, _, _ = run(capsys, *argv, "--opening-plies", "2", "--records", str(tmp_path / name))
+        assert code == 0
+        texts.append((tmp_path / name).read_text())
+    assert texts[0] == texts[1]
+    assert '[OpeningPlies "2"]' in texts[0]
+
+
+def test_replay_prints_each_position_and_the_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records = tmp_path / "games.pgn"
+    run(capsys, "match", "greedy", "random", "--variant", "gardner", "--games", "2", "--records", str(records))
+    code, out, _ = run(capsys, "replay", str(records), "--game", "2")
+    record = records.read_text().split("\n\n")[3]  # game 2's moves and result
+    *moves, result = record.split()
+    assert code == 0
+    assert out.startswith("game 2: random (White) vs greedy (Black), gardner, seed ")
+    assert out.count("  a b c d e") == len(moves) + 1  # the start and one board per move
+    assert f"1. {moves[0]} (opening)" in out and f"1... {moves[1]} (opening)" in out
+    assert out.strip().splitlines()[-1].startswith(f"{result} (")
+
+
+def test_play_against_a_player_with_scripted_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("e2e4\ne2e3\nquit\n"))
+    code, out, _ = run(capsys, "play", "--variant", "gardner", "--opponent", "greedy")
+    assert code == 0
+    assert "e2e4 is not legal here" in out
+    assert "opponent played" in out
+    assert out.strip().endswith("you resigned: 0-1")
+
+
+def test_play_as_black_to_the_end_of_a_capped_game(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("b5c3\n"))
+    code, out, _ = run(
+        capsys, "play", "--variant", "gardner", "--opponent", "random", "--color", "black", "--max-plies", "2"
+    )
+    assert code == 0
+    assert "Black to move" in out
+    assert out.strip().endswith("1/2-1/2 (ply-cap): draw")
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["match", "greedy", "random", "--variant", "chess"], "unknown variant 'chess'"),
+        (["match", "greedy", "mcts9", "--variant", "gardner"], "unknown player 'mcts9' (known kinds: random, greedy"),
+        (["match", "greedy", "random", "--variant", "gardner", "--games", "0"], "--games must be >= 1"),
+        (
+            ["match", "greedy", "random", "--variant", "gardner", "--opening-plies", "-1"],
+            "--opening-plies must be >= 0",
+        ),
+        (["match", "greedy", "random", "--variant", "gardner", "--records", "/no/such/dir/x.pgn"], "does not exist"),
+        (["match", "fairy:nodes=10", "random", "--variant", "atomic"], "Fairy-Stockfish does not play atomic"),
+        (["match", "greedy", "--variant", "gardner"], "the following arguments are required: PLAYER"),
+        (["play", "--variant", "gardner", "--opponent", "nobody"], "unknown player 'nobody'"),
+        (["play", "--variant", "gardner", "--opponent", "random", "--color", "red"], "invalid choice: 'red'"),
+        (["replay", "/no/such/file.pgn"], "cannot read record file '/no/such/file.pgn'"),
+    ],
+)
+def test_bad_match_play_replay_input_is_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], needle: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith("mmc: error: ") and needle in err
+
+
+def test_replay_of_a_malformed_file_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.pgn"
+    bad.write_text('[Variant "gardner"]\n[White "x"\n')
+    code, out, err = run(capsys, "replay", str(bad))
+    assert (code, out) == (2, "")
+    assert f"{bad}:2: malformed tag" in err
+    code, _, err = run(capsys, "replay", str(bad), "--game", "1")
+    assert code == 2
+    empty = tmp_path / "empty.pgn"
+    empty.write_text("")
+    code, _, err = run(capsys, "replay", str(empty))
+    assert code == 2 and "holds no games" in err
+
+
+def test_installed_entry_point_plays_a_match(tmp_path: Path) -> None:
+    exe = shutil.which("mmc", path=str(Path(sys.executable).parent))
+    assert exe is not None
+    argv = [
+        exe,
+        "match",
+        "greedy",
+        "random",
+        "--variant",
+        "gardner",
+        "--games",
+        "4",
+        "--records",
+        str(tmp_path / "g.pgn"),
+    ]
+    result = subprocess.run(argv, capture_output=True, text=True, check=True)
+    assert MATCH_LINE.match(result.stdout.strip()), result.stdout
+    assert "greedy vs random" in result.stderr  # the progress bar
+    replayed = subprocess.run([exe, "replay", str(tmp_path / "g.pgn"), "--game", "4"], capture_output=True, text=True)
+    assert replayed.returncode == 0 and replayed.stdout.startswith("game 4: random (White) vs greedy (Black)")

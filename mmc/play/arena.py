@@ -1,0 +1,217 @@
+"""The arena: two players play a match of concurrent games from paired random openings; gating on the score.
+
+Games ``2k`` and ``2k + 1`` start from the same random opening (``opening_plies`` uniformly random legal
+plies drawn from a per-pair seed), with player ``a`` as White in the even game and as Black in the odd
+one, so that deterministic players still play different games and each opening is played from both
+sides. All unfinished games advance together: each step asks ``a`` for its moves in every game where it
+is to move in one batched ``play`` call, then ``b`` likewise.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm import tqdm
+
+from mmc.engine import (
+    Color,
+    IllegalMoveError,
+    Move,
+    State,
+    apply_move,
+    get_variant,
+    initial_state,
+    legal_moves,
+    outcome,
+)
+from mmc.play.players import Player
+from mmc.play.records import GameRecord
+
+__all__ = ["MatchResult", "gate", "play_match", "random_opening"]
+
+_OPENING_TRIES = 100
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """A match's tally from player ``a``'s view and every game's record (game ``i`` is ``records[i]``)."""
+
+    wins: int
+    draws: int
+    losses: int
+    records: list[GameRecord]
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """``(wins + draws / 2) / games``: a draw counts as half a win."""
+        return (self.wins + self.draws / 2) / self.games
+
+    def wilson_interval(self, z: float = 1.96) -> tuple[float, float]:
+        """Wilson score interval of :attr:`score` (``z = 1.96``: 95 %).
+
+        The score is treated as a binomial proportion over ``games`` trials, a draw counting as half a
+        win (Wilson, 1927). Draws make the true variance smaller than the binomial one, so with many
+        draws the interval is conservative (wider than it needs to be).
+        """
+        n, p = self.games, self.score
+        denominator = 1 + z * z / n
+        centre = (p + z * z / (2 * n)) / denominator
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+        return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def gate(result: MatchResult, threshold: float = 0.6) -> bool:
+    """Accept the candidate (player ``a`` of the match) when its score is at least ``threshold`` (the seed's 0.6)."""
+    return result.score >= threshold
+
+
+def random_opening(start: State, plies: int, rng: np.random.Generator) -> tuple[State, list[Move]]:
+    """``plies`` uniformly random legal moves from ``start`` that leave the game going; re-drawn if one ends it.
+
+    Returns the position reached and the moves. ``ValueError`` if ``start`` is over (and ``plies > 0``) or
+    no such opening turns up in 100 draws.
+    """
+    if plies == 0:
+        return start, []
+    if outcome(start) is not None:
+        raise ValueError(f"the {start.variant_name} start position is already over: no {plies}-ply opening")
+    for _ in range(_OPENING_TRIES):
+        state, moves = start, []
+        for _ in range(plies):
+            choices = legal_moves(state)
+            moves.append(choices[int(rng.integers(len(choices)))])
+            state = apply_move(state, moves[-1])
+            if outcome(state) is not None:
+                break
+        if outcome(state) is None:
+            return state, moves
+    tries = f"in {_OPENING_TRIES} tries"
+    raise ValueError(f"no {plies}-ply random opening of {start.variant_name} {tries} left the game going")
+
+
+@dataclass
+class _Game:
+    """A game in progress."""
+
+    white: Player
+    black: Player
+    seed: int
+    opening_plies: int
+    state: State
+    moves: list[Move]
+
+
+def _check_arguments(variant: str, games: int, opening_plies: int, max_plies: int) -> None:
+    get_variant(variant)
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    if opening_plies < 0:
+        raise ValueError(f"opening_plies must be >= 0, got {opening_plies}")
+    if not 0 <= opening_plies < max_plies:
+        raise ValueError(f"opening_plies ({opening_plies}) must be below max_plies ({max_plies})")
+
+
+def _new_games(
+    a: Player, b: Player, variant: str, games: int, rng: np.random.Generator, opening_plies: int, max_plies: int
+) -> list[_Game]:
+    start = initial_state(variant, max_plies=max_plies)
+    pair_seeds = rng.integers(2**63, size=(games + 1) // 2)
+    out = []
+    for i in range(games):
+        seed = int(pair_seeds[i // 2])
+        state, moves = random_opening(start, opening_plies, np.random.default_rng(seed))
+        white, black = (a, b) if i % 2 == 0 else (b, a)
+        out.append(_Game(white, black, seed, opening_plies, state, moves))
+    return out
+
+
+def _record(game: _Game, start_fen: str, variant: str) -> GameRecord:
+    result = outcome(game.state)
+    assert result is not None
+    return GameRecord(
+        variant=variant,
+        white=game.white.name,
+        black=game.black.name,
+        seed=game.seed,
+        start_fen=start_fen,
+        moves=tuple(m.uci() for m in game.moves),
+        result=result.result(),
+        termination=result.termination.value,
+        opening_plies=game.opening_plies,
+        max_plies=game.state.max_plies,
+    )
+
+
+def _move_all(player: Player, games: list[_Game], rng: np.random.Generator) -> None:
+    """One batched ``player.play`` call for ``games`` (all with ``player`` to move); apply the moves."""
+    moves = player.play([g.state for g in games], rng)
+    if len(moves) != len(games):
+        raise ValueError(f"player {player.name} returned {len(moves)} moves for {len(games)} positions")
+    for game, move in zip(games, moves, strict=True):
+        try:
+            game.state = apply_move(game.state, move)
+        except IllegalMoveError as error:
+            raise IllegalMoveError(f"player {player.name}: {error}") from None
+        game.moves.append(move)
+
+
+def play_match(
+    a: Player,
+    b: Player,
+    variant: str,
+    games: int,
+    rng: np.random.Generator,
+    *,
+    opening_plies: int = 4,
+    max_plies: int = 150,
+    progress: bool = False,
+) -> MatchResult:
+    """Play ``games`` games of ``variant`` between ``a`` and ``b``, all concurrently; tally them from ``a``'s view.
+
+    ``a`` plays White in even-numbered games and Black in odd ones; games ``2k`` and ``2k + 1`` share one
+    random opening of ``opening_plies`` plies (its seed is the record's ``seed``). Every random draw comes
+    from ``rng``: the per-pair opening seeds, and one child generator per player (``rng.spawn``) passed to
+    its ``play`` calls, so the same ``rng`` seed reproduces the same records. ``max_plies`` is the ply cap
+    (drawn at that ply). ``progress`` shows a tqdm bar of finished games on stderr.
+    """
+    _check_arguments(variant, games, opening_plies, max_plies)
+    variant = get_variant(variant).name
+    start_fen = initial_state(variant).fen()
+    rng_a, rng_b = rng.spawn(2)
+    pending = _new_games(a, b, variant, games, rng, opening_plies, max_plies)
+    records: list[GameRecord | None] = [None] * games
+    wins = draws = losses = 0
+    with tqdm(total=games, desc=f"{a.name} vs {b.name}", file=sys.stderr, disable=not progress, leave=False) as bar:
+        active = list(range(games))
+        while active:
+            for player, player_rng, parity in ((a, rng_a, 0), (b, rng_b, 1)):
+                # a is White in even games, b in odd ones: a player moves in game i when (White to move) == (i % 2
+                # is its parity). A game that the other player's move just ended is skipped.
+                mine = [
+                    i
+                    for i in active
+                    if (pending[i].state.turn is Color.WHITE) == (i % 2 == parity) and outcome(pending[i].state) is None
+                ]
+                if mine:
+                    _move_all(player, [pending[i] for i in mine], player_rng)
+            still = []
+            for i in active:
+                result = outcome(pending[i].state)
+                if result is None:
+                    still.append(i)
+                    continue
+                records[i] = _record(pending[i], start_fen, variant)
+                a_colour = Color.WHITE if i % 2 == 0 else Color.BLACK
+                wins += result.winner is a_colour
+                losses += result.winner is a_colour.other
+                draws += result.winner is None
+                bar.update()
+            active = still
+    return MatchResult(wins, draws, losses, [r for r in records if r is not None])

@@ -1,0 +1,198 @@
+"""Fairy-Stockfish as an opponent, over UCI in a subprocess (it is GPL-3: never linked, never imported).
+
+The Debian package ``fairy-stockfish`` (11.1) plays four of the variants: gardner and los_alamos are
+built in (``gardner``, ``losalamos``); baby and mallet are defined in ``engine-variants.ini``, shipped with
+this package and loaded with ``setoption name VariantPath``. It cannot load atomic, extinction, rifle,
+dark or the colour-bound variants.
+
+Each move is searched from the position's FEN alone (``ucinewgame`` clears the hash table first), so a
+move depends only on the position and the node or depth limit: with ``go nodes N`` and one thread the
+engine is deterministic and hardware-independent. It does not see the game's history, so it does not
+steer by threefold repetition; our engine still adjudicates it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import shutil
+import subprocess
+import threading
+from collections.abc import Sequence
+from importlib import resources
+from types import TracebackType
+from typing import IO
+
+import numpy as np
+
+from mmc.engine import Move, State, get_variant, legal_moves
+
+__all__ = ["DEFAULT_BINARY", "ENGINE_VARIANTS", "FairyError", "FairyPlayer"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_BINARY = "/usr/games/fairy-stockfish"
+"""Where ``apt-get install fairy-stockfish`` puts the engine."""
+
+ENGINE_VARIANTS = {"gardner": "gardner", "baby": "baby", "mallet": "mallet", "los_alamos": "losalamos"}
+"""Project variant id -> the engine's ``UCI_Variant`` name, for the variants the engine plays."""
+
+_TIMEOUT_S = 60.0
+"""Longest wait for one engine reply; a search that takes longer is reported as a hung engine."""
+
+
+class FairyError(RuntimeError):
+    """Fairy-Stockfish is missing, cannot play the variant, died, or answered something we cannot use."""
+
+
+class FairyPlayer:
+    """Fairy-Stockfish searching ``nodes`` nodes and/or to ``depth`` plies per move (one engine process).
+
+    The process starts in the constructor, which raises :class:`FairyError` before any game when the
+    variant is not one the engine plays, the binary is missing, or the engine's start position for the
+    variant differs from ours. Use it as a context manager or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        variant: str,
+        *,
+        nodes: int | None = None,
+        depth: int | None = None,
+        binary: str = DEFAULT_BINARY,
+    ) -> None:
+        self.variant = get_variant(variant).name
+        if self.variant not in ENGINE_VARIANTS:
+            plays = ", ".join(ENGINE_VARIANTS)
+            raise FairyError(f"Fairy-Stockfish does not play {self.variant} (it plays {plays})")
+        if nodes is None and depth is None:
+            raise ValueError("FairyPlayer needs nodes=N or depth=N")
+        if (nodes is not None and nodes < 1) or (depth is not None and depth < 1):
+            raise ValueError(f"nodes and depth must be >= 1, got nodes={nodes}, depth={depth}")
+        self.nodes, self.depth = nodes, depth
+        limits = [f"{k}={v}" for k, v in (("nodes", nodes), ("depth", depth)) if v is not None]
+        self.name = ":".join(["fairy", *limits])
+        self._go = " ".join(["go", *(f"{k} {v}" for k, v in (("nodes", nodes), ("depth", depth)) if v is not None)])
+        path = shutil.which(binary)
+        if path is None:
+            raise FairyError(
+                f"Fairy-Stockfish not found at {binary!r}: install it with apt-get install fairy-stockfish"
+            )
+        self._process: subprocess.Popen[str] | None = subprocess.Popen(
+            [path],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._pump, args=(self._process.stdout,), daemon=True).start()
+        try:
+            self._handshake()
+        except BaseException:
+            self.close()
+            raise
+
+    def _pump(self, stdout: IO[str]) -> None:
+        """Copy the engine's output lines into a queue (``None`` at end of output), so reads can time out."""
+        for line in stdout:
+            self._lines.put(line.rstrip("\n"))
+        self._lines.put(None)
+
+    def _send(self, command: str) -> None:
+        if self._process is None:
+            raise FairyError("the Fairy-Stockfish player is closed")
+        assert self._process.stdin is not None
+        try:
+            self._process.stdin.write(command + "\n")
+            self._process.stdin.flush()
+        except OSError as error:
+            raise FairyError(f"Fairy-Stockfish stopped reading commands: {error}") from None
+
+    def _read_until(self, prefix: str) -> list[str]:
+        """The engine's lines up to and including the first that starts with ``prefix``."""
+        lines = []
+        while True:
+            try:
+                line = self._lines.get(timeout=_TIMEOUT_S)
+            except queue.Empty:
+                raise FairyError(f"Fairy-Stockfish did not answer {prefix!r} within {_TIMEOUT_S:.0f} s") from None
+            if line is None:
+                code = self._process.poll() if self._process is not None else None
+                raise FairyError(f"Fairy-Stockfish exited (status {code}) while we waited for {prefix!r}")
+            lines.append(line)
+            if line.startswith(prefix):
+                return lines
+
+    def _handshake(self) -> None:
+        """UCI handshake, load the variant, and check that the engine's start position is ours."""
+        self._send("uci")
+        self._read_until("uciok")
+        self._send("setoption name Threads value 1")
+        with resources.as_file(resources.files("mmc.play") / "engine-variants.ini") as ini:
+            self._send(f"setoption name VariantPath value {os.fspath(ini)}")
+            self._send(f"setoption name UCI_Variant value {ENGINE_VARIANTS[self.variant]}")
+            self._send("isready")
+            self._read_until("readyok")
+        self._send("position startpos")
+        self._send("d")
+        board = next(line.split()[1] for line in self._read_until("Fen:") if line.startswith("Fen:"))
+        ours = get_variant(self.variant).start_board
+        if board != ours:
+            raise FairyError(
+                f"Fairy-Stockfish's {ENGINE_VARIANTS[self.variant]} starts from {board}, not {ours}: "
+                "it could not load the variant definition"
+            )
+        logger.debug("Fairy-Stockfish ready for %s (%s)", self.variant, self.name)
+
+    def best_move(self, state: State) -> Move:
+        """The engine's move in ``state``; :class:`FairyError` naming the FEN if it is missing or illegal here."""
+        if state.variant_name != self.variant:
+            raise ValueError(f"{self.name} was set up for {self.variant}, got a {state.variant_name} position")
+        fen = state.fen()
+        self._send("ucinewgame")
+        self._send(f"position fen {fen}")
+        self._send(self._go)
+        reply = self._read_until("bestmove")[-1].split()
+        text = reply[1] if len(reply) > 1 else "(none)"
+        try:
+            move = Move.from_uci(text)
+        except ValueError:
+            raise FairyError(f"Fairy-Stockfish answered bestmove {text!r} in {self.variant} position {fen}") from None
+        if move not in legal_moves(state):
+            raise FairyError(f"Fairy-Stockfish played {text}, illegal in our {self.variant} position {fen}")
+        return move
+
+    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+        """One engine move per state, searched one after the other (``rng`` is unused: the engine is deterministic)."""
+        return [self.best_move(state) for state in states]
+
+    def close(self) -> None:
+        """Ask the engine to quit and reap the process (killed if it does not exit within 2 s). Idempotent."""
+        process, self._process = getattr(self, "_process", None), None
+        if process is None:
+            return
+        try:
+            if process.stdin is not None:
+                process.stdin.write("quit\n")
+                process.stdin.close()
+        except OSError:
+            pass
+        try:
+            process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+    def __enter__(self) -> FairyPlayer:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()

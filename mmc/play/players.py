@@ -1,0 +1,300 @@
+"""Players: anything that picks one move for each of a batch of positions, and the ``kind:options`` specs naming them.
+
+Every player implements :class:`Player`. ``play`` is batched so that a network player evaluates all
+the concurrent games of a match in one forward pass; players without a network simply loop.
+
+A player spec is ``kind`` or ``kind:field:field...``, e.g. ``random``, ``greedy``, ``policy:models/gen_003.pt``,
+``fairy:nodes=100``. :data:`PLAYER_KINDS` maps each kind to its factory; another package adds its own kind
+(``mcts:200``, ``net:PATH:sims=64``) with :func:`register_player`, or by adding an entry here that imports its
+module lazily (as ``policy`` does with torch), so that ``mmc`` starts fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from mmc.engine import Move, State, apply_move, get_variant, legal_moves, outcome
+from mmc.play.fairy import FairyPlayer
+from mmc.play.human import HumanPlayer
+
+__all__ = [
+    "PIECE_VALUES",
+    "PLAYER_KINDS",
+    "WIN_VALUE",
+    "Evaluator",
+    "GreedyPlayer",
+    "Player",
+    "PlayerFactory",
+    "PlayerKind",
+    "PolicyPlayer",
+    "RandomPlayer",
+    "close_player",
+    "material",
+    "parse_options",
+    "parse_player",
+    "register_player",
+]
+
+
+class Player(Protocol):
+    """Picks moves. ``name`` identifies it in game records and match summaries, e.g. ``"fairy:nodes=100"``."""
+
+    name: str
+
+    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+        """One move for each state (all games not over, side to move is this player's). Batched so that
+        network players evaluate many concurrent games in one forward pass."""
+        ...
+
+
+Evaluator = Callable[[Sequence[State]], tuple[list[np.ndarray], np.ndarray]]
+"""``evaluator(states) -> (priors, values)`` as :class:`mmc.nn.NetworkEvaluator`: ``priors[i]`` is
+``float32[len(legal_moves(states[i]))]`` in ``legal_moves`` order, ``values`` is ``float32[len(states)]``."""
+
+
+def _moves(state: State) -> tuple[Move, ...]:
+    moves = legal_moves(state)
+    if not moves:
+        raise ValueError(f"no legal move to play in {state.variant_name} position {state.fen()} (the game is over)")
+    return moves
+
+
+class RandomPlayer:
+    """A uniformly random legal move."""
+
+    name: str = "random"
+
+    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+        """One uniformly random legal move per state."""
+        out = []
+        for state in states:
+            moves = _moves(state)
+            out.append(moves[int(rng.integers(len(moves)))])
+        return out
+
+
+PIECE_VALUES = np.array([0, 1, 3, 3, 5, 9, 100], dtype=np.int64)
+"""Material value by piece type (index = ``PieceType``): P=1, N=3, B=3, R=5, Q=9, K=100 (a king can be
+captured or exploded in dark, extinction and atomic)."""
+
+
+def material(state: State) -> int:
+    """White's material minus Black's, in :data:`PIECE_VALUES` units."""
+    board = state.board_array()
+    return int(np.sum(np.sign(board) * PIECE_VALUES[np.abs(board)]))
+
+
+WIN_VALUE = 1000
+"""What :class:`GreedyPlayer` scores a move that wins at once: more than any material."""
+
+
+class GreedyPlayer:
+    """One-ply material greed: the move after which the material balance is best, ties broken uniformly at random.
+
+    A move scores the material balance (:func:`material`) after it, from the mover's view: so a capture
+    scores the captured piece's value over a quiet move (the most valuable piece is taken first); in
+    atomic, the net material the explosion removes from the opponent minus what it removes of the
+    mover's own (a capture that blows up more of one's own material scores below a quiet move); a
+    promotion its gain. A move that ends the game scores :data:`WIN_VALUE` for a win (checkmate, an
+    exploded or captured king, extinction), 0 for a draw (stalemate, repetition, ...) and
+    ``-WIN_VALUE`` for a loss: so greed takes a mate in one, and avoids stalemating an opponent it is
+    ahead of. In dark chess every capture target is a square the mover sees, so greed uses no hidden
+    information there.
+    """
+
+    name: str = "greedy"
+
+    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+        """One greedy move per state."""
+        return [self._choose(state, rng) for state in states]
+
+    @staticmethod
+    def _choose(state: State, rng: np.random.Generator) -> Move:
+        moves = _moves(state)
+        scores = np.array([_score(state, apply_move(state, move)) for move in moves])
+        best = np.flatnonzero(scores == scores.max())
+        return moves[int(rng.choice(best))]
+
+
+def _score(state: State, after: State) -> int:
+    """The position ``after`` a move in ``state``, from the mover's view: see :class:`GreedyPlayer`."""
+    result = outcome(after)
+    if result is None:
+        return material(after) * state.turn
+    if result.winner is None:
+        return 0
+    return WIN_VALUE if result.winner is state.turn else -WIN_VALUE
+
+
+class PolicyPlayer:
+    """The network's policy without search: the most probable legal move, or a sample at ``temperature > 0``.
+
+    ``evaluator`` follows :data:`Evaluator` (e.g. ``mmc.nn.NetworkEvaluator``); one call per ``play`` batch.
+    At temperature 0 ties of the highest prior are broken uniformly at random; at temperature ``T > 0`` a
+    move is drawn with probability proportional to ``prior ** (1 / T)``.
+    """
+
+    def __init__(self, evaluator: Evaluator, temperature: float = 0.0, *, name: str = "policy") -> None:
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature}")
+        self.evaluator = evaluator
+        self.temperature = temperature
+        self.name = name
+
+    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+        """One move per state from a single batched evaluator call."""
+        priors, _ = self.evaluator(states)
+        return [self._choose(state, prior, rng) for state, prior in zip(states, priors, strict=True)]
+
+    def _choose(self, state: State, prior: np.ndarray, rng: np.random.Generator) -> Move:
+        moves = _moves(state)
+        p = np.asarray(prior, dtype=np.float64)
+        if len(p) != len(moves):
+            raise ValueError(f"evaluator gave {len(p)} priors for {len(moves)} legal moves in {state.fen()}")
+        if self.temperature == 0:
+            return moves[int(rng.choice(np.flatnonzero(p == p.max())))]
+        with np.errstate(divide="ignore"):
+            logits = np.log(p) / self.temperature
+        weights = np.exp(logits - logits.max())
+        return moves[int(rng.choice(len(moves), p=weights / weights.sum()))]
+
+
+def close_player(player: Player) -> None:
+    """Release what a player holds (an engine process), if it has a ``close`` method."""
+    close = getattr(player, "close", None)
+    if callable(close):
+        close()
+
+
+PlayerFactory = Callable[[list[str], str], Player]
+"""``factory(fields, variant) -> Player``: ``fields`` are the spec's ``:``-separated parts after the kind."""
+
+
+@dataclass(frozen=True)
+class PlayerKind:
+    """One entry of the player registry."""
+
+    usage: str
+    """How the spec is written, for error messages, e.g. ``"fairy:nodes=N"``."""
+    factory: PlayerFactory
+    """Builds the player from the spec's fields and the variant it will play."""
+
+
+def parse_options(fields: Sequence[str], spec: str) -> dict[str, str]:
+    """``["nodes=100", "depth=3"]`` -> ``{"nodes": "100", "depth": "3"}``; ``ValueError`` naming ``spec`` otherwise."""
+    options: dict[str, str] = {}
+    for field in fields:
+        key, sep, value = field.partition("=")
+        if not sep or not key or not value or key in options:
+            raise ValueError(f"player {spec!r}: expected distinct key=value options, got {field!r}")
+        options[key] = value
+    return options
+
+
+def _no_fields(make: Callable[[], Player], kind: str) -> PlayerFactory:
+    def factory(fields: list[str], variant: str) -> Player:
+        if fields:
+            raise ValueError(f"player {kind!r} takes no options, got {':'.join([kind, *fields])!r}")
+        return make()
+
+    return factory
+
+
+def _positive_int(options: dict[str, str], key: str, spec: str) -> int | None:
+    if key not in options:
+        return None
+    try:
+        value = int(options[key])
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"player {spec!r}: {key} must be a positive integer, got {options[key]!r}")
+    return value
+
+
+def _fairy(fields: list[str], variant: str) -> Player:
+    spec = ":".join(["fairy", *fields])
+    options = parse_options(fields, spec)
+    unknown = set(options) - {"nodes", "depth"}
+    if unknown or not options:
+        raise ValueError(f"player {spec!r}: expected fairy:nodes=N and/or fairy:depth=N")
+    nodes, depth = _positive_int(options, "nodes", spec), _positive_int(options, "depth", spec)
+    return FairyPlayer(variant, nodes=nodes, depth=depth)
+
+
+def _policy(fields: list[str], variant: str) -> Player:
+    spec = ":".join(["policy", *fields])
+    if not fields or not fields[0]:
+        raise ValueError(f"player {spec!r}: expected policy:PATH.pt[:temperature=T]")
+    options = parse_options(fields[1:], spec)
+    if set(options) - {"temperature"}:
+        raise ValueError(f"player {spec!r}: the only option is temperature=T")
+    try:
+        temperature = float(options.get("temperature", "0"))
+    except ValueError:
+        raise ValueError(f"player {spec!r}: temperature must be a number") from None
+    from mmc.nn import NetworkEvaluator, load_checkpoint  # torch is slow to import: only when asked for
+
+    net, _ = load_checkpoint(fields[0])
+    return PolicyPlayer(NetworkEvaluator(net), temperature, name=spec)
+
+
+def _mcts(fields: list[str], variant: str) -> Player:
+    spec = ":".join(["mcts", *fields])
+    if len(fields) != 1 or not fields[0].isdigit() or int(fields[0]) < 1:
+        raise ValueError(f"player {spec!r}: expected mcts:N with N simulations per move (a positive integer)")
+    from mmc.play.search_players import mcts_player  # numba search: only when asked for
+
+    return mcts_player(int(fields[0]))
+
+
+def _net(fields: list[str], variant: str) -> Player:
+    spec = ":".join(["net", *fields])
+    if not fields or not fields[0]:
+        raise ValueError(f"player {spec!r}: expected net:PATH.pt[:sims=N][:gumbel=1]")
+    options = parse_options(fields[1:], spec)
+    if set(options) - {"sims", "gumbel"} or options.get("gumbel", "0") not in ("0", "1"):
+        raise ValueError(f"player {spec!r}: the options are sims=N and gumbel=0|1")
+    sims = _positive_int(options, "sims", spec) or 64
+    from mmc.play.search_players import network_player  # torch is slow to import: only when asked for
+
+    return network_player(fields[0], sims, gumbel=options.get("gumbel") == "1", name=spec)
+
+
+PLAYER_KINDS: dict[str, PlayerKind] = {
+    "random": PlayerKind("random", _no_fields(RandomPlayer, "random")),
+    "greedy": PlayerKind("greedy", _no_fields(GreedyPlayer, "greedy")),
+    "policy": PlayerKind("policy:PATH.pt[:temperature=T]", _policy),
+    "fairy": PlayerKind("fairy:nodes=N or fairy:depth=N", _fairy),
+    "mcts": PlayerKind("mcts:N", _mcts),
+    "net": PlayerKind("net:PATH.pt[:sims=N][:gumbel=1]", _net),
+    "human": PlayerKind("human", _no_fields(HumanPlayer, "human")),
+}
+"""The player registry: spec kind (the text before the first ``:``) -> :class:`PlayerKind`."""
+
+
+def register_player(kind: str, usage: str, factory: PlayerFactory) -> None:
+    """Add a player kind, so that ``parse_player(f"{kind}:...")`` builds it with ``factory``."""
+    if not kind or ":" in kind:
+        raise ValueError(f"a player kind is a non-empty name without ':', got {kind!r}")
+    PLAYER_KINDS[kind] = PlayerKind(usage, factory)
+
+
+def parse_player(spec: str, *, variant: str) -> Player:
+    """The player named by ``spec`` (``kind[:field...]``), ready to play ``variant``.
+
+    Raises ``ValueError`` naming the spec and the known kinds for an unknown kind or malformed options;
+    a player's own checks (a missing checkpoint file, a variant Fairy-Stockfish does not play) raise their
+    own errors (``OSError``, ``mmc.play.fairy.FairyError``) before any game starts.
+    """
+    variant = get_variant(variant).name
+    kind, *fields = spec.strip().split(":")
+    entry = PLAYER_KINDS.get(kind)
+    if entry is None:
+        known = ", ".join(k.usage for k in PLAYER_KINDS.values())
+        raise ValueError(f"unknown player {spec!r} (known kinds: {known})")
+    return entry.factory(fields, variant)

@@ -1,0 +1,53 @@
+"""Players that search: pure MCTS with random rollouts (no network) and the network with MCTS.
+
+Both search every position of a ``play`` batch together (one forest, one evaluator call per step) with
+no root noise and the most visited move (``temperature_plies=0``): in the arena, variety comes from the
+openings. Specs: ``mcts:200`` (simulations), ``net:PATH.pt:sims=64[:gumbel=1]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
+
+from mmc.engine import Move, State
+from mmc.search import Evaluator, RolloutEvaluator, SearchConfig, search, select_move
+
+__all__ = ["MCTSPlayer", "mcts_player", "network_player"]
+
+
+class MCTSPlayer:
+    """Search with ``evaluator`` (``None``: random rollouts of at most ``rollout_plies``, drawn from the ``rng``
+    given to :meth:`play`) and play the most visited move; ``name`` as in game records."""
+
+    def __init__(
+        self, evaluator: Evaluator | None, config: SearchConfig, *, name: str, rollout_plies: int = 150
+    ) -> None:
+        self.evaluator = evaluator
+        self.config = replace(config, temperature_plies=0)
+        self.name = name
+        self.rollout_plies = rollout_plies
+
+    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+        """One search over all ``states`` together, then one move each."""
+        evaluator = self.evaluator or RolloutEvaluator(rng, self.rollout_plies)
+        results = search(states, evaluator, self.config, rng)
+        return [select_move(r, self.config, state.ply, rng) for state, r in zip(states, results, strict=True)]
+
+
+def mcts_player(simulations: int, *, rollout_plies: int = 150) -> MCTSPlayer:
+    """Pure MCTS: uniform priors, one random playout per leaf (at most ``rollout_plies``), ``simulations`` a move."""
+    config = SearchConfig(simulations=simulations)
+    return MCTSPlayer(None, config, name=f"mcts:{simulations}", rollout_plies=rollout_plies)
+
+
+def network_player(path: str, simulations: int, *, gumbel: bool = False, name: str | None = None) -> MCTSPlayer:
+    """The checkpoint at ``path`` searching ``simulations`` per move (PUCT, or Gumbel with ``gumbel``)."""
+    from mmc.nn import load_checkpoint
+    from mmc.search import NetworkLeafEvaluator
+
+    net, _ = load_checkpoint(path)
+    config = SearchConfig(simulations=simulations, gumbel=gumbel)
+    return MCTSPlayer(NetworkLeafEvaluator(net), config, name=name or f"net:{path}:sims={simulations}")

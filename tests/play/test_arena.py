@@ -1,0 +1,112 @@
+"""The arena: colours alternate, openings are paired, the tally adds up, seeds reproduce, gating."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from mmc.engine import Move, State
+from mmc.play import GreedyPlayer, MatchResult, RandomPlayer, gate, play_match, replay
+
+
+class Counting:
+    """A random player that remembers the size of every batch it was asked for."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.batches: list[int] = []
+        self._random = RandomPlayer()
+
+    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+        self.batches.append(len(states))
+        return self._random.play(states, rng)
+
+
+def test_a_plays_white_in_even_games_and_black_in_odd() -> None:
+    result = play_match(GreedyPlayer(), RandomPlayer(), "gardner", 10, np.random.default_rng(0))
+    assert [(r.white, r.black) for r in result.records] == [("greedy", "random"), ("random", "greedy")] * 5
+
+
+def test_tally_adds_up_and_greedy_beats_random_in_gardner() -> None:
+    result = play_match(GreedyPlayer(), RandomPlayer(), "gardner", 40, np.random.default_rng(1))
+    assert result.wins + result.draws + result.losses == result.games == 40 == len(result.records)
+    wins = sum(r.result == ("1-0" if i % 2 == 0 else "0-1") for i, r in enumerate(result.records))
+    draws = sum(r.result == "1/2-1/2" for r in result.records)
+    assert (result.wins, result.draws) == (wins, draws)
+    assert result.score >= 0.9
+
+
+def test_same_seed_same_records_other_seed_other_records() -> None:
+    def match(seed: int) -> MatchResult:
+        return play_match(GreedyPlayer(), RandomPlayer(), "atomic", 8, np.random.default_rng(seed))
+
+    assert match(7).records == match(7).records
+    assert match(7).records != match(8).records
+
+
+def test_game_pairs_share_their_opening_and_pairs_differ() -> None:
+    result = play_match(GreedyPlayer(), GreedyPlayer(), "gardner", 12, np.random.default_rng(3), opening_plies=4)
+    records = result.records
+    openings = [r.moves[:4] for r in records]
+    for k in range(0, 12, 2):
+        assert records[k].seed == records[k + 1].seed
+        assert openings[k] == openings[k + 1]
+        assert records[k].opening_plies == 4
+    assert len(set(openings[::2])) == 6
+
+
+def test_records_replay_to_their_results() -> None:
+    result = play_match(RandomPlayer(), GreedyPlayer(), "extinction", 6, np.random.default_rng(4), max_plies=40)
+    for record in result.records:
+        states = replay(record)
+        assert len(states) == len(record.moves) + 1 <= 41
+
+
+def test_all_games_advance_together_in_batches() -> None:
+    a, b = Counting("a"), Counting("b")
+    result = play_match(a, b, "gardner", 10, np.random.default_rng(5), opening_plies=4)
+    # After an even-length opening White is to move everywhere: a (White in the 5 even games) moves
+    # first, then b moves in all 10 (as Black in the even games, as White in the odd ones).
+    assert a.batches[0] == 5 and b.batches[0] == 10
+    assert sum(a.batches) + sum(b.batches) == sum(len(r.moves) - 4 for r in result.records)
+    assert len(a.batches) <= max(len(r.moves) for r in result.records)  # one call per step, not per game
+
+
+def test_ply_cap_and_a_start_that_is_already_over() -> None:
+    capped = play_match(RandomPlayer(), RandomPlayer(), "gardner", 4, np.random.default_rng(6), max_plies=6)
+    assert all(len(r.moves) <= 6 for r in capped.records)
+    assert any(r.termination == "ply-cap" for r in capped.records)
+    over = play_match(RandomPlayer(), RandomPlayer(), "monochromatic", 2, np.random.default_rng(0), opening_plies=0)
+    assert (over.draws, [r.termination for r in over.records]) == (2, ["stalemate", "stalemate"])
+    with pytest.raises(ValueError, match="already over"):
+        play_match(RandomPlayer(), RandomPlayer(), "monochromatic", 2, np.random.default_rng(0), opening_plies=2)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "needle"),
+    [
+        ({"games": 0}, "games must be >= 1"),
+        ({"opening_plies": -1}, "opening_plies must be >= 0"),
+        ({"opening_plies": 10, "max_plies": 10}, "must be below max_plies"),
+        ({"variant": "chess"}, "unknown variant 'chess'"),
+    ],
+)
+def test_bad_arguments_fail_before_any_game(kwargs: dict[str, object], needle: str) -> None:
+    args: dict[str, object] = {"variant": "gardner", "games": 2} | kwargs
+    with pytest.raises(ValueError, match=needle):
+        play_match(RandomPlayer(), RandomPlayer(), rng=np.random.default_rng(0), **args)  # type: ignore[arg-type]
+
+
+def test_score_wilson_interval_and_gate() -> None:
+    result = MatchResult(wins=8, draws=0, losses=2, records=[])
+    low, high = result.wilson_interval()
+    assert result.score == 0.8
+    assert (round(low, 3), round(high, 3)) == (0.49, 0.943)
+    even = MatchResult(wins=0, draws=10, losses=0, records=[])
+    low, high = even.wilson_interval()
+    assert even.score == 0.5 and low == pytest.approx(1 - high)
+    assert MatchResult(0, 0, 5, []).wilson_interval()[0] == 0.0
+    assert gate(MatchResult(6, 0, 4, [])) and not gate(MatchResult(5, 1, 4, []))
+    assert gate(MatchResult(5, 1, 4, []), threshold=0.55) and gate(MatchResult(5, 2, 3, []))

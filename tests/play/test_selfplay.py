@@ -1,0 +1,80 @@
+"""Self-play: distinct seeded games, examples that match the games, records a person can replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mmc.engine import Move, initial_state, legal_moves
+from mmc.nn import NetworkConfig, build_network, save_checkpoint
+from mmc.play import RandomPlayer, parse_player, play_match, replay
+from mmc.play.search_players import MCTSPlayer
+from mmc.play.selfplay import self_play
+from mmc.search import NetworkLeafEvaluator, SearchConfig
+
+
+@pytest.fixture(scope="module")
+def evaluator() -> NetworkLeafEvaluator:
+    return NetworkLeafEvaluator(build_network(NetworkConfig(blocks=1, filters=8), seed=0))
+
+
+@pytest.mark.parametrize("variant", ["gardner", "dark", "los_alamos"])
+@pytest.mark.parametrize("gumbel", [False, True])
+def test_examples_match_the_games(evaluator: NetworkLeafEvaluator, variant: str, gumbel: bool) -> None:
+    config = SearchConfig(simulations=8, gumbel=gumbel, gumbel_considered=4, determinizations=2)
+    result = self_play(evaluator, variant, 6, config, np.random.default_rng(0), concurrent=4, max_plies=30,
+                       first_game_id=100, seed_label="s")  # fmt: skip
+    (examples,) = result.examples
+    assert len(result.records) == 6
+    assert len(examples) == result.plies == sum(len(r.moves) for r in result.records)
+    assert sorted(set(examples.game_id.tolist())) == list(range(100, 106))
+    assert np.allclose(examples.policy.sum(axis=(1, 2, 3)), 1.0, atol=1e-5)
+    assert not (examples.policy * ~examples.legal).any()
+    for record in result.records:
+        states = replay(record)  # raises if a move is illegal or the result disagrees
+        game = int(record.seed.split("/")[1]) + 100  # type: ignore[union-attr]
+        rows = np.flatnonzero(examples.game_id == game)
+        assert examples.ply[rows].tolist() == list(range(len(record.moves)))
+        final = states[-1]
+        winner = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}[record.result]
+        turns = [int(s.turn) for s in states[:-1]]
+        assert examples.value[rows].tolist() == [float(winner * t) for t in turns]
+        assert final.variant_name == variant
+
+
+def test_games_are_distinct_and_seeded(evaluator: NetworkLeafEvaluator) -> None:
+    config = SearchConfig(simulations=8)
+    a = self_play(evaluator, "gardner", 8, config, np.random.default_rng(1), concurrent=8, max_plies=40)
+    b = self_play(evaluator, "gardner", 8, config, np.random.default_rng(1), concurrent=3, max_plies=40)
+    c = self_play(evaluator, "gardner", 8, config, np.random.default_rng(2), concurrent=8, max_plies=40)
+    games = {r.moves for r in a.records}
+    assert len(games) == 8, "every game differs from the others"
+    key = sorted((r.seed, r.moves) for r in a.records)
+    assert key == sorted((r.seed, r.moves) for r in b.records), "same seed, same games, however many run together"
+    assert games != {r.moves for r in c.records}
+
+
+def test_search_players_play_legal_moves_in_batches(tmp_path: Path) -> None:
+    config = NetworkConfig(blocks=1, filters=8)
+    path = save_checkpoint(build_network(config, seed=0), config, tmp_path / "net.pt")
+    states = [initial_state("gardner"), initial_state("atomic"), initial_state("dark")]
+    for spec in ["mcts:16", f"net:{path}:sims=8", f"net:{path}:sims=8:gumbel=1"]:
+        player = parse_player(spec, variant="gardner")
+        assert isinstance(player, MCTSPlayer)
+        assert player.name == spec
+        moves = player.play(states, np.random.default_rng(0))
+        assert all(isinstance(m, Move) and m in legal_moves(s) for s, m in zip(states, moves, strict=True))
+
+
+@pytest.mark.parametrize("spec", ["mcts", "mcts:0", "mcts:x", "net", "net:p.pt:sims=0", "net:p.pt:depth=3"])
+def test_search_player_specs_are_checked(spec: str) -> None:
+    with pytest.raises(ValueError, match="player"):
+        parse_player(spec, variant="gardner")
+
+
+def test_pure_mcts_beats_random() -> None:
+    result = play_match(parse_player("mcts:64", variant="gardner"), RandomPlayer(), "gardner", 10,
+                        np.random.default_rng(3))  # fmt: skip
+    assert result.wins >= 9, result
