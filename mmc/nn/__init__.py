@@ -9,7 +9,14 @@
 from mmc.nn.checkpoint import CheckpointError, config_path, load_checkpoint, load_config, save_checkpoint
 from mmc.nn.config import NetworkConfig
 from mmc.nn.evaluate import NetworkEvaluator
-from mmc.nn.network import PolicyValueNet, build_network, masked_log_softmax, masked_softmax, policy_logits
+from mmc.nn.network import (
+    PolicyValueNet,
+    build_network,
+    inference_copy,
+    masked_log_softmax,
+    masked_softmax,
+    policy_logits,
+)
 
 __all__ = [
     "CheckpointError",
@@ -18,6 +25,7 @@ __all__ = [
     "PolicyValueNet",
     "build_network",
     "config_path",
+    "inference_copy",
     "load_checkpoint",
     "load_config",
     "masked_log_softmax",

@@ -14,7 +14,7 @@ import torch
 
 from mmc.engine.actions import NUM_POLICY_PLANES
 from mmc.engine.state import table
-from mmc.nn.network import PolicyValueNet
+from mmc.nn.network import PolicyValueNet, inference_copy
 from mmc.search import _tree
 
 __all__ = ["Evaluator", "LeafBatch", "NetworkLeafEvaluator", "RolloutEvaluator"]
@@ -37,11 +37,18 @@ class Evaluator(Protocol):
 
 
 class NetworkLeafEvaluator:
-    """A :class:`PolicyValueNet` as a leaf evaluator: one forward pass per batch, eval mode, no gradients."""
+    """A :class:`PolicyValueNet` as a leaf evaluator: one forward pass per batch, eval mode, no gradients.
 
-    def __init__(self, net: PolicyValueNet) -> None:
+    With ``freeze=True`` (the default) it evaluates :func:`mmc.nn.inference_copy`, a snapshot of the network
+    taken at construction (batch norm folded, channels-last: faster on a CPU); build a new evaluator after
+    the weights change. ``freeze=False`` runs the live module.
+    """
+
+    def __init__(self, net: PolicyValueNet, *, freeze: bool = True) -> None:
         self.net = net
         self.device = next(net.parameters()).device
+        self.module = inference_copy(net) if freeze else net
+        self.memory_format = torch.channels_last if freeze else torch.contiguous_format
         self.positions = 0
         """Positions evaluated so far (for throughput measurements)."""
 
@@ -50,7 +57,8 @@ class NetworkLeafEvaluator:
         self.net.eval()
         try:
             with torch.inference_mode():
-                policy, value = self.net(torch.from_numpy(batch.planes).to(self.device))
+                x = torch.from_numpy(batch.planes).to(self.device).contiguous(memory_format=self.memory_format)
+                policy, value = self.module(x)
                 logits = policy.flatten(1).float().cpu().numpy()
                 values = value.float().cpu().numpy()
         finally:

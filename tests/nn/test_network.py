@@ -346,3 +346,27 @@ def test_a_few_adam_steps_fit_a_fixed_batch() -> None:
         step_loss.backward()
         optimizer.step()
     assert loss().item() < 0.3 * first
+
+
+def test_inference_copy_matches_the_network_and_leaves_it_alone() -> None:
+    from mmc.nn import inference_copy
+
+    net = build_network(NetworkConfig(blocks=2, filters=16), seed=3)
+    generator = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for module in net.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):  # trained-looking statistics, so folding matters
+                module.running_mean.normal_(generator=generator)
+                module.running_var.uniform_(0.5, 2.0, generator=generator)
+                module.weight.normal_(generator=generator)
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    fast = inference_copy(net)
+    net.eval()
+    for size in (5, 6):
+        x = torch.randn(7, NUM_PLANES, size, size, generator=generator)
+        with torch.inference_mode():
+            policy, value = net(x)
+            fast_policy, fast_value = fast(x.contiguous(memory_format=torch.channels_last))
+        assert torch.allclose(policy, fast_policy, atol=1e-4)
+        assert torch.allclose(value, fast_value, atol=1e-5)
+    assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())
