@@ -1,0 +1,94 @@
+"""Self-play speed, measured in one run, against the network's pure batched forward pass.
+
+    python benchmarks/selfplay.py [--games 512] [--concurrent 256] [--simulations 200] [--workers 2]
+
+For each network (the default 4x64 and a 2-block x 32-filter one) it prints:
+
+- the pure forward pass: positions/s of ``inference_copy(net)`` on a ``[concurrent, 19, 5, 5]`` batch, one
+  thread (the physical limit of that network and batch size on this core);
+- self-play: gardner games at ``--simulations`` per move with the 150-ply cap, ``--concurrent`` games
+  searched together, in ``--workers`` processes of one thread each (one per core): games/hour per core
+  and in total, and the positions/s the network evaluated inside self-play, with its ratio to the
+  forward pass measured in the same process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import time
+
+import numpy as np
+import torch
+
+from mmc.nn import NetworkConfig, build_network, inference_copy
+from mmc.play.selfplay import self_play
+from mmc.search import NetworkLeafEvaluator, SearchConfig
+
+
+def forward_rate(config: NetworkConfig, batch: int, seconds: float = 3.0) -> float:
+    """Positions/s of the evaluator's network snapshot on random input (best of three windows)."""
+    net = inference_copy(build_network(config, seed=0))
+    x = torch.randn(batch, config.in_planes, 5, 5).contiguous(memory_format=torch.channels_last)
+    best = 0.0
+    with torch.inference_mode():
+        for _ in range(3):
+            net(x)
+        for _ in range(3):
+            count, start = 0, time.perf_counter()
+            while time.perf_counter() - start < seconds / 3:
+                net(x)
+                count += batch
+            best = max(best, count / (time.perf_counter() - start))
+    return best
+
+
+def worker(args: tuple[dict[str, int], int, int, int, int]) -> dict[str, float]:
+    """One core: the forward-pass reference, then self-play; numbers for this process."""
+    config_dict, games, concurrent, simulations, seed = args
+    torch.set_num_threads(1)
+    config = NetworkConfig(**config_dict)
+    self_play(NetworkLeafEvaluator(build_network(config, seed=0)), "gardner", 2, SearchConfig(simulations=8),
+              np.random.default_rng(0), concurrent=2)  # fmt: skip  # compiled code loaded
+    reference = forward_rate(config, concurrent)
+    evaluator = NetworkLeafEvaluator(build_network(config, seed=0))
+    start = time.perf_counter()
+    result = self_play(evaluator, "gardner", games, SearchConfig(simulations=simulations),
+                       np.random.default_rng(seed), concurrent=concurrent, max_plies=150)  # fmt: skip
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "games": games, "plies": result.plies, "positions": evaluator.positions,
+            "reference": reference}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=512, help="games per worker for the small network")
+    parser.add_argument("--concurrent", type=int, default=256)
+    parser.add_argument("--simulations", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    networks = [("2x32", NetworkConfig(blocks=2, filters=32), args.games),
+                ("4x64 (default)", NetworkConfig(), max(args.games // 4, args.concurrent))]  # fmt: skip
+    print(f"gardner self-play, {args.simulations} simulations/move, 150-ply cap, {args.concurrent} games searched "
+          f"together, {args.workers} worker processes x 1 thread")  # fmt: skip
+    context = mp.get_context("spawn")
+    for label, config, games in networks:
+        jobs = [(config.to_dict(), games, args.concurrent, args.simulations, seed) for seed in range(args.workers)]
+        with context.Pool(args.workers) as pool:
+            results = pool.map(worker, jobs)
+        seconds = max(r["seconds"] for r in results)
+        total_games = sum(r["games"] for r in results)
+        rate = np.mean([r["positions"] / r["seconds"] for r in results])
+        reference = np.mean([r["reference"] for r in results])
+        plies = sum(r["plies"] for r in results)
+        per_core = total_games / seconds * 3600 / args.workers
+        print(f"{label}: forward pass {reference:,.0f} positions/s per core (batch {args.concurrent}); "
+              f"self-play evaluates {rate:,.0f} positions/s per core, ratio {rate / reference:.2f}")  # fmt: skip
+        print(f"{label}: {total_games} games ({plies / total_games:.0f} plies/game, "
+              f"{sum(r['positions'] for r in results) / plies:.0f} evaluations/ply) in {seconds:.0f} s: "
+              f"{per_core:,.0f} games/hour per core, {per_core * args.workers:,.0f} games/hour on {args.workers} "
+              f"cores")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""Reptile's meta-aggregate arithmetic, task sampling, and adaptation budgets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from mmc.meta import adapt, meta_aggregate, sample_tasks
+from mmc.nn import NetworkConfig, build_network
+from mmc.search import SearchConfig
+from mmc.train import TrainConfig
+
+
+def small(seed: int) -> dict[str, torch.Tensor]:
+    return {
+        "w": torch.full((2, 2), float(seed)),
+        "bn.running_mean": torch.tensor([seed, 2.0 * seed]),
+        "bn.num_batches_tracked": torch.tensor(10 + seed, dtype=torch.long),
+    }
+
+
+def test_epsilon_one_is_the_mean_and_zero_is_theta() -> None:
+    theta, tasks = small(0), [small(2), small(4)]
+    mean = meta_aggregate(theta, tasks, 1.0)
+    assert torch.equal(mean["w"], torch.full((2, 2), 3.0))
+    assert torch.equal(mean["bn.running_mean"], torch.tensor([3.0, 6.0]))
+    assert meta_aggregate(theta, tasks, 0.0)["w"].equal(theta["w"])
+    assert torch.equal(meta_aggregate(theta, tasks, 0.5)["w"], torch.full((2, 2), 1.5))
+    assert int(mean["bn.num_batches_tracked"]) == 13  # theta's 10 plus the tasks' mean increment (2 + 4) / 2
+    assert torch.equal(theta["w"], torch.zeros(2, 2)), "theta is not modified"
+
+
+def test_aggregate_rejects_mismatches() -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        meta_aggregate(small(0), [], 1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        meta_aggregate(small(0), [small(1)], 1.5)
+    with pytest.raises(ValueError, match="keys"):
+        meta_aggregate(small(0), [{"w": torch.zeros(2, 2)}], 1.0)
+
+
+def test_aggregate_of_real_networks_loads_back() -> None:
+    config = NetworkConfig(blocks=1, filters=8)
+    theta = build_network(config, seed=0)
+    tasks = [build_network(config, seed=s).state_dict() for s in (1, 2, 3)]
+    theta.load_state_dict(meta_aggregate(theta.state_dict(), tasks, 1.0))
+    expected = torch.stack([t["stem_conv.weight"] for t in tasks]).mean(0)
+    assert torch.allclose(theta.state_dict()["stem_conv.weight"], expected, atol=1e-6)
+
+
+def test_sample_tasks() -> None:
+    variants = ["gardner", "atomic", "rifle", "dark"]
+    rng = np.random.default_rng(0)
+    assert sample_tasks(variants, None, 9, rng) == variants
+    draws = [tuple(sample_tasks(variants, None, 2, rng)) for _ in range(50)]
+    assert all(len(set(d)) == 2 for d in draws) and len(set(draws)) > 2
+    assert all(d == ("gardner", "atomic") for d in (tuple(sample_tasks(variants, [0.5, 0.5, 0, 0], 2, rng)),))
+    with pytest.raises(ValueError, match="probs"):
+        sample_tasks(variants, [1.0], 2, rng)
+
+
+def test_budget_zero_returns_the_start_unchanged_and_a_budget_trains_a_copy() -> None:
+    start = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    before = {k: v.clone() for k, v in start.state_dict().items()}
+    search, training = SearchConfig(simulations=4), TrainConfig(epochs=1)
+    same = adapt(start, "rifle", 0, search, training, np.random.default_rng(0))
+    assert same.net is not start and same.losses == [] and same.self_play is None
+    assert all(torch.equal(before[k], v) for k, v in same.net.state_dict().items())
+    moved = adapt(start, "rifle", 3, search, training, np.random.default_rng(0), max_plies=20)
+    assert len(moved.losses) == 1 and moved.self_play is not None and len(moved.self_play.records) == 3
+    assert any(not torch.equal(before[k], v) for k, v in moved.net.state_dict().items())
+    assert all(torch.equal(before[k], v) for k, v in start.state_dict().items()), "start is never modified"
+    with pytest.raises(ValueError, match="budget"):
+        adapt(start, "rifle", -1, search, training, np.random.default_rng(0))
