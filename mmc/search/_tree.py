@@ -150,26 +150,56 @@ def _puct_child(t, node, visits, value_sum, prior, first_child, num_children, c_
 
 
 @njit(cache=True)
+def completed_q(visits, q, prior, raw_value):
+    """Gumbel MuZero's completed Q of a node's children, min-max rescaled to [0, 1] (mctx
+    ``qtransform_completed_by_mix_value``): unvisited children take the mixed value
+    ``(raw_value + sum N * sum_visited(prior * q) / sum_visited(prior)) / (1 + sum N)``."""
+    k = visits.shape[0]
+    total = 0.0
+    weight = 0.0
+    weighted = 0.0
+    for i in range(k):
+        if visits[i] > 0:
+            total += visits[i]
+            p = max(prior[i], 1e-30)
+            weight += p
+            weighted += p * q[i]
+    mixed = raw_value
+    if total > 0:
+        mixed = (raw_value + total * weighted / weight) / (1.0 + total)
+    out = np.empty(k, dtype=np.float64)
+    for i in range(k):
+        out[i] = q[i] if visits[i] > 0 else mixed
+    low = out.min()
+    span = max(out.max() - low, 1e-8)
+    for i in range(k):
+        out[i] = (out[i] - low) / span
+    return out
+
+
+@njit(cache=True)
 def _gumbel_root_child(t, visits, value_sum, prior, gumbel, first_child, num_children, considered, table, sims_done,
-                       c_visit, c_scale):  # fmt: skip
+                       raw_value, c_visit, c_scale):  # fmt: skip
     """Sequential halving at the root (Danihelka et al. 2022, as in mctx ``gumbel_muzero_policy``): among the
     children whose visit count equals the schedule's next value, the one maximising g + logit + sigma(q)."""
     start = first_child[t, 0]
     k = num_children[t, 0]
     m = min(considered, k)
     target = table[m, sims_done[t]]
-    max_n = 0
+    n = visits[t, start : start + k]
+    q = np.zeros(k, dtype=np.float64)
     for i in range(k):
-        max_n = max(max_n, visits[t, start + i])
+        if n[i] > 0:
+            q[i] = value_sum[t, start + i] / n[i]
+    qhat = completed_q(n, q, prior[t, start : start + k], raw_value)
+    scale = (c_visit + n.max()) * c_scale
     best = -1
     best_score = -np.inf
     for i in range(k):
-        ch = start + i
-        n = visits[t, ch]
-        if n != target:
+        if n[i] != target:
             continue
-        q = value_sum[t, ch] / n if n > 0 else 0.0
-        score = gumbel[t, ch] + math.log(max(prior[t, ch], 1e-30)) + (c_visit + max_n) * c_scale * (q + 1.0) / 2.0
+        ch = start + i
+        score = gumbel[t, ch] + math.log(max(prior[t, ch], 1e-30)) + scale * qhat[i]
         if score > best_score:
             best_score = score
             best = ch
@@ -196,7 +226,7 @@ def _write_planes(row, t, s, count, board, side, halfmove, ply, max_plies, hidde
 @njit(cache=True)
 def select_leaves(
     active, roots_only, parent, move, prior, visits, value_sum, first_child, num_children, slot, gumbel,
-    board, side, halfmove, ply, terminal, terminal_value, nslots, sims_done, sims_target,
+    board, side, halfmove, ply, terminal, terminal_value, net_value, nslots, sims_done, sims_target,
     pending_node, pending_count, pending_moves, history, history_len,
     tab, max_plies, hidden, insufficient_rule, c_init, c_base, use_gumbel, considered, table, c_visit, c_scale,
     planes, leaf_boards, leaf_sides, leaf_tree,
@@ -219,8 +249,9 @@ def select_leaves(
             depth = 0
             while first_child[t, node] >= 0:
                 if depth == 0 and use_gumbel:
+                    raw = net_value[t, slot[t, 0]]
                     child = _gumbel_root_child(t, visits, value_sum, prior, gumbel, first_child, num_children,
-                                               considered, table, sims_done, c_visit, c_scale)  # fmt: skip
+                                               considered, table, sims_done, raw, c_visit, c_scale)  # fmt: skip
                 else:
                     child = _puct_child(t, node, visits, value_sum, prior, first_child, num_children, c_init, c_base)
                 node = child

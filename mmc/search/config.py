@@ -33,8 +33,8 @@ class SearchConfig:
     """Gumbel: actions sampled without replacement (``max_num_considered_actions``)."""
     gumbel_c_visit: float = 50.0
     """Gumbel: ``c_visit`` of the monotone transform sigma(q) = (c_visit + max N) * c_scale * q."""
-    gumbel_c_scale: float = 1.0
-    """Gumbel: ``c_scale`` of that transform (q rescaled from [-1, 1] to [0, 1])."""
+    gumbel_c_scale: float = 0.1
+    """Gumbel: ``c_scale`` of that transform, q completed and min-max rescaled to [0, 1] (mctx's defaults)."""
     determinizations: int = 4
     """Dark chess: full boards sampled per move, consistent with the mover's observation; the simulations are
     split between them and their root visit counts summed."""

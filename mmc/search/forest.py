@@ -179,10 +179,11 @@ class Forest:
         count = _tree.select_leaves(
             active, roots_only, n["parent"], n["move"], n["prior"], n["visits"], n["value_sum"], n["first_child"],
             n["num_children"], n["slot"], n["gumbel"], self.board, s["side"], s["halfmove"], s["ply"],
-            s["terminal"], s["terminal_value"], self.nslots, self.sims_done, self.sims_target, self.pending_node,
-            self.pending_count, self.pending_moves, self.history, self.history_len, self.tab, self.max_plies,
-            self.hidden, self.insufficient, c.c_puct, c.c_puct_base, c.gumbel, c.gumbel_considered, self.table,
-            c.gumbel_c_visit, c.gumbel_c_scale, self.planes, self.leaf_boards, self.leaf_sides, self.leaf_tree,
+            s["terminal"], s["terminal_value"], s["net_value"], self.nslots, self.sims_done, self.sims_target,
+            self.pending_node, self.pending_count, self.pending_moves, self.history, self.history_len, self.tab,
+            self.max_plies, self.hidden, self.insufficient, c.c_puct, c.c_puct_base, c.gumbel, c.gumbel_considered,
+            self.table, c.gumbel_c_visit, c.gumbel_c_scale, self.planes, self.leaf_boards, self.leaf_sides,
+            self.leaf_tree,
         )  # fmt: skip
         if count == 0:
             return 0

@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mmc.engine import Move, State, legal_moves, outcome
+from mmc.search import _tree
 from mmc.search.config import SearchConfig
 from mmc.search.dark import observe, sample_boards
 from mmc.search.evaluators import Evaluator
@@ -41,26 +42,24 @@ class SearchResult(NamedTuple):
     """The root's mean value from the mover's view, in [-1, 1]."""
     gumbel: np.ndarray
     """``float32[k]``: the root's Gumbel draws (zeros for PUCT)."""
+    network_value: float
+    """The evaluator's value of the root position, from the mover's view."""
 
 
 def improved_policy(stats: RootStats, config: SearchConfig) -> np.ndarray:
-    """Gumbel MuZero's policy target: softmax(log prior + sigma(completed Q)), Q rescaled to [0, 1]."""
-    visits = stats.visit_counts.astype(np.float64)
-    prior = stats.prior.astype(np.float64)
-    logits = np.log(np.maximum(prior, 1e-30))
-    visited = visits > 0
-    total = visits.sum()
-    if total > 0 and prior[visited].sum() > 0:
-        weighted = (prior[visited] * stats.q_values[visited]).sum() / prior[visited].sum()
-        mixed = (stats.network_value + total * weighted) / (1 + total)
-    else:
-        mixed = stats.network_value
-    completed = np.where(visited, stats.q_values, mixed)
-    sigma = (config.gumbel_c_visit + visits.max(initial=0)) * config.gumbel_c_scale * (completed + 1) / 2
-    scores = logits + sigma
+    """Gumbel MuZero's policy target: softmax(log prior + sigma(completed Q)) with sigma(q) = (c_visit + max N)
+    * c_scale * q and Q completed and min-max rescaled as in mctx (``_tree.completed_q``)."""
+    qhat = _sigma(stats.visit_counts, stats.q_values, stats.prior, stats.network_value, config)
+    scores = np.log(np.maximum(stats.prior.astype(np.float64), 1e-30)) + qhat
     scores -= scores.max()
     policy = np.exp(scores)
     return (policy / policy.sum()).astype(np.float32)
+
+
+def _sigma(visits: np.ndarray, q: np.ndarray, prior: np.ndarray, raw_value: float, config: SearchConfig) -> np.ndarray:
+    """sigma(completed Q) of the root's children (Danihelka et al. 2022, eq. 8)."""
+    qhat = _tree.completed_q(visits.astype(np.int32), q.astype(np.float64), prior.astype(np.float32), float(raw_value))
+    return (config.gumbel_c_visit + int(visits.max(initial=0))) * config.gumbel_c_scale * qhat
 
 
 def result_of(stats: RootStats, config: SearchConfig) -> SearchResult:
@@ -69,7 +68,16 @@ def result_of(stats: RootStats, config: SearchConfig) -> SearchResult:
         policy = improved_policy(stats, config)
     else:
         policy = (stats.visit_counts / max(int(stats.visit_counts.sum()), 1)).astype(np.float32)
-    return SearchResult(stats.moves, stats.visit_counts, stats.prior, stats.q_values, policy, stats.value, stats.gumbel)
+    return SearchResult(
+        stats.moves,
+        stats.visit_counts,
+        stats.prior,
+        stats.q_values,
+        policy,
+        stats.value,
+        stats.gumbel,
+        stats.network_value,
+    )
 
 
 def select_move(result: SearchResult, config: SearchConfig, ply: int, rng: np.random.Generator) -> Move:
@@ -82,7 +90,7 @@ def select_move(result: SearchResult, config: SearchConfig, ply: int, rng: np.ra
     visits = result.visit_counts.astype(np.float64)
     if config.gumbel:
         logits = np.log(np.maximum(result.prior.astype(np.float64), 1e-30))
-        sigma = (config.gumbel_c_visit + visits.max()) * config.gumbel_c_scale * (result.q_values + 1) / 2
+        sigma = _sigma(result.visit_counts, result.q_values, result.prior, result.network_value, config)
         score = np.where(visits == visits.max(), result.gumbel + logits + sigma, -np.inf)
         return result.moves[int(np.argmax(score))]
     if ply < config.temperature_plies and config.temperature > 0:

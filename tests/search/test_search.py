@@ -187,3 +187,12 @@ def test_tree_rules_and_planes_match_the_engine(variant: str) -> None:
                 assert s["terminal"][0, slot] == _tree.TERMINAL, (child, result)
                 expected = 0.0 if result.winner is None else (1.0 if result.winner == child.turn else -1.0)
                 assert s["terminal_value"][0, slot] == expected, (child, result)
+
+
+def test_completed_q_mixes_unvisited_actions_and_rescales() -> None:
+    """mctx's completed Q: unvisited actions take the mixed value, then min-max to [0, 1]."""
+    visits = np.array([2, 0, 1], dtype=np.int32)
+    q = np.array([0.5, 0.0, -0.5])
+    prior = np.array([0.5, 0.25, 0.25], dtype=np.float32)
+    # mixed = (raw + 3 * (0.5 * 0.5 + 0.25 * -0.5) / 0.75) / 4 = 0.125
+    assert np.allclose(_tree.completed_q(visits, q, prior, 0.0), [1.0, 0.625, 0.0])
