@@ -53,18 +53,23 @@ class NetworkLeafEvaluator:
         """Positions evaluated so far (for throughput measurements)."""
 
     def __call__(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
-        was_training = self.net.training
-        self.net.eval()
-        try:
-            with torch.inference_mode():
-                x = torch.from_numpy(batch.planes).to(self.device).contiguous(memory_format=self.memory_format)
-                policy, value = self.module(x)
-                logits = policy.flatten(1).float().cpu().numpy()
-                values = value.float().cpu().numpy()
-        finally:
-            self.net.train(was_training)
+        x = torch.from_numpy(batch.planes).to(self.device).contiguous(memory_format=self.memory_format)
+        if self.module is self.net:  # the live network: evaluate in eval mode, then restore its mode
+            was_training = self.net.training
+            self.net.eval()
+            try:
+                policy, value = self._forward(x)
+            finally:
+                self.net.train(was_training)
+        else:
+            policy, value = self._forward(x)
         self.positions += len(batch.planes)
-        return logits, values
+        return policy, value
+
+    def _forward(self, x: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+        with torch.inference_mode():
+            policy, value = self.module(x)
+            return policy.flatten(1).float().cpu().numpy(), value.float().cpu().numpy()
 
 
 class RolloutEvaluator:
