@@ -1,0 +1,132 @@
+"""Analysis for the report: match tables in the seed's format, Wilson intervals, and the study's figures.
+
+The report notebooks read stage outputs and plot through these functions, so that a figure means the
+same thing wherever it appears. Tables are pandas DataFrames; figures are seaborn on matplotlib (both
+imported when first used, so ``import mmc`` stays light).
+
+Match table columns (the seed README's "game, player 1, player 2, wins, draws, losses", plus the score
+and its interval)::
+
+    game  player 1  player 2  wins  draws  losses  games  score  score_low  score_high
+
+``score`` counts a draw as half a win, from player 1's view; the interval is Wilson's 95% interval on that
+score treated as a proportion over ``games``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "MATCH_COLUMNS",
+    "adaptation_figure",
+    "loss_figure",
+    "match_table",
+    "wilson_interval",
+    "win_rate_heatmap",
+]
+
+MATCH_COLUMNS = ["game", "player 1", "player 2", "wins", "draws", "losses", "games", "score", "score_low", "score_high"]
+
+
+def wilson_interval(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's score interval for a proportion ``score`` observed over ``games`` trials; (0, 1) for no games."""
+    if games <= 0:
+        return 0.0, 1.0
+    centre = (score + z * z / (2 * games)) / (1 + z * z / games)
+    half = z / (1 + z * z / games) * math.sqrt(score * (1 - score) / games + z * z / (4 * games * games))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def match_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """A match table from rows with ``game``, ``player 1``, ``player 2``, ``wins``, ``draws``, ``losses``
+    (any extra keys are kept); adds ``games``, ``score`` and its Wilson interval. ``ValueError`` on a row
+    with negative counts or no games."""
+    import pandas as pd
+
+    records = []
+    for row in rows:
+        wins, draws, losses = int(row["wins"]), int(row["draws"]), int(row["losses"])
+        games = wins + draws + losses
+        if min(wins, draws, losses) < 0 or games == 0:
+            raise ValueError(f"a match row needs non-negative counts and at least one game, got {dict(row)}")
+        score = (wins + draws / 2) / games
+        low, high = wilson_interval(score, games)
+        records.append({**row, "wins": wins, "draws": draws, "losses": losses, "games": games, "score": score,
+                        "score_low": low, "score_high": high})  # fmt: skip
+    table = pd.DataFrame.from_records(records)
+    extra = [c for c in table.columns if c not in MATCH_COLUMNS]
+    return table.reindex(columns=MATCH_COLUMNS + extra) if len(table) else pd.DataFrame(columns=MATCH_COLUMNS)
+
+
+def loss_figure(losses: pd.DataFrame, *, x: str = "generation", hue: str = "series",
+                title: str = "Training losses") -> Figure:  # fmt: skip
+    """Policy, value and total loss against ``x`` (columns ``policy``, ``value``, ``total``), one line per ``hue``."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    long = losses.melt(id_vars=[c for c in losses.columns if c not in ("policy", "value", "total")],
+                       value_vars=["policy", "value", "total"], var_name="loss", value_name="value_")  # fmt: skip
+    grid = sns.relplot(data=long, x=x, y="value_", hue=hue if hue in long else None, col="loss", kind="line",
+                       marker="o", facet_kws={"sharey": False}, height=3, aspect=1.2)  # fmt: skip
+    grid.set_axis_labels(x, "loss")
+    grid.figure.suptitle(title, y=1.04)
+    plt.close(grid.figure)
+    return grid.figure
+
+
+def win_rate_heatmap(table: pd.DataFrame, *, rows: str = "game", columns: str = "matchup",
+                     title: str = "Score (wins + draws / 2) per game") -> Figure:  # fmt: skip
+    """A heatmap of ``score`` with ``rows`` x ``columns`` (a ``matchup`` column is made from the players if absent)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    data = table.copy()
+    if columns == "matchup" and "matchup" not in data:
+        data["matchup"] = data["player 1"].astype(str) + " vs " + data["player 2"].astype(str)
+    grid = data.pivot_table(index=rows, columns=columns, values="score", aggfunc="mean")
+    figure, axes = plt.subplots(figsize=(1.6 + 1.1 * len(grid.columns), 1.2 + 0.5 * len(grid.index)))
+    sns.heatmap(grid, annot=True, fmt=".2f", vmin=0, vmax=1, cmap="vlag_r", ax=axes, cbar_kws={"label": "score"})
+    axes.set_title(title)
+    figure.tight_layout()
+    plt.close(figure)
+    return figure
+
+
+def adaptation_figure(table: pd.DataFrame, *, budget: str = "budget", start: str = "start",
+                      opponents: Sequence[str] | None = None) -> Figure:  # fmt: skip
+    """Score against each opponent versus the adaptation budget (self-play games), one line per starting
+    model, with the Wilson intervals as bands; one panel per (target ``game``, opponent)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    data = table if opponents is None else table[table["player 2"].isin(opponents)]
+    games = sorted(data["game"].unique())
+    versus = sorted(data["player 2"].unique())
+    figure, grid = plt.subplots(len(games), len(versus), figsize=(3.6 * len(versus), 2.8 * len(games)),
+                                squeeze=False, sharey=True)  # fmt: skip
+    palette = dict(zip(sorted(data[start].unique()), sns.color_palette(n_colors=data[start].nunique()), strict=True))
+    for i, game in enumerate(games):
+        for j, opponent in enumerate(versus):
+            axes: Axes = grid[i][j]
+            cell = data[(data["game"] == game) & (data["player 2"] == opponent)]
+            for name, line in cell.groupby(start):
+                line = line.sort_values(budget)
+                axes.plot(line[budget], line["score"], marker="o", color=palette[name], label=str(name))
+                axes.fill_between(line[budget], line["score_low"], line["score_high"], color=palette[name], alpha=0.15)
+            axes.set_title(f"{game}: vs {opponent}", fontsize=9)
+            axes.set_ylim(0, 1)
+            axes.set_xlabel("self-play games")
+            axes.set_ylabel("score")
+    handles, labels = grid[0][0].get_legend_handles_labels()
+    figure.legend(handles, labels, title="start", loc="upper right")
+    figure.tight_layout()
+    plt.close(figure)
+    return figure

@@ -1,0 +1,42 @@
+"""Analysis tables add up and the figures draw from them."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from mmc.analysis import MATCH_COLUMNS, adaptation_figure, loss_figure, match_table, wilson_interval, win_rate_heatmap
+from mmc.play import MatchResult
+
+
+def test_match_table_counts_add_up_and_agree_with_the_arena() -> None:
+    table = match_table([
+        {"game": "gardner", "player 1": "joat", "player 2": "random", "wins": 90, "draws": 6, "losses": 4},
+        {"game": "atomic", "player 1": "joat", "player 2": "greedy", "wins": 10, "draws": 0, "losses": 30},
+    ])  # fmt: skip
+    assert list(table.columns[: len(MATCH_COLUMNS)]) == MATCH_COLUMNS
+    assert (table["wins"] + table["draws"] + table["losses"] == table["games"]).all()
+    assert table.loc[0, "score"] == pytest.approx(0.93)
+    arena = MatchResult(90, 6, 4, [])
+    assert (table.loc[0, "score_low"], table.loc[0, "score_high"]) == pytest.approx(arena.wilson_interval())
+    with pytest.raises(ValueError, match="at least one game"):
+        match_table([{"game": "g", "player 1": "a", "player 2": "b", "wins": 0, "draws": 0, "losses": 0}])
+
+
+def test_wilson_interval_brackets_the_score() -> None:
+    low, high = wilson_interval(0.5, 100)
+    assert low < 0.5 < high and high - low == pytest.approx(0.1923, abs=0.001)
+    assert wilson_interval(1.0, 10)[1] == 1.0 and wilson_interval(0.0, 0) == (0.0, 1.0)
+
+
+def test_figures_draw() -> None:
+    losses = pd.DataFrame({"generation": [0, 1, 0, 1], "series": ["a", "a", "b", "b"], "policy": [2, 1, 2, 1.5],
+                           "value": [0.5, 0.3, 0.6, 0.4], "total": [2.5, 1.3, 2.6, 1.9]})  # fmt: skip
+    assert loss_figure(losses).axes
+    rows = [{"game": g, "player 1": s, "player 2": o, "wins": w, "draws": 1, "losses": 2, "budget": b, "start": s}
+            for g in ("rifle", "dark") for s in ("joat", "scratch") for o in ("random", "greedy")
+            for b, w in ((0, 3), (20, 6))]  # fmt: skip
+    table = match_table(rows)
+    assert win_rate_heatmap(table).axes
+    figure = adaptation_figure(table)
+    assert len(figure.axes) == 4
