@@ -5,6 +5,15 @@
 """
 
 from mmc.meta.adapt import Adapted, adapt
+from mmc.meta.joat import MetaGeneration, joat_generation, multitask_generation
 from mmc.meta.reptile import meta_aggregate, sample_tasks
 
-__all__ = ["Adapted", "adapt", "meta_aggregate", "sample_tasks"]
+__all__ = [
+    "Adapted",
+    "MetaGeneration",
+    "adapt",
+    "joat_generation",
+    "meta_aggregate",
+    "multitask_generation",
+    "sample_tasks",
+]

@@ -73,3 +73,28 @@ def test_budget_zero_returns_the_start_unchanged_and_a_budget_trains_a_copy() ->
     assert all(torch.equal(before[k], v) for k, v in start.state_dict().items()), "start is never modified"
     with pytest.raises(ValueError, match="budget"):
         adapt(start, "rifle", -1, search, training, np.random.default_rng(0))
+
+
+def test_joat_generation_with_epsilon_one_is_the_mean_of_the_task_networks() -> None:
+    from mmc.meta import joat_generation
+
+    theta = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    search, training = SearchConfig(simulations=4), TrainConfig(epochs=1)
+    step = joat_generation(theta, ["gardner", "atomic"], 2, search, training, 1.0, np.random.default_rng(0),
+                           max_plies=16)  # fmt: skip
+    again = [adapt(theta, task, 2, search, training, child, max_plies=16)
+             for task, child in zip(["gardner", "atomic"], np.random.default_rng(0).spawn(2), strict=True)]  # fmt: skip
+    mean = torch.stack([a.net.state_dict()["stem_conv.weight"] for a in again]).mean(0)
+    assert torch.allclose(step.net.state_dict()["stem_conv.weight"], mean, atol=1e-6)
+    assert set(step.losses) == {"gardner", "atomic"} and set(step.self_play) == {"gardner", "atomic"}
+
+
+def test_multitask_generation_trains_one_network_on_pooled_boards_of_both_sizes() -> None:
+    from mmc.meta import multitask_generation
+
+    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    step = multitask_generation(net, ["gardner", "los_alamos"], 2, SearchConfig(simulations=4), TrainConfig(epochs=2),
+                                np.random.default_rng(0), max_plies=16)  # fmt: skip
+    assert list(step.losses) == ["pooled"] and len(step.losses["pooled"]) == 2
+    assert {r.variant for results in step.self_play.values() for r in results.records} == {"gardner", "los_alamos"}
+    assert step.net is not net
