@@ -13,13 +13,11 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import IO
 
 import torch
 
+from mmc.atomic import atomic_write
 from mmc.nn.config import NetworkConfig
 from mmc.nn.network import PolicyValueNet
 
@@ -44,20 +42,6 @@ def _weights_path(path: str | os.PathLike[str]) -> Path:
     return weights
 
 
-def _atomic_write(target: Path, write: Callable[[IO[bytes]], object]) -> None:
-    """Write ``target`` through ``write(file)`` into a temporary file beside it, then rename it into place."""
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as file:
-            write(file)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
-
-
 def save_checkpoint(net: PolicyValueNet, config: NetworkConfig, path: str | os.PathLike[str]) -> Path:
     """Save ``net`` as ``path`` (weights, must end in ``.pt``) plus ``config_path(path)`` (JSON); return ``path``.
 
@@ -69,9 +53,9 @@ def save_checkpoint(net: PolicyValueNet, config: NetworkConfig, path: str | os.P
         raise ValueError(f"config {config} is not the network's own config {net.config}")
     weights.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(config.to_dict(), indent=2) + "\n"
-    _atomic_write(config_path(weights), lambda file: file.write(text.encode()))
+    atomic_write(config_path(weights), lambda file: file.write(text.encode()))
     state = {name: tensor.detach().cpu() for name, tensor in net.state_dict().items()}
-    _atomic_write(weights, lambda file: torch.save(state, file))
+    atomic_write(weights, lambda file: torch.save(state, file))
     logger.info("saved checkpoint %s (%s)", weights, config)
     return weights
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from mmc.atomic import atomic_write
 from mmc.engine import Move, State, Termination, apply_move, from_fen, outcome
 from mmc.engine.state import DEFAULT_MAX_PLIES
 
@@ -110,19 +110,8 @@ def format_records(records: Iterable[GameRecord]) -> str:
 
 def write_records(records: Iterable[GameRecord], path: str | os.PathLike[str]) -> Path:
     """Write ``records`` to ``path`` atomically (a temporary file beside it, then renamed over it); return the path."""
-    target = Path(path)
-    text = format_records(records)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
-    return target
+    data = format_records(records).encode("utf-8")
+    return atomic_write(path, lambda file: file.write(data))
 
 
 def _int_tag(tags: dict[str, str], key: str, default: int, where: str) -> int:

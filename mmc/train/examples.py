@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
@@ -35,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mmc.atomic import atomic_write
 from mmc.engine.actions import NUM_POLICY_PLANES, action_space
 from mmc.engine.observe import NUM_PLANES, observation_planes
 from mmc.engine.state import Color, Outcome, State, legal_moves
@@ -318,16 +318,7 @@ def save_examples(examples: Examples, path: str | os.PathLike[str]) -> Path:
     flat_legal = examples.legal.reshape(len(examples), NUM_POLICY_PLANES * height * width)
     arrays["legal_packed"] = np.packbits(flat_legal, axis=1)
     arrays["format_version"] = np.asarray(FORMAT_VERSION, dtype=np.int64)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as file:
-            np.savez_compressed(file, **arrays)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    atomic_write(target, lambda file: np.savez_compressed(file, **arrays))
     logger.info("saved %d examples (%dx%d) to %s", len(examples), *examples.board_shape, target)
     return target
 
