@@ -25,6 +25,7 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], obje
             write(file)
             file.flush()
             os.fsync(file.fileno())
+        os.chmod(tmp_name, 0o644)  # mkstemp's 0600 would make outputs private to their writer
         os.replace(tmp_name, target)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
