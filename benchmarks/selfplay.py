@@ -1,6 +1,6 @@
 """Self-play speed, measured in one run, against the network's pure batched forward pass.
 
-    python benchmarks/selfplay.py [--games 512] [--concurrent 256] [--simulations 200] [--workers 2]
+    python benchmarks/selfplay.py [--games 512] [--concurrent 256] [--simulations 200] [--workers 2] [--networks both]
 
 For each network (the default 4x64 and a 2-block x 32-filter one) it prints:
 
@@ -66,9 +66,11 @@ def main() -> None:
     parser.add_argument("--concurrent", type=int, default=256)
     parser.add_argument("--simulations", type=int, default=200)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--networks", choices=["both", "small", "default"], default="both")
     args = parser.parse_args()
     networks = [("2x32", NetworkConfig(blocks=2, filters=32), args.games),
                 ("4x64 (default)", NetworkConfig(), max(args.games // 4, args.concurrent))]  # fmt: skip
+    networks = {"both": networks, "small": networks[:1], "default": networks[1:]}[args.networks]
     print(f"gardner self-play, {args.simulations} simulations/move, 150-ply cap, {args.concurrent} games searched "
           f"together, {args.workers} worker processes x 1 thread")  # fmt: skip
     context = mp.get_context("spawn")
