@@ -1,10 +1,18 @@
 # make test: create or refresh .venv from pyproject.toml, then run the linters, the type checker and the tests.
+# make study: run the study (dvc repro under one MLflow parent run), starting the local Prefect server if needed.
+# make ui: start the Prefect server and the MLflow UI and print their URLs; make stop: stop what these started.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint bench clean
+# The study's servers listen on 127.0.0.1 only; pipelines/__init__.py sets the same defaults for direct runs.
+PREFECT_API_URL ?= http://127.0.0.1:4200/api
+MLFLOW_UI_PORT ?= 5000
+STUDY_ENV := PREFECT_HOME=$(CURDIR)/.prefect PREFECT_API_URL=$(PREFECT_API_URL) MLFLOW_UI_PORT=$(MLFLOW_UI_PORT) \
+	PREFECT_SERVER_ANALYTICS_ENABLED=false MLFLOW_DISABLE_TELEMETRY=true DVC_NO_ANALYTICS=1 PATH=$(CURDIR)/$(BIN):$$PATH
+
+.PHONY: setup test lint bench clean study ui stop
 
 setup: $(STAMP)
 
@@ -16,14 +24,23 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: setup
-	$(BIN)/ruff check mmc tests benchmarks
-	$(BIN)/ruff format --check mmc tests benchmarks
+	$(BIN)/ruff check mmc pipelines tests benchmarks
+	$(BIN)/ruff format --check mmc pipelines tests benchmarks
 	$(BIN)/mypy
 
 test: setup
-	$(BIN)/ruff check mmc tests benchmarks
+	$(BIN)/ruff check mmc pipelines tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+
+study: setup
+	$(STUDY_ENV) $(BIN)/python -m pipelines study
+
+ui: setup
+	$(STUDY_ENV) $(BIN)/python -m pipelines services up --ui
+
+stop:
+	$(STUDY_ENV) $(BIN)/python -m pipelines services down
 
 bench: setup
 	$(BIN)/python benchmarks/engine.py

@@ -1,0 +1,228 @@
+"""MLflow: one parent run per study invocation, a child run per stage and variant, the model registry.
+
+The store is ``sqlite:///<project>/mlflow.db`` (an absolute URI: DVC may run a stage from elsewhere, and a
+relative one would silently open a new, empty database) with artifacts under ``<project>/mlartifacts``.
+Everything goes to the experiment ``meta-minichess``.
+
+How a stage (a separate process started by DVC) finds its parent run:
+
+1. ``MMC_MLFLOW_PARENT_RUN_ID`` set: the driver (``python -m pipelines study``, run by ``make study``) opened
+   the parent, runs ``dvc repro`` inside it and closes it with the final status.
+2. Else ``DVC_EXP_NAME`` set (``dvc exp run``): the parent is the run tagged ``mmc.dvc_exp=<name>``, made by
+   the experiment's first stage; each stage marks it running while it works and finished (or failed) after.
+3. Else (a bare ``dvc repro``, or a stage run by hand): no parent; the stage's run is a top-level run.
+
+Child runs are tagged with the git commit, the DVC stage (``expert@gardner``), the Prefect flow-run id, the
+variant and the process id (so that :func:`close_orphans` can tell a run whose process was killed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+import subprocess
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import mlflow
+import numpy as np
+import torch
+import yaml
+from mlflow.entities import RunStatus
+from mlflow.tracking import MlflowClient
+
+from pipelines.config import flatten
+from pipelines.paths import Paths
+
+__all__ = [
+    "EXPERIMENT",
+    "PARENT_ENV",
+    "StageRun",
+    "close_orphans",
+    "configure",
+    "git_commit",
+    "open_parent",
+    "stage_run",
+]
+
+EXPERIMENT = "meta-minichess"
+PARENT_ENV = "MMC_MLFLOW_PARENT_RUN_ID"
+"""Environment variable with the parent run's id, set by the study driver for the stages."""
+CHAMPION_ALIAS = "champion"
+_PARAM_BATCH = 100  # MLflow's limit of params per log_batch call
+
+
+def configure(paths: Paths) -> tuple[MlflowClient, str]:
+    """Point MLflow at the project's store; the client and the experiment id (made if missing)."""
+    mlflow.set_tracking_uri(paths.mlflow_uri)
+    client = MlflowClient(paths.mlflow_uri)
+    experiment = client.get_experiment_by_name(EXPERIMENT)
+    if experiment is not None:
+        return client, experiment.experiment_id
+    paths.mlflow_artifacts.mkdir(parents=True, exist_ok=True)
+    return client, client.create_experiment(EXPERIMENT, artifact_location=paths.mlflow_artifacts.as_uri())
+
+
+def git_commit(root: Path) -> str:
+    """The checked-out commit of ``root``'s git repository, with ``-dirty`` if tracked files changed."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False).stdout.strip()
+
+    commit = git("rev-parse", "HEAD") or "unknown"
+    return commit + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def _process_tags(root: Path) -> dict[str, str]:
+    commit = git_commit(root)
+    return {
+        "mlflow.source.git.commit": commit.removesuffix("-dirty"),
+        "git_commit": commit,
+        "mmc.pid": str(os.getpid()),
+        "mmc.host": socket.gethostname(),
+    }
+
+
+def _param_value(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def log_params(client: MlflowClient, run_id: str, params: Mapping[str, Any]) -> None:
+    """Log flat ``params`` (values as JSON text unless strings), in batches MLflow accepts."""
+    items = [mlflow.entities.Param(k, _param_value(v)[:6000]) for k, v in params.items()]
+    for start in range(0, len(items), _PARAM_BATCH):
+        client.log_batch(run_id, params=items[start : start + _PARAM_BATCH])
+
+
+def open_parent(paths: Paths, name: str, params: Mapping[str, Any], tags: Mapping[str, str]) -> str:
+    """Start a parent run (left running: :func:`close_parent` ends it); its id."""
+    client, experiment = configure(paths)
+    run = client.create_run(experiment, run_name=name, tags={**_process_tags(paths.root), "mmc.kind": "study", **tags})
+    log_params(client, run.info.run_id, params)
+    return str(run.info.run_id)
+
+
+def close_parent(paths: Paths, run_id: str, status: str, metrics: Mapping[str, float] | None = None) -> None:
+    """End the parent run with ``status`` (``FINISHED``, ``FAILED``, ``KILLED``), logging ``metrics`` first."""
+    client, _ = configure(paths)
+    for key, value in (metrics or {}).items():
+        client.log_metric(run_id, key, value)
+    client.set_terminated(run_id, status)
+
+
+def close_orphans(paths: Paths) -> list[str]:
+    """Mark ``KILLED`` the running runs of this host whose process is gone (a ``kill -9``); their ids."""
+    client, experiment = configure(paths)
+    closed = []
+    for run in client.search_runs([experiment], "attributes.status = 'RUNNING'", max_results=1000):
+        pid, host = run.data.tags.get("mmc.pid"), run.data.tags.get("mmc.host")
+        if pid and host == socket.gethostname() and not _alive(int(pid)):
+            client.set_terminated(run.info.run_id, "KILLED")
+            closed.append(run.info.run_id)
+    return closed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _experiment_parent(client: MlflowClient, experiment: str, paths: Paths, name: str) -> str:
+    """The parent run of the DVC experiment ``name`` (made, with the params file, by its first stage)."""
+    runs = client.search_runs([experiment], f"tags.`mmc.dvc_exp` = '{name}'", max_results=1)
+    if runs:
+        run_id = str(runs[0].info.run_id)
+        client.update_run(run_id, status="RUNNING")
+        return run_id
+    params = yaml.safe_load(paths.params.read_text()) if paths.params.is_file() else {}
+    return open_parent(paths, f"exp-{name}", flatten(params or {}), {"mmc.dvc_exp": name})
+
+
+@dataclass
+class StageRun:
+    """The child run of one stage and variant; logs through the client (the run is also the active run)."""
+
+    client: MlflowClient
+    run_id: str
+
+    def log_params(self, params: Mapping[str, Any]) -> None:
+        log_params(self.client, self.run_id, params)
+
+    def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
+        """Log finite ``metrics`` (NaN and infinities are skipped), at ``step`` if given."""
+        entities = [
+            mlflow.entities.Metric(k, float(v), mlflow.utils.time.get_current_time_millis(), step or 0)
+            for k, v in metrics.items()
+            if math.isfinite(float(v))
+        ]
+        if entities:
+            self.client.log_batch(self.run_id, metrics=entities)
+
+    def log_artifact(self, path: Path, folder: str | None = None) -> None:
+        self.client.log_artifact(self.run_id, str(path), folder)
+
+    def log_text(self, text: str, name: str) -> None:
+        self.client.log_text(self.run_id, text, name)
+
+    def register_model(self, net: torch.nn.Module, name: str, description: str) -> str:
+        """Log ``net`` (pickled: the two-headed network is no single-tensor function) and register it as ``name``
+        with alias ``champion``; the new version's number. Load it with ``models:/NAME@champion``."""
+        info = mlflow.pytorch.log_model(
+            net,
+            name="model",
+            serialization_format="pickle",
+            registered_model_name=name,
+            pip_requirements=[f"torch=={torch.__version__.split('+')[0]}", f"numpy=={np.__version__}"],
+        )
+        version = str(info.registered_model_version)
+        self.client.set_registered_model_alias(name, CHAMPION_ALIAS, version)
+        self.client.update_model_version(name, version, description)
+        return version
+
+
+@contextmanager
+def stage_run(paths: Paths, stage: str, variant: str, flow_run_id: str | None) -> Iterator[StageRun]:
+    """The child run of ``stage@variant`` under the study's parent run (see the module docstring).
+
+    Ends ``FINISHED``, or ``FAILED`` (``KILLED`` on Ctrl-C) if the body raises; a parent of a DVC experiment
+    is marked the same way.
+    """
+    client, experiment = configure(paths)
+    parent = os.environ.get(PARENT_ENV)
+    exp_parent = None
+    if not parent and os.environ.get("DVC_EXP_NAME"):
+        parent = exp_parent = _experiment_parent(client, experiment, paths, os.environ["DVC_EXP_NAME"])
+    tags = {
+        **_process_tags(paths.root),
+        "mmc.kind": "stage",
+        "mmc.stage": stage,
+        "variant": variant,
+        "dvc_stage": os.environ.get("DVC_STAGE", f"{stage}@{variant}"),
+        "prefect_flow_run_id": flow_run_id or "",
+    }
+    if parent:
+        tags["mlflow.parentRunId"] = parent
+    run = client.create_run(experiment, run_name=f"{stage}-{variant}", tags=tags)
+    run_id = str(run.info.run_id)
+    status = RunStatus.to_string(RunStatus.FAILED)
+    try:
+        with mlflow.start_run(run_id=run_id):
+            yield StageRun(client, run_id)
+            status = RunStatus.to_string(RunStatus.FINISHED)
+    except KeyboardInterrupt:
+        status = RunStatus.to_string(RunStatus.KILLED)
+        raise
+    finally:
+        client.set_terminated(run_id, status)
+        if exp_parent:
+            client.set_terminated(exp_parent, status)

@@ -1,0 +1,93 @@
+"""Pipeline tests use real parts: a Prefect server of their own, MLflow on sqlite and DVC in temporary git repos.
+
+The Prefect environment is set here, before anything imports Prefect: a temporary ``PREFECT_HOME`` and a free
+local port for this test process. The server starts on first use (the ``prefect_server`` fixture; the tests
+that use it share the ``pipelines`` xdist group, although the pytest-xdist 3.8 installed here spreads groups
+over workers anyway, so each worker may start its own) and stops at the end of the session. Nothing is written into the
+repository: projects are copied into temporary folders (:func:`make_project`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+PREFECT_HOME = Path(tempfile.mkdtemp(prefix="mmc-test-prefect-"))
+os.environ["PREFECT_HOME"] = str(PREFECT_HOME)
+os.environ["PREFECT_API_URL"] = f"http://127.0.0.1:{_free_port()}/api"
+for _name, _value in {
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "MLFLOW_DISABLE_TELEMETRY": "true",
+    "DVC_NO_ANALYTICS": "1",
+    "DO_NOT_TRACK": "1",
+}.items():
+    os.environ[_name] = _value
+os.environ.pop("MMC_MLFLOW_PARENT_RUN_ID", None)
+os.environ.pop("DVC_EXP_NAME", None)
+
+REPO = Path(__file__).resolve().parents[2]
+TINY_PARAMS = Path(__file__).with_name("params-tiny.yaml")
+BIN = Path(sys.executable).parent
+
+
+@pytest.fixture(scope="session")
+def prefect_server() -> Iterator[str]:
+    """The API URL of this test process's Prefect server (started on first use, stopped at the end)."""
+    from pipelines import services
+    from pipelines.paths import Paths
+
+    services.ensure_prefect(Paths(PREFECT_HOME), home=PREFECT_HOME)
+    yield os.environ["PREFECT_API_URL"]
+    from prefect.events.worker import EventsWorker
+    from prefect.logging.handlers import APILogWorker
+
+    APILogWorker.drain_all()  # send what this process still holds before its server goes away
+    EventsWorker.drain_all()
+    services.stop_pid_file(PREFECT_HOME / "server.pid")
+    shutil.rmtree(PREFECT_HOME, ignore_errors=True)
+
+
+def tool_env() -> dict[str, str]:
+    """The environment for a subprocess: this virtual environment's tools first on PATH (``python``, ``dvc``)."""
+    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def make_project(dest: Path, params: Path = TINY_PARAMS) -> Path:
+    """A git repository at ``dest`` holding this working tree (tracked and untracked, not ignored files) with
+    ``params`` as its params.yaml, committed. Numba's caches are copied with their timestamps, so the copy's
+    compiled code loads instead of compiling again."""
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, capture_output=True, check=True
+        )
+        .stdout.decode()
+        .split("\0")
+    )
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    for cache in (REPO / "mmc").rglob("__pycache__"):
+        shutil.copytree(cache, dest / cache.relative_to(REPO), dirs_exist_ok=True)
+    shutil.copy2(params, dest / "params.yaml")
+    git = ["git", "-c", "user.email=test@example.com", "-c", "user.name=test"]
+    subprocess.run([*git, "init", "-q"], cwd=dest, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=dest, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "project"], cwd=dest, check=True)
+    return dest

@@ -1,0 +1,178 @@
+"""params.yaml checking: the shipped files load, every bad case names its key in one line and touches nothing."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from pipelines.config import ParamsError, flatten, load_params, parse_params
+from pipelines.paths import EXPERT_CODE, Paths
+from pipelines.seeds import seed_sequence
+
+from .conftest import REPO, TINY_PARAMS, tool_env
+
+DEFAULT = yaml.safe_load((REPO / "params.yaml").read_text())
+
+
+def test_the_shipped_parameter_files_load() -> None:
+    study = load_params(REPO / "params.yaml")
+    assert study.variants == ["gardner"]
+    expert = study.experts["gardner"]
+    assert expert.loop.generations >= 1 and study.evaluate.games >= 100
+    assert set(study.evaluate.opponents) >= {"random", "greedy"}
+    tiny = load_params(TINY_PARAMS)
+    assert set(flatten(yaml.safe_load(TINY_PARAMS.read_text()))) == set(flatten(DEFAULT))
+    assert tiny.experts["gardner"].loop.games < expert.loop.games
+
+
+def test_a_variant_override_changes_only_that_variant() -> None:
+    data = copy.deepcopy(DEFAULT)
+    data["expert"]["variants"] = {"gardner": {}, "baby": {"generations": 9, "search": {"simulations": 8}}}
+    study = parse_params(data)
+    assert study.variants == ["gardner", "baby"]
+    assert study.experts["baby"].loop.generations == 9 and study.experts["baby"].search.simulations == 8
+    assert study.experts["gardner"].loop == load_params(REPO / "params.yaml").experts["gardner"].loop
+    assert study.experts["baby"].search.gumbel == study.experts["gardner"].search.gumbel
+    assert sum(study.experts["baby"].chunk_games()) == study.experts["baby"].loop.games
+
+
+def _set(data: dict[str, Any], key: str, value: Any) -> None:
+    *parents, last = key.split(".")
+    for part in parents:
+        data = data[part]
+    if value is _DELETE:
+        del data[last]
+    else:
+        data[last] = value
+
+
+_DELETE = object()
+BAD = [
+    ("extra", 1, "params.yaml: extra: unknown key"),
+    ("expert.generations", _DELETE, "params.yaml: expert.generations: missing"),
+    ("expert.generations", "x", "params.yaml: expert.generations: must be an int, got 'x'"),
+    ("expert.generations", True, "params.yaml: expert.generations: must be an int, got True"),
+    ("expert.generations", 0, "params.yaml: expert.generations: must be >= 1, got 0"),
+    ("expert.variants", {"chess960": {}}, "params.yaml: expert.variants: unknown variant 'chess960'"),
+    ("expert.variants", {}, "params.yaml: expert.variants: must name at least one variant"),
+    ("expert.variants", ["gardner"], "params.yaml: expert.variants: the section must be a mapping"),
+    ("expert.variants.gardner", {"games": 0}, "params.yaml: expert.variants.gardner.games: must be >= 1, got 0"),
+    ("expert.variants.gardner", {"speed": 1}, "params.yaml: expert.variants.gardner.speed: unknown key"),
+    (
+        "expert.variants.gardner",
+        {"search": {"simulations": -1}},
+        "params.yaml: expert.variants.gardner.search.simulations: must be > 0, got -1",
+    ),
+    ("expert.chunks", 1000, "params.yaml: expert.chunks: must be an int in [1, games="),
+    ("expert.gate_threshold", 1.5, "params.yaml: expert.gate_threshold: must be in [0, 1], got 1.5"),
+    ("search.simulations", 0, "params.yaml: search.simulations: must be > 0, got 0"),
+    ("search.gumbel", "yes", "params.yaml: search.gumbel: must be a bool, got 'yes'"),
+    ("train.momentum", 1.5, "params.yaml: train.momentum: must be in [0.0, 1.0), got 1.5"),
+    ("network.blocks", -1, "params.yaml: network.blocks: must be >= 0, got -1"),
+    ("network.in_planes", 19, "params.yaml: network.in_planes: unknown key"),
+    ("seed", -3, "params.yaml: seed: must be an int >= 0, got -3"),
+    ("evaluate.opponents", ["nobody"], "params.yaml: evaluate.opponents: 'nobody' cannot play gardner"),
+    ("evaluate.games", 0, "params.yaml: evaluate.games: must be an int >= 1, got 0"),
+    ("runner.kind", "ray", "params.yaml: runner.kind: must be one of process, dask, thread, got 'ray'"),
+    ("runner.address", "tcp://127.0.0.1:8786", "params.yaml: runner.address: is only used with kind: dask"),
+]
+
+
+@pytest.mark.parametrize(("key", "value", "message"), BAD, ids=[f"{k}={v!r}"[:40] for k, v, _ in BAD])
+def test_a_bad_parameter_is_named_in_one_line(key: str, value: Any, message: str) -> None:
+    data = copy.deepcopy(DEFAULT)
+    _set(data, key, value)
+    with pytest.raises(ParamsError) as caught:
+        parse_params(data)
+    assert str(caught.value).startswith(message)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_file_that_is_not_yaml_or_not_a_mapping(tmp_path: Path) -> None:
+    (tmp_path / "params.yaml").write_text("seed: [1\n")
+    with pytest.raises(ParamsError, match=r"^params\.yaml: is not valid YAML at line \d+$"):
+        load_params(tmp_path / "params.yaml")
+    (tmp_path / "params.yaml").write_text("- 1\n")
+    with pytest.raises(ParamsError, match=r"^params\.yaml: the file must be a mapping"):
+        load_params(tmp_path / "params.yaml")
+
+
+@pytest.mark.parametrize("command", [["study"], ["expert", "gardner"], ["evaluate", "gardner"], ["check"]])
+def test_the_command_line_stops_before_any_work(tmp_path: Path, command: list[str]) -> None:
+    """A bad params.yaml: exit status 2, one line on stderr, no file written, no server started or run logged."""
+    project = tmp_path / "project"
+    project.mkdir()
+    data = copy.deepcopy(DEFAULT)
+    data["expert"]["generations"] = "x"
+    (project / "params.yaml").write_text(yaml.safe_dump(data))
+    home = tmp_path / "prefect-home"
+    env = {
+        **tool_env(),
+        "PREFECT_HOME": str(home),
+        "PREFECT_API_URL": "http://127.0.0.1:9/api",
+        "PYTHONPATH": str(REPO),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "pipelines", *command], cwd=project, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2
+    assert done.stderr == "params.yaml: expert.generations: must be an int, got 'x'\n"
+    assert sorted(p.name for p in project.iterdir()) == ["params.yaml"]
+    assert not home.exists()
+
+
+def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
+    """The stages' deps cover the code their results depend on; params cover every expert key; outs are Paths'."""
+    stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    expert, evaluate = stages["expert"]["do"], stages["evaluate"]["do"]
+    assert set(EXPERT_CODE) <= set(expert["deps"]) and set(EXPERT_CODE) <= set(evaluate["deps"])
+    expert_keys = {f"expert.{k}" for k in DEFAULT["expert"] if k != "variants"}
+    assert set(expert["params"]) == {"seed", "network", "search", "train", "expert.variants.${key}", *expert_keys}
+    assert set(evaluate["params"]) == {"seed", "evaluate"}
+    paths = Paths(REPO)
+
+    def out_paths(stage: dict[str, Any]) -> set[str]:
+        entries = [*stage.get("outs", []), *stage.get("metrics", [])]
+        return {(e if isinstance(e, str) else next(iter(e))).replace("${key}", "gardner") for e in entries}
+
+    assert out_paths(expert) == {
+        paths.relative(p)
+        for p in (
+            paths.selfplay_dir("gardner"),
+            paths.models_dir("gardner"),
+            paths.champion("gardner"),
+            paths.champion("gardner").with_suffix(".json"),
+            paths.loss_curve("gardner"),
+            paths.arena_curve("gardner"),
+            paths.expert_metrics("gardner"),
+        )
+    }
+    assert out_paths(evaluate) == {
+        paths.relative(paths.evaluation_dir("gardner")),
+        paths.relative(paths.evaluation_metrics("gardner")),
+    }
+    assert {paths.relative(paths.champion("gardner")), "models/champion/gardner.json"} <= {
+        d.replace("${key}", "gardner") for d in evaluate["deps"]
+    }
+
+
+def test_seeds_are_keyed_by_place_not_by_order() -> None:
+    def draw(*key: Any) -> int:
+        return int(seed_sequence(0, *key).generate_state(1)[0])
+
+    assert draw("expert", "gardner", 0, 0) == draw("expert", "gardner", 0, 0)
+    keys = [
+        ("expert", "gardner", 0, 0),
+        ("expert", "gardner", 0, 1),
+        ("expert", "gardner", 1, 0),
+        ("expert", "baby", 0, 0),
+        ("evaluate", "gardner", 0, 0),
+    ]
+    assert len({draw(*k) for k in keys}) == len(keys)
+    assert int(seed_sequence(1, "expert", "gardner").generate_state(1)[0]) != draw("expert", "gardner", 0, 0)

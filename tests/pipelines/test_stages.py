@@ -1,0 +1,110 @@
+"""Each stage flow alone on a tiny budget: its files, its Prefect task runs, its MLflow run and model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import mlflow
+import numpy as np
+import pytest
+import torch
+from mlflow.tracking import MlflowClient
+
+from mmc.nn import build_network, load_checkpoint, save_checkpoint
+from mmc.play import read_records
+from pipelines.config import load_params
+from pipelines.evaluate import evaluate_flow
+from pipelines.expert import expert_flow
+from pipelines.paths import Paths
+from pipelines.runners import task_runner
+
+from .conftest import TINY_PARAMS
+from .helpers import mlflow_runs, task_runs, write_params
+
+pytestmark = pytest.mark.xdist_group("pipelines")
+
+
+def _expert(root: Path, **changes: object) -> str:
+    study = load_params(write_params(root, TINY_PARAMS, {k.replace("__", "."): v for k, v in changes.items()}))
+    state = expert_flow.with_options(task_runner=task_runner(study.runner))("gardner", study, root, return_state=True)
+    assert state.is_completed(), state
+    return str(state.state_details.flow_run_id)
+
+
+def test_expert_flow_on_a_local_dask_cluster_then_resumes(prefect_server: str, tmp_path: Path) -> None:
+    paths = Paths(tmp_path)
+    flow_run_id = _expert(tmp_path, runner__kind="dask")
+    # files: two generations, each with its chunks, candidate and manifest; the champion and the curves
+    for generation in (0, 1):
+        manifest = json.loads(paths.manifest("gardner", generation).read_text())
+        assert manifest["generation"] == generation and manifest["selfplay"]["games"] == 4
+        assert all((tmp_path / name).is_file() for name in manifest["files"])
+        assert len(read_records(paths.arena_records("gardner", generation))) == 4
+    net, _ = load_checkpoint(paths.champion("gardner"))
+    metrics = json.loads(paths.expert_metrics("gardner").read_text())
+    assert metrics["generations"] == 2 and metrics["selfplay_games"] == 8
+    assert paths.loss_curve("gardner").read_text().splitlines()[0] == "generation,policy,value,total,examples"
+    assert len(paths.arena_curve("gardner").read_text().splitlines()) == 3
+    # Prefect: one completed task run per chunk, generation and stage
+    expected = {f"self-play-gardner-gen00{g}-chunk0{c}" for g in (0, 1) for c in (0, 1)}
+    expected |= {f"arena-gardner-gen00{g}-chunk0{c}" for g in (0, 1) for c in (0, 1)}
+    expected |= {"train-gardner-gen000", "train-gardner-gen001"}
+    assert task_runs(prefect_server, flow_run_id) == dict.fromkeys(expected, "COMPLETED")
+    # MLflow: the stage's run (no parent outside the driver), per-generation metrics, artifacts, the model
+    (run,) = mlflow_runs(tmp_path)
+    assert run.info.status == "FINISHED" and "mlflow.parentRunId" not in run.data.tags
+    assert run.data.tags["dvc_stage"] == "expert@gardner" and run.data.tags["prefect_flow_run_id"] == flow_run_id
+    assert run.data.params["expert.generations"] == "2" and run.data.params["search.simulations"] == "4"
+    client = MlflowClient(paths.mlflow_uri)
+    assert [m.step for m in client.get_metric_history(run.info.run_id, "loss_policy")] == [0, 1]
+    artifacts = {a.path for folder in ("games", "plots", "dvc") for a in client.list_artifacts(run.info.run_id, folder)}
+    assert {"plots/losses.png", "plots/arena.png", "games/arena.pgn", "dvc/gardner.json"} <= artifacts
+    version = client.get_model_version_by_alias("expert-gardner", "champion")
+    assert version.run_id == run.info.run_id
+    loaded = mlflow.pytorch.load_model("models:/expert-gardner@champion")
+    assert all(torch.equal(a, b) for a, b in zip(loaded.state_dict().values(), net.state_dict().values(), strict=True))
+
+    # one more generation: the first two are kept as they are, only generation 2 runs
+    kept = {
+        p: p.stat().st_mtime_ns
+        for p in (*paths.models_dir("gardner").rglob("gen_00[01]*"), *paths.generation_dir("gardner", 0).iterdir())
+    }
+    second = _expert(tmp_path, runner__kind="thread", expert__generations=3)
+    assert {p: p.stat().st_mtime_ns for p in kept} == kept
+    assert json.loads(paths.manifest("gardner", 2).read_text())["generation"] == 2
+    names = task_runs(prefect_server, second)
+    assert all("-gen002" in name for name in names)
+    assert {name.split("-")[0] for name in names} == {"self", "train", "arena"}
+    latest = mlflow_runs(tmp_path)[-1].info.run_id
+    assert [m.step for m in client.get_metric_history(latest, "loss_policy")] == [0, 1, 2]
+    # a parameter that changes what the generations are starts the variant over
+    _expert(tmp_path, runner__kind="thread", expert__generations=1, seed=7)
+    assert not paths.manifest("gardner", 1).exists()
+    assert paths.manifest("gardner", 0).stat().st_mtime_ns > max(kept.values())
+
+
+def test_evaluate_flow_alone(prefect_server: str, tmp_path: Path) -> None:
+    paths = Paths(tmp_path)
+    changes = {"runner.kind": "thread", "evaluate.games": 6, "evaluate.opponents": ["random", "greedy", "mcts:4"]}
+    study = load_params(write_params(tmp_path, TINY_PARAMS, changes))
+    net = build_network(study.network, seed=0)
+    save_checkpoint(net, net.config, paths.champion("gardner"))
+    state = evaluate_flow.with_options(task_runner=task_runner(study.runner))(
+        "gardner", study, tmp_path, return_state=True
+    )
+    assert state.is_completed()
+    metrics = json.loads(paths.evaluation_metrics("gardner").read_text())
+    assert list(metrics) == ["random", "greedy", "mcts_4"]
+    for slug, m in metrics.items():
+        assert m["games"] == m["wins"] + m["draws"] + m["losses"] == 6
+        assert 0 <= m["ci_low"] <= m["score"] <= m["ci_high"] <= 1
+        records = read_records(paths.evaluation_records("gardner", slug))
+        assert len(records) == 6 and records[0].white == records[1].black == "expert-gardner"
+    names = task_runs(prefect_server, str(state.state_details.flow_run_id))
+    assert names == dict.fromkeys(
+        ["evaluate-gardner-vs-random", "evaluate-gardner-vs-greedy", "evaluate-gardner-vs-mcts:4"], "COMPLETED"
+    )
+    (run,) = mlflow_runs(tmp_path)
+    assert run.data.tags["dvc_stage"] == "evaluate@gardner"
+    assert run.data.metrics["greedy.games"] == 6 and np.isfinite(run.data.metrics["random.score"])
