@@ -92,8 +92,12 @@ def win_rate_heatmap(table: pd.DataFrame, *, rows: str = "game", columns: str = 
     if columns == "matchup" and "matchup" not in data:
         data["matchup"] = data["player 1"].astype(str) + " vs " + data["player 2"].astype(str)
     grid = data.pivot_table(index=rows, columns=columns, values="score", aggfunc="mean")
-    figure, axes = plt.subplots(figsize=(1.6 + 1.1 * len(grid.columns), 1.2 + 0.5 * len(grid.index)))
+    # Room below the cells for the slanted column labels, so that tight_layout fits them in.
+    label_height = 0.06 * max((len(str(c)) for c in grid.columns), default=0)
+    figure, axes = plt.subplots(figsize=(1.6 + 1.1 * len(grid.columns), 1.6 + 0.5 * len(grid.index) + label_height))
     sns.heatmap(grid, annot=True, fmt=".2f", vmin=0, vmax=1, cmap="vlag_r", ax=axes, cbar_kws={"label": "score"})
+    axes.tick_params(axis="x", labelrotation=30)
+    plt.setp(axes.get_xticklabels(), ha="right", rotation_mode="anchor")
     axes.set_title(title)
     figure.tight_layout()
     plt.close(figure)
@@ -126,7 +130,8 @@ def adaptation_figure(table: pd.DataFrame, *, budget: str = "budget", start: str
             axes.set_xlabel("self-play games")
             axes.set_ylabel("score")
     handles, labels = grid[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, title="start", loc="upper right")
     figure.tight_layout()
+    # Outside the panels, right of them (a figure saved with bbox_inches="tight" grows to include it).
+    figure.legend(handles, labels, title="start", loc="center left", bbox_to_anchor=(1.0, 0.5))
     plt.close(figure)
     return figure

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pandas as pd
 import pytest
 
@@ -40,3 +42,14 @@ def test_figures_draw() -> None:
     assert win_rate_heatmap(table).axes
     figure = adaptation_figure(table)
     assert len(figure.axes) == 4
+
+
+def test_heatmap_with_long_matchups_lays_out_without_warnings() -> None:
+    rows = [{"game": g, "player 1": f"{s}@{b}", "player 2": o, "wins": 3, "draws": 1, "losses": 2, "budget": b,
+             "start": s} for g in ("rifle", "dark") for s in ("multitask", "expert") for o in ("unadapted", "greedy")
+            for b in (0, 100)]  # fmt: skip
+    table = match_table(rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # tight_layout warns when the labels do not fit
+        assert win_rate_heatmap(table).axes
+        assert adaptation_figure(table).legends

@@ -1,0 +1,147 @@
+"""The study report renders from small input files into offline HTML; bad inputs fail before the kernel starts."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mmc.engine import initial_state
+from mmc.engine.render import render
+from mmc.play import GreedyPlayer, RandomPlayer, play_match, write_records
+from pipelines.report import (
+    INPUTS,
+    ReportInputError,
+    check_inputs,
+    external_resources,
+    render_report,
+)
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "reports" / "study.ipynb"
+PARENT_RUN = "0f3a9c1d2e4b5a6978c8d7e6f5a4b3c2"
+CHILD_RUN = "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b"
+# (game, start, budget, player 2) -> wins, draws, losses
+EVALUATION = {
+    (game, start, budget, opponent): (wins + budget // 10, 2, 8 - wins - budget // 10)
+    for game, offset in (("gardner", 0), ("rifle", 1))
+    for start, wins in (("joat", 4 + offset), ("scratch", 1 + offset))
+    for budget in (0, 20)
+    for opponent in ("greedy", "unadapted")
+}
+
+
+def _write_csv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
+    with path.open("w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def make_inputs(folder: Path) -> dict[str, Path]:
+    """A complete set of report inputs in ``folder``: a few rows each and one real game of gardner."""
+    folder.mkdir(parents=True, exist_ok=True)
+    params = folder / "params.yaml"
+    params.write_text(
+        "seed: 7\nmeta:\n  train_variants: [gardner, mallet]\n  epsilon: 0.5\nadapt:\n  budgets: [0, 20]\n"
+    )
+    runs_of = [("joat", "meta_train", "pooled"), ("joat", "inner", "gardner"), ("joat", "inner", "mallet"),
+               ("multitask", "multitask", "pooled"), ("expert-gardner", "expert", "gardner")]  # fmt: skip
+    losses = _write_csv(
+        folder / "losses.csv",
+        ["series", "stage", "variant", "generation", "policy", "value", "total"],
+        [[series, stage, variant, g, 2.0 - g / 4 - k / 10, 0.9 - g / 10, 2.9 - g / 3 - k / 10]
+         for k, (series, stage, variant) in enumerate(runs_of) for g in range(3)],
+    )  # fmt: skip
+    evaluation = _write_csv(
+        folder / "evaluation.csv",
+        ["game", "start", "budget", "player 1", "player 2", "wins", "draws", "losses"],
+        [[game, start, budget, f"{start}@{budget}", opponent, *counts]
+         for (game, start, budget, opponent), counts in EVALUATION.items()],
+    )  # fmt: skip
+    match = play_match(GreedyPlayer(), RandomPlayer(), "gardner", 2, np.random.default_rng(3))
+    games = write_records(match.records, folder / "games.pgn")
+    runs = folder / "runs.json"
+    runs.write_text(json.dumps({"parent": PARENT_RUN, "children": {"meta_train/pooled": CHILD_RUN}}))
+    return {"params_path": params, "losses_path": losses, "evaluation_path": evaluation, "games_path": games,
+            "runs_path": runs}  # fmt: skip
+
+
+def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
+    inputs = make_inputs(tmp_path / "inputs")
+    out = render_report(NOTEBOOK, tmp_path / "report" / "study.html", inputs, timeout=300)
+
+    assert out == (tmp_path / "report" / "study.html").resolve() and out.is_file()
+    assert sorted(p.name for p in out.parent.iterdir()) == ["study.html"]  # no executed notebook left behind
+    html = out.read_text(encoding="utf-8")
+    assert len(re.findall(r'src="data:image/png;base64,', html)) >= 4  # two loss figures, heatmap, adaptation
+    assert external_resources(html) == []
+    assert not re.search(r"<(script|link)\b[^>]*(src|href)=\"https?://", html)
+    assert "import pandas" not in html and "params_path" not in html  # code and parameter cells are hidden
+    assert 'data-mime-type="application/vnd.jupyter.stderr"' not in html and "Warning" not in html  # none shown
+    for (game, start, budget, opponent), (wins, draws, losses) in EVALUATION.items():
+        row = rf"<td>{game}</td>\s*<td>{start}@{budget}</td>\s*<td>{opponent}</td>\s*"
+        assert re.search(row + rf"<td>{wins}</td>\s*<td>{draws}</td>\s*<td>{losses}</td>", html), (game, start)
+    game = re.search(r"<pre[^>]*>(start .*?)</pre>", html, re.DOTALL)  # the sample game, boards side by side
+    assert game is not None and "♔" in game.group(1) and "⊙" in game.group(1)
+    rows = game.group(1).splitlines()
+    for rank, line in enumerate(render(initial_state("gardner")).splitlines(), start=1):
+        assert rows[rank].startswith(line + "   ")  # the start position heads the first row of boards
+    assert PARENT_RUN in html and CHILD_RUN in html
+    assert "train_variants" in html  # the parameters
+
+
+def test_external_resources_finds_what_a_page_would_fetch() -> None:
+    page = ('<script src="https://cdn.example/require.js"></script><link rel="stylesheet" href="//cdn.example/a.css">'
+            '<a href="https://example.org">a link</a><img src="data:image/png;base64,AAAA"><style>@import url('
+            '"http://fonts.example/f.css");</style>')  # fmt: skip
+    assert external_resources(page) == [
+        "https://cdn.example/require.js",
+        "//cdn.example/a.css",
+        "http://fonts.example/f.css",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("params_path", None, "no such file"),
+        ("params_path", "seed: [0\n", "not YAML"),
+        ("losses_path", "series,stage,variant,generation,policy,value\njoat,inner,gardner,0,1,1\n", "'total'"),
+        ("losses_path", "series,stage,variant,generation,policy,value,total\njoat,inner,g,x,1,1,2\n", "generation"),
+        ("evaluation_path", "game,start,budget,player 1,player 2,wins,draws,losses\ng,j,0,j,r,0,0,0\n", "one game"),
+        ("evaluation_path", "game,start,budget,player 1,player 2,wins,draws,losses\ng,j,0,j,r,-1,2,0\n", "'wins'"),
+        ("games_path", "", "no game"),
+        ("games_path", '[Variant "gardner"]\n\nb2b3 1-0\n', "missing tag"),
+        ("runs_path", '{"children": {}}', "parent"),
+        ("runs_path", "not json", "not JSON"),
+    ],
+)
+def test_a_bad_input_fails_before_execution_naming_the_file(
+    tmp_path: Path, name: str, content: str | None, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inputs = make_inputs(tmp_path)
+    bad = tmp_path / f"bad-{Path(inputs[name]).name}"
+    if content is not None:
+        bad.write_text(content)
+    inputs[name] = bad
+
+    def no_execution(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the notebook was executed")
+
+    monkeypatch.setattr("pipelines.report._execute", no_execution)
+    with pytest.raises(ReportInputError, match=re.escape(name)) as error:
+        render_report(NOTEBOOK, tmp_path / "out" / "study.html", inputs)
+    assert str(bad) in str(error.value) and message in str(error.value)
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_parameters_are_exactly_the_inputs(tmp_path: Path) -> None:
+    inputs = make_inputs(tmp_path)
+    assert set(check_inputs(inputs)) == set(INPUTS)
+    with pytest.raises(ReportInputError, match="missing \\['runs_path'\\], unknown \\['run_path'\\]"):
+        check_inputs({**{k: v for k, v in inputs.items() if k != "runs_path"}, "run_path": inputs["runs_path"]})
