@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from mmc.configs import config_from_dict
 from mmc.engine.actions import NUM_POLICY_PLANES
 from mmc.engine.observe import NUM_PLANES
 
@@ -44,11 +45,4 @@ class NetworkConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NetworkConfig:
         """The config of ``data``; ``ValueError`` naming any unknown, missing or badly typed key."""
-        names = [field.name for field in fields(cls)]
-        unknown = sorted(set(data) - set(names))
-        if unknown:
-            raise ValueError(f"unknown NetworkConfig key(s) {unknown}; expected {names}")
-        missing = [name for name in names if name not in data]
-        if missing:
-            raise ValueError(f"missing NetworkConfig key(s) {missing}; expected {names}")
-        return cls(**data)
+        return config_from_dict(cls, data)

@@ -25,12 +25,13 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
 from torch import Tensor
 
+from mmc.configs import config_from_dict
 from mmc.nn.network import PolicyValueNet, masked_log_softmax
 from mmc.train.augment import check_mirror_symmetric, mirror_batch
 from mmc.train.examples import Examples, group_by_size
@@ -87,14 +88,7 @@ class TrainConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TrainConfig:
         """The config of ``data``; ``ValueError`` naming any unknown or missing key."""
-        names = [field.name for field in fields(cls)]
-        unknown = sorted(set(data) - set(names))
-        if unknown:
-            raise ValueError(f"unknown TrainConfig key(s) {unknown}; expected {names}")
-        missing = [name for name in names if name not in data]
-        if missing:
-            raise ValueError(f"missing TrainConfig key(s) {missing}; expected {names}")
-        return cls(**data)
+        return config_from_dict(cls, data)
 
 
 @dataclass(frozen=True)
