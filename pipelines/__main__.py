@@ -1,8 +1,12 @@
 """``python -m pipelines``: the study's command line, run from the project root (where params.yaml is).
 
     python -m pipelines check                  # check params.yaml, print the variants; exit 2 on a problem
-    python -m pipelines expert VARIANT         # stage expert@VARIANT (dvc.yaml runs it)
-    python -m pipelines evaluate VARIANT       # stage evaluate@VARIANT
+    python -m pipelines expert VARIANT         # stage expert@VARIANT (dvc.yaml runs every stage)
+    python -m pipelines meta_train             # stage meta_train: JOAT (first-order Reptile across variants)
+    python -m pipelines multitask              # stage multitask: the pooled-data baseline, same budget
+    python -m pipelines adapt TARGET           # stage adapt@TARGET: every start x budget
+    python -m pipelines evaluate TARGET        # stage evaluate@TARGET: every adapted model x opponent
+    python -m pipelines report                 # stage report: reports/study.html
     python -m pipelines study [DVC ARGS...]    # parent MLflow run around `dvc repro` (make study)
     python -m pipelines services up [--ui]     # start the Prefect server (and the MLflow UI); print the URLs
     python -m pipelines services down          # stop what `up` started
@@ -30,8 +34,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--params", default="params.yaml", help="parameter file (default: params.yaml)")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("check", help="check the parameter file")
-    for stage in ("expert", "evaluate"):
-        commands.add_parser(stage, help=f"run stage {stage}@VARIANT").add_argument("variant")
+    commands.add_parser("expert", help="run stage expert@VARIANT").add_argument("variant")
+    for stage in ("adapt", "evaluate"):
+        commands.add_parser(stage, help=f"run stage {stage}@TARGET").add_argument("variant", metavar="target")
+    for stage in ("meta_train", "multitask", "report"):
+        commands.add_parser(stage, help=f"run stage {stage}")
     study = commands.add_parser("study", help="run `dvc ARGS` (default: repro) under one MLflow parent run")
     study.add_argument("dvc_args", nargs=argparse.REMAINDER)
     services = commands.add_parser("services", help="the Prefect server and the MLflow UI")
@@ -40,24 +47,43 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _stage(command: str, variant: str, study: StudyConfig, paths: Paths) -> None:
-    if variant not in study.experts:
-        raise ParamsError(
-            paths.params.name, "expert.variants", f"has no variant {variant!r} (dvc.yaml and params.yaml disagree?)"
-        )
+def _stage(command: str, variant: str | None, study: StudyConfig, paths: Paths) -> None:
+    known = {"expert": ("expert.variants", study.variants), "adapt": ("adapt.targets", study.targets)}
+    key, names = known.get(command, known["adapt"] if command == "evaluate" else ("", []))
+    if variant is not None and variant not in names:
+        raise ParamsError(paths.params.name, key, f"has no variant {variant!r} (dvc.yaml and params.yaml disagree?)")
     from pipelines import services
     from pipelines.runners import task_runner
 
     services.ensure_prefect(paths)
     from prefect import tags
 
-    if command == "expert":
-        from pipelines.expert import expert_flow as stage_flow
-    else:
-        from pipelines.evaluate import evaluate_flow as stage_flow
-    labels = [f"stage:{command}", f"variant:{variant}", *([f"mlflow-parent:{p}"] if (p := _parent()) else [])]
+    labels = [f"stage:{command}", *([f"variant:{variant}"] if variant else [])]
+    labels += [f"mlflow-parent:{p}"] if (p := _parent()) else []
     with tags("meta-minichess", *labels):
-        stage_flow.with_options(task_runner=task_runner(study.runner))(variant, study, paths.root)
+        runner = task_runner(study.runner)
+        target = variant or ""
+        if command == "expert":
+            from pipelines.expert import expert_flow
+
+            expert_flow.with_options(task_runner=runner)(target, study, paths.root)
+        elif command == "adapt":
+            from pipelines.adapt import adapt_flow
+
+            adapt_flow.with_options(task_runner=runner)(target, study, paths.root)
+        elif command == "evaluate":
+            from pipelines.evaluate import evaluate_flow
+
+            evaluate_flow.with_options(task_runner=runner)(target, study, paths.root)
+        elif command in ("meta_train", "multitask"):
+            from pipelines.meta import meta_flow
+
+            kind = "joat" if command == "meta_train" else "multitask"
+            meta_flow.with_options(task_runner=runner)(kind, study, paths.root)
+        else:
+            from pipelines.study_report import report_flow
+
+            report_flow(study, paths.root)
 
 
 def _parent() -> str | None:
@@ -93,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             print_urls()
             return code
         else:
-            _stage(args.command, args.variant, study, paths)
+            _stage(args.command, getattr(args, "variant", None), study, paths)
     except ParamsError as error:
         print(error, file=sys.stderr)
         return 2

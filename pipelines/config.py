@@ -10,7 +10,9 @@ The file has one section per component or stage plus the shared seed::
       variants: {gardner: {}}     # one expert stage per key; a value overrides keys of expert/search/train
       chunks: 2                   # self-play tasks per generation
       generations: ...            # ...every AlphaZeroConfig field
-    evaluate: {games, opponents, simulations, gumbel, opening_plies, max_plies}
+    meta: {train_variants, probs, tasks, generations, games, epsilon, concurrent, max_plies}   # JOAT + multitask
+    adapt: {targets, budgets, starts, concurrent, max_plies}  # few-shot adaptation of every start to every target
+    evaluate: {games, opponents, simulations, gumbel, opening_plies, max_plies}   # every adapted model
     runner: {kind, workers, address}   # where self-play and evaluation tasks run; never changes a result
 
 Every key must be present and no other key may be (a variant's override mapping lists only what it
@@ -38,8 +40,10 @@ from mmc.search import SearchConfig
 from mmc.train import TrainConfig
 
 __all__ = [
+    "AdaptConfig",
     "EvaluateConfig",
     "ExpertConfig",
+    "MetaConfig",
     "ParamsError",
     "RunnerConfig",
     "StudyConfig",
@@ -54,7 +58,13 @@ RUNNER_KINDS = ("process", "dask", "thread")
 """``process``: a local process pool; ``dask``: a Dask cluster (``address``) or a local one; ``thread``: in-process."""
 NETWORK_KEYS = ("blocks", "filters", "value_hidden")
 """The network's settable shape; its input and output planes are fixed by the engine."""
-SECTIONS = ("seed", "network", "search", "train", "expert", "evaluate", "runner")
+SECTIONS = ("seed", "network", "search", "train", "expert", "meta", "adapt", "evaluate", "runner")
+UNADAPTED = "unadapted"
+"""The evaluation opponent that is the adapted model's own starting model (cells with budget > 0 only)."""
+SCRATCH = "scratch"
+"""The adaptation start that is a freshly initialised network."""
+META_STARTS = ("joat", "multitask")
+"""Starts made by the meta stages (``meta_train`` and ``multitask``)."""
 
 
 class ParamsError(ValueError):
@@ -89,13 +99,52 @@ class ExpertConfig:
 
 
 @dataclass(frozen=True)
+class MetaConfig:
+    """JOAT meta-training (first-order Reptile across variants) and the multitask baseline's equal budget."""
+
+    train_variants: tuple[str, ...] = ("gardner", "baby", "rifle", "atomic")
+    """The variants tasks are drawn from."""
+    probs: tuple[float, ...] | None = None
+    """Sampling probability of each train variant, in order (``None``: uniform)."""
+    tasks: int = 4
+    """Variants in each meta-generation's task batch (drawn without replacement)."""
+    generations: int = 8
+    """Meta-generations (outer updates)."""
+    games: int = 96
+    """Self-play games per task per meta-generation; the multitask baseline plays the same games."""
+    epsilon: float = 1.0
+    """Meta step size: ``theta <- theta + epsilon * (mean theta'_i - theta)``; 1 is the seed's plain average."""
+    concurrent: int = 96
+    """Self-play games searched together in one task."""
+    max_plies: int = 150
+    """Ply cap of self-play games."""
+
+
+@dataclass(frozen=True)
+class AdaptConfig:
+    """Few-shot adaptation: at most one AlphaZero iteration of every start on every target, per budget."""
+
+    targets: tuple[str, ...] = ("gardner", "baby", "mallet", "rifle", "atomic")
+    """Target variants (one adapt@ and evaluate@ stage each); the study holds at least one out of meta-training."""
+    budgets: tuple[int, ...] = (0, 20, 100)
+    """Self-play games of the adaptation iteration (0: the start unchanged)."""
+    starts: tuple[str, ...] = ("joat", "multitask", "expert-gardner", "scratch")
+    """Starting models: ``joat``, ``multitask``, ``expert-V`` (V in ``expert.variants``), ``scratch``."""
+    concurrent: int = 100
+    """Self-play games searched together."""
+    max_plies: int = 150
+    """Ply cap of self-play games."""
+
+
+@dataclass(frozen=True)
 class EvaluateConfig:
-    """Baseline evaluation of each variant's final model."""
+    """Evaluation of every adapted model of a target against the opponents."""
 
     games: int = 100
-    """Games per opponent (half with each colour, in pairs sharing a random opening)."""
-    opponents: tuple[str, ...] = ("random", "greedy")
-    """Opponents as ``mmc.play.parse_player`` specs."""
+    """Games per cell (half with each colour, in pairs sharing a random opening)."""
+    opponents: tuple[str, ...] = ("random", "greedy", UNADAPTED, "fairy:nodes=1")
+    """Opponents as ``mmc.play.parse_player`` specs, or ``unadapted`` (the starting model, budgets > 0 only).
+    A ``fairy`` opponent plays only the targets Fairy-Stockfish knows; the others have no such cell."""
     simulations: int = 64
     """The model's MCTS simulations per move."""
     gumbel: bool = False
@@ -124,8 +173,14 @@ class StudyConfig:
 
     seed: int
     network: NetworkConfig
+    search: SearchConfig
+    """The shared self-play search (meta stages and adaptation; an expert's may be overridden per variant)."""
+    train: TrainConfig
+    """The shared training settings (inner updates, multitask, adaptation)."""
     experts: dict[str, ExpertConfig]
     """Expert stage per variant, in the file's order."""
+    meta: MetaConfig
+    adapt: AdaptConfig
     evaluate: EvaluateConfig
     runner: RunnerConfig
     raw: dict[str, Any] = field(repr=False, compare=False)
@@ -133,7 +188,17 @@ class StudyConfig:
 
     @property
     def variants(self) -> list[str]:
+        """The variants with an expert stage."""
         return list(self.experts)
+
+    @property
+    def targets(self) -> list[str]:
+        """The adaptation targets (one adapt@ and evaluate@ stage each)."""
+        return list(self.adapt.targets)
+
+    def opponents(self, target: str) -> list[str]:
+        """The evaluation opponents that play ``target`` (a ``fairy`` spec only where the engine knows it)."""
+        return [spec for spec in self.evaluate.opponents if plays(spec, target)]
 
 
 def load_params(path: str | Path = "params.yaml", *, check_players: bool = True) -> StudyConfig:
@@ -164,15 +229,81 @@ def parse_params(data: Any, source: str = "params.yaml", *, check_players: bool 
     root.keys(network_data, "network", NETWORK_KEYS)
     network = root.build(NetworkConfig, network_data, "network", defaults=True)
     experts = _experts(root, mapping)
-    evaluate_data = root.mapping(mapping["evaluate"], "evaluate")
-    root.keys(evaluate_data, "evaluate", tuple(f.name for f in fields(EvaluateConfig)))
-    evaluate = root.build(EvaluateConfig, evaluate_data, "evaluate")
-    _check_evaluate(root, evaluate, list(experts), check_players)
+    search = root.build(SearchConfig, mapping["search"], "search")
+    train = root.build(TrainConfig, mapping["train"], "train")
+    meta = _section(root, mapping, "meta", MetaConfig)
+    _check_meta(root, meta)
+    adapt = _section(root, mapping, "adapt", AdaptConfig)
+    _check_adapt(root, adapt, list(experts))
+    evaluate = _section(root, mapping, "evaluate", EvaluateConfig)
+    _check_evaluate(root, evaluate, list(adapt.targets), check_players)
     runner_data = root.mapping(mapping["runner"], "runner")
     root.keys(runner_data, "runner", tuple(f.name for f in fields(RunnerConfig)))
     runner = root.build(RunnerConfig, runner_data, "runner")
     _check_runner(root, runner)
-    return StudyConfig(seed, network, experts, evaluate, runner, raw=mapping)
+    return StudyConfig(seed, network, search, train, experts, meta, adapt, evaluate, runner, raw=mapping)
+
+
+def _section(root: _Checker, mapping: dict[str, Any], name: str, cls: Any) -> Any:
+    data = root.mapping(mapping[name], name)
+    root.keys(data, name, tuple(f.name for f in fields(cls)))
+    return root.build(cls, data, name)
+
+
+def _variant_list(root: _Checker, key: str, variants: tuple[str, ...]) -> None:
+    if not variants:
+        raise root.error(key, "must name at least one variant")
+    for variant in variants:
+        if variant not in VARIANTS:
+            raise root.error(key, f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
+    if len(set(variants)) < len(variants):
+        raise root.error(key, f"names a variant twice: {list(variants)}")
+
+
+def _check_meta(root: _Checker, config: MetaConfig) -> None:
+    _variant_list(root, "meta.train_variants", config.train_variants)
+    for name in ("tasks", "generations", "games", "concurrent", "max_plies"):
+        if getattr(config, name) < 1:
+            raise root.error(f"meta.{name}", f"must be an int >= 1, got {getattr(config, name)}")
+    if config.tasks > len(config.train_variants):
+        raise root.error(
+            "meta.tasks", f"must be <= the {len(config.train_variants)} train_variants, got {config.tasks}"
+        )
+    if not 0 <= config.epsilon <= 1:
+        raise root.error("meta.epsilon", f"must be in [0, 1], got {config.epsilon}")
+    if config.probs is not None:
+        probs = config.probs
+        if len(probs) != len(config.train_variants) or min(probs) < 0 or abs(sum(probs) - 1) > 1e-6:
+            raise root.error(
+                "meta.probs",
+                f"must be null or {len(config.train_variants)} numbers >= 0 summing to 1 (one per train variant), "
+                f"got {list(probs)}",
+            )
+        if sum(p > 0 for p in probs) < config.tasks:
+            raise root.error("meta.probs", f"gives fewer than meta.tasks={config.tasks} variants a chance")
+
+
+def _check_adapt(root: _Checker, config: AdaptConfig, experts: list[str]) -> None:
+    _variant_list(root, "adapt.targets", config.targets)
+    if not config.budgets or min(config.budgets) < 0 or len(set(config.budgets)) < len(config.budgets):
+        raise root.error("adapt.budgets", f"must be distinct self-play game counts >= 0, got {list(config.budgets)}")
+    known = [*META_STARTS, *(f"expert-{v}" for v in experts), SCRATCH]
+    if not config.starts or len(set(config.starts)) < len(config.starts):
+        raise root.error("adapt.starts", f"must name distinct starting models, got {list(config.starts)}")
+    for start in config.starts:
+        if start not in known:
+            raise root.error("adapt.starts", f"unknown start {start!r} (known: {', '.join(known)})")
+    for name in ("concurrent", "max_plies"):
+        if getattr(config, name) < 1:
+            raise root.error(f"adapt.{name}", f"must be an int >= 1, got {getattr(config, name)}")
+
+
+def plays(spec: str, variant: str) -> bool:
+    """Whether the opponent ``spec`` has a cell in ``variant``: every opponent does except a ``fairy`` one in a
+    variant Fairy-Stockfish does not play."""
+    from mmc.play.fairy import ENGINE_VARIANTS
+
+    return not spec.startswith("fairy") or variant in ENGINE_VARIANTS
 
 
 def _experts(root: _Checker, mapping: dict[str, Any]) -> dict[str, ExpertConfig]:
@@ -241,9 +372,11 @@ def _check_evaluate(root: _Checker, config: EvaluateConfig, variants: list[str],
         return
     for spec in config.opponents:
         for variant in variants:
+            if spec == UNADAPTED or not plays(spec, variant):
+                continue
             try:
                 close_player(parse_player(spec, variant=variant))
-            except (ValueError, OSError) as error:
+            except (ValueError, OSError, RuntimeError) as error:
                 raise root.error("evaluate.opponents", f"{spec!r} cannot play {variant}: {error}") from None
 
 
@@ -315,15 +448,20 @@ class _Checker:
             raise self.error(f"{dot}{missing[0]}", "missing")
 
     def typed(self, value: Any, key: str, annotation: Any) -> Any:
-        """``value`` converted to ``annotation`` (int, float, bool, str, ``str | None``, ``tuple[str, ...]``)."""
+        """``value`` converted to ``annotation`` (int, float, bool, str, ``X | None``, ``tuple[X, ...]``)."""
         if isinstance(annotation, UnionType) and NoneType in annotation.__args__:
             if value is None:
                 return None
             (annotation,) = [a for a in annotation.__args__ if a is not NoneType]
         if typing.get_origin(annotation) is tuple:
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise self.error(key, f"must be a list of strings, got {_shown(value)}")
-            return tuple(value)
+            item = typing.get_args(annotation)[0]
+            try:
+                if not isinstance(value, list):
+                    raise TypeError
+                return tuple(self.typed(v, key, item) for v in value)
+            except (TypeError, ParamsError):
+                noun = {str: "strings", int: "ints", float: "numbers"}[item]
+                raise self.error(key, f"must be a list of {noun}, got {_shown(value)}") from None
         ok = {
             int: type(value) is int,
             float: type(value) in (int, float),

@@ -11,13 +11,25 @@ import csv
 import hashlib
 import io
 import json
+import logging
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mmc.atomic import atomic_write
 
-__all__ = ["remove_temporaries", "sha256", "tree_sha256", "write_bytes", "write_csv", "write_json", "write_text"]
+__all__ = [
+    "as_json",
+    "checked_json",
+    "file_hashes",
+    "remove_temporaries",
+    "sha256",
+    "tree_sha256",
+    "write_bytes",
+    "write_csv",
+    "write_json",
+    "write_text",
+]
 
 
 def write_bytes(path: Path, data: bytes) -> Path:
@@ -72,3 +84,29 @@ def remove_temporaries(folder: Path) -> list[Path]:
     for path in leftovers:
         path.unlink(missing_ok=True)
     return leftovers
+
+
+def file_hashes(root: Path, files: Iterable[Path]) -> dict[str, str]:
+    """``{path relative to root: sha256}`` of ``files``: what a done marker lists (see :func:`checked_json`)."""
+    return {Path(path).resolve().relative_to(root).as_posix(): sha256(path) for path in files}
+
+
+def checked_json(root: Path, path: Path) -> dict[str, Any] | None:
+    """The done marker at ``path`` (a JSON object with ``"files": {relative path: sha256}``, written after the
+    files it lists) if it parses and every listed file under ``root`` has its hash; else ``None`` (redo it)."""
+    try:
+        data = json.loads(Path(path).read_text())
+        files = data["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    for name, digest in files.items():
+        file = root / name
+        if not file.is_file() or sha256(file) != digest:
+            logging.getLogger(__name__).warning("%s does not match %s: redoing it", name, path)
+            return None
+    return dict(data)
+
+
+def as_json(data: Any) -> Any:
+    """``data`` as it reads back from JSON (tuples become lists): compare it with a JSON file's contents."""
+    return json.loads(json.dumps(data))

@@ -31,7 +31,7 @@ from mmc.nn.checkpoint import config_path
 from mmc.play import GameRecord, MatchResult, write_records
 from mmc.play.selfplay import SelfPlayResult
 from mmc.train import Examples, load_examples, save_examples
-from pipelines.files import remove_temporaries, sha256, write_json
+from pipelines.files import checked_json, file_hashes, remove_temporaries, write_json
 from pipelines.paths import Paths
 
 __all__ = ["GenerationStore", "match_summary"]
@@ -171,21 +171,11 @@ class GenerationStore:
 
     # -- internals ---------------------------------------------------------------------------------------
     def _hashes(self, files: list[Path]) -> dict[str, str]:
-        return {self.paths.relative(path): sha256(path) for path in files}
+        return file_hashes(self.paths.root, files)
 
     def _checked(self, path: Path) -> dict[str, Any] | None:
         """The JSON at ``path`` if it exists, parses and every file it lists has the listed hash."""
-        try:
-            data = json.loads(path.read_text())
-            files = data["files"]
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-        for name, digest in files.items():
-            file = self.paths.root / name
-            if not file.is_file() or sha256(file) != digest:
-                logger.warning("%s does not match %s: redoing it", name, self.paths.relative(path))
-                return None
-        return dict(data)
+        return checked_json(self.paths.root, path)
 
     def _manifest(self, generation: int) -> dict[str, Any] | None:
         manifest = self._checked(self.paths.manifest(self.variant, generation))

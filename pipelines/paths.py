@@ -14,8 +14,23 @@ Layout under the project root (``{v}`` is a variant, ``{g:03d}`` a generation, `
     models/champion/{v}.pt|.json                  the final champion (input of the evaluation)
     metrics/expert/{v}.json                       expert summary (dvc metrics)
     plots/losses/{v}.csv, plots/arena/{v}.csv     per-generation curves (dvc plots)
-    data/evaluate/{v}/vs_{opponent}.pgn           evaluation games
-    metrics/evaluate/{v}.json                     W/D/L, score, Wilson 95 % interval per opponent (dvc metrics)
+    data/meta/{k}/gen_{g}/{task}.npz|.pgn|.json   meta-generation g's self-play of one task ({k}: joat, multitask)
+    models/meta/{k}/initial.pt|.json              the initial network (theta_0)
+    models/meta/{k}/gen_{g}.pt|.json              theta after meta-generation g (multitask: the network after it)
+    models/meta/{k}/gen_{g}.manifest.json         meta-generation g's record, written last: it is done
+    models/meta/{k}/fingerprint.json              what the meta-generations were made with
+    models/starts/{k}.pt|.json                    the final joat / multitask network (a start of adaptation)
+    plots/meta/{k}.csv                            losses per meta-generation (report input format)
+    metrics/meta/{k}.json                         meta-training summary (dvc metrics)
+    models/adapted/{t}/{s}_b{b}.pt|.json|.done.json   start {s} adapted to target {t} with {b} self-play games
+    data/adapt/{t}/{s}_b{b}.npz|.pgn              the adaptation's self-play (budget > 0)
+    metrics/adapt/{t}.json                        adaptation losses and sizes per start and budget (dvc metrics)
+    data/evaluate/{t}/{s}_b{b}_vs_{o}.pgn|.json   one evaluation cell's games, and its tally (written last)
+    metrics/evaluate/{t}.json                     W/D/L, score, Wilson 95 % interval per start, budget, opponent
+    plots/evaluation/{t}.csv                      the same as rows in the seed's table format
+    reports/evaluation.csv                        every target's rows: the study's summary table
+    data/report/losses.csv|sample.pgn|runs.json   the report's other inputs
+    reports/study.html                            the report (reports/study.ipynb executed)
     mlflow.db, mlartifacts/                       MLflow runs and artifacts (sqlite at an absolute URI)
     .prefect/                                     Prefect's home: server database, logs, pid file
 
@@ -28,7 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["EVALUATE_CODE", "EXPERT_CODE", "Paths", "stage_name"]
+__all__ = ["ADAPT_CODE", "EVALUATE_CODE", "EXPERT_CODE", "META_CODE", "Paths", "stage_name"]
 
 EXPERT_CODE = (
     "mmc/__init__.py",
@@ -46,6 +61,10 @@ EXPERT_CODE = (
 ``deps`` in ``dvc.yaml`` list these and the modules that only move results around (tests check it)."""
 EVALUATE_CODE = EXPERT_CODE
 """Code that decides what the evaluation computes."""
+META_CODE = (*EXPERT_CODE, "mmc/meta")
+"""Code that decides what the meta stages compute (a change starts their generations over)."""
+ADAPT_CODE = META_CODE
+"""Code that decides what an adaptation computes (a change redoes the target's adaptations)."""
 
 
 def stage_name(stage: str, variant: str) -> str:
@@ -135,15 +154,74 @@ class Paths:
     def arena_curve(self, variant: str) -> Path:
         return self.root / "plots" / "arena" / f"{variant}.csv"
 
-    # evaluate@{v}
-    def evaluation_dir(self, variant: str) -> Path:
-        return self.root / "data" / "evaluate" / variant
-
-    def evaluation_records(self, variant: str, opponent_slug: str) -> Path:
-        return self.evaluation_dir(variant) / f"vs_{opponent_slug}.pgn"
+    def evaluation_dir(self, target: str) -> Path:
+        return self.root / "data" / "evaluate" / target
 
     def evaluation_metrics(self, variant: str) -> Path:
         return self.root / "metrics" / "evaluate" / f"{variant}.json"
+
+    # meta_train (k = joat), multitask (k = multitask)
+    def meta_data_dir(self, kind: str) -> Path:
+        return self.root / "data" / "meta" / kind
+
+    def meta_task(self, kind: str, generation: int, task: str, suffix: str) -> Path:
+        """Meta-generation ``generation``'s self-play of ``task``: ``.npz``, ``.pgn`` or ``.json`` (done)."""
+        return self.meta_data_dir(kind) / f"gen_{generation:03d}" / f"{task}{suffix}"
+
+    def meta_models_dir(self, kind: str) -> Path:
+        return self.root / "models" / "meta" / kind
+
+    def start_model(self, name: str) -> Path:
+        """A published starting model of adaptation (``joat``, ``multitask``)."""
+        return self.root / "models" / "starts" / f"{name}.pt"
+
+    def meta_losses(self, kind: str) -> Path:
+        return self.root / "plots" / "meta" / f"{kind}.csv"
+
+    def meta_metrics(self, kind: str) -> Path:
+        return self.root / "metrics" / "meta" / f"{kind}.json"
+
+    # adapt@{t}
+    def adapted_dir(self, target: str) -> Path:
+        return self.root / "models" / "adapted" / target
+
+    def adapted(self, target: str, start: str, budget: int, suffix: str = ".pt") -> Path:
+        """Start ``start`` adapted to ``target`` with ``budget`` games: ``.pt`` or ``.done.json`` (written last)."""
+        return self.adapted_dir(target) / f"{start}_b{budget:03d}{suffix}"
+
+    def adapt_data_dir(self, target: str) -> Path:
+        return self.root / "data" / "adapt" / target
+
+    def adapt_games(self, target: str, start: str, budget: int, suffix: str) -> Path:
+        return self.adapt_data_dir(target) / f"{start}_b{budget:03d}{suffix}"
+
+    def adapt_metrics(self, target: str) -> Path:
+        return self.root / "metrics" / "adapt" / f"{target}.json"
+
+    # evaluate@{t}
+    def evaluation_cell(self, target: str, start: str, budget: int, opponent_slug: str, suffix: str) -> Path:
+        """One cell's games (``.pgn``) and tally (``.json``, written last)."""
+        return self.evaluation_dir(target) / f"{start}_b{budget:03d}_vs_{opponent_slug}{suffix}"
+
+    def evaluation_table(self, target: str) -> Path:
+        return self.root / "plots" / "evaluation" / f"{target}.csv"
+
+    # report
+    @property
+    def summary_table(self) -> Path:
+        return self.root / "reports" / "evaluation.csv"
+
+    @property
+    def report_inputs(self) -> Path:
+        return self.root / "data" / "report"
+
+    @property
+    def report_notebook(self) -> Path:
+        return self.root / "reports" / "study.ipynb"
+
+    @property
+    def report_html(self) -> Path:
+        return self.root / "reports" / "study.html"
 
     def relative(self, path: Path) -> str:
         """``path`` relative to the root, with forward slashes (as manifests and MLflow show it)."""

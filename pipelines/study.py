@@ -63,28 +63,39 @@ def _log_quietly(paths: Paths, run_id: str, path: Path) -> None:
     client.log_artifact(run_id, str(path), folder.as_posix())
 
 
-def _read_metrics(paths: Paths, variant: str) -> dict[str, Any]:
-    path = paths.evaluation_metrics(variant)
+def _read_metrics(paths: Paths, target: str) -> dict[str, Any]:
+    path = paths.evaluation_metrics(target)
     return dict(json.loads(path.read_text())) if path.is_file() else {}
 
 
 def _evaluation_metrics(paths: Paths, study: StudyConfig) -> dict[str, float]:
+    """Every evaluation cell's score, ``{target}.{start}.b{budget}.{opponent}.score``, for the parent run."""
     return {
-        f"{variant}.{key}": float(value)
-        for variant in study.variants
-        for key, value in flatten(_read_metrics(paths, variant)).items()
+        f"{target}.{key}": float(value)
+        for target in study.targets
+        for key, value in flatten(_read_metrics(paths, target)).items()
+        if key.endswith(".score")
     }
 
 
 def evaluation_lines(paths: Paths, study: StudyConfig) -> list[str]:
-    """One line per variant and opponent: W/D/L, score and its 95 % interval (from ``metrics/evaluate``)."""
+    """One line per target and start after the largest budget: the score and its 95 % interval per opponent
+    (from ``metrics/evaluate``; every cell is in ``reports/evaluation.csv``)."""
+    budget = f"b{max(study.adapt.budgets)}"
     lines = []
-    for variant in study.variants:
-        for opponent, m in _read_metrics(paths, variant).items():
-            lines.append(
-                f"expert-{variant} vs {opponent}: {m['wins']} wins, {m['draws']} draws, {m['losses']} "
-                f"losses of {m['games']}; score {m['score']:.3f} (95% CI {m['ci_low']:.3f}-{m['ci_high']:.3f})"
+    for target in study.targets:
+        for start, budgets in _read_metrics(paths, target).items():
+            cells = budgets.get(budget, {})
+            scores = ", ".join(
+                f"{opponent} {m['wins']}/{m['draws']}/{m['losses']} "
+                f"({m['score']:.2f}, {m['ci_low']:.2f}-{m['ci_high']:.2f})"
+                for opponent, m in cells.items()
             )
+            lines.append(f"{target}: {start}-{budget} vs {scores}")
+    if lines:
+        lines.append(
+            f"every cell: {paths.relative(paths.summary_table)}; the report: {paths.relative(paths.report_html)}"
+        )
     return lines
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import time
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import torch
@@ -86,11 +86,13 @@ class ArenaJob:
 
 @dataclass(frozen=True)
 class EvaluationJob:
-    """The final model against one baseline opponent."""
+    """One evaluation cell: a model (with search) against one opponent."""
 
     variant: str
+    player: str
+    """The model's name in the records."""
     opponent: str
-    """``mmc.play.parse_player`` spec."""
+    """``mmc.play.parse_player`` spec, or a name when the opponent is a network (``opponent_net``)."""
     games: int
     search: SearchConfig
     opening_plies: int
@@ -188,13 +190,24 @@ def arena_task(candidate: PolicyValueNet, champion: PolicyValueNet, job: ArenaJo
     return Timed(result, time.perf_counter() - start)
 
 
-@task(name="evaluate", task_run_name="evaluate-{job.variant}-vs-{job.opponent}", cache_policy=NO_CACHE, retries=1)
-def evaluation_task(net: PolicyValueNet, job: EvaluationJob) -> Timed[MatchResult]:
-    """``net`` with MCTS (first player) against the opponent ``job.opponent``: a :class:`MatchResult`."""
+@task(
+    name="evaluate",
+    task_run_name="evaluate-{job.variant}-{job.player}-vs-{job.opponent}",
+    cache_policy=NO_CACHE,
+    retries=1,
+)
+def evaluation_task(
+    net: PolicyValueNet, job: EvaluationJob, opponent_net: PolicyValueNet | None = None
+) -> Timed[MatchResult]:
+    """``net`` with MCTS (first player) against ``job.opponent`` (or against ``opponent_net`` with the same search,
+    named ``job.opponent``): a :class:`MatchResult`."""
     _threads(job.single_thread)
     start = time.perf_counter()
-    model = MCTSPlayer(NetworkLeafEvaluator(net), job.search, name=f"expert-{job.variant}")
-    opponent = parse_player(job.opponent, variant=job.variant)
+    model = MCTSPlayer(NetworkLeafEvaluator(net), job.search, name=job.player)
+    if opponent_net is not None:
+        opponent: Any = MCTSPlayer(NetworkLeafEvaluator(opponent_net), job.search, name=job.opponent)
+    else:
+        opponent = parse_player(job.opponent, variant=job.variant)
     try:
         result: MatchResult = play_match(
             model,

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from pipelines.config import ParamsError, flatten, load_params, parse_params
-from pipelines.paths import EXPERT_CODE, Paths
+from pipelines.paths import ADAPT_CODE, EVALUATE_CODE, EXPERT_CODE, META_CODE, Paths
 from pipelines.seeds import seed_sequence
 
 from .conftest import REPO, TINY_PARAMS, tool_env
@@ -78,6 +78,20 @@ BAD = [
     ("network.in_planes", 19, "params.yaml: network.in_planes: unknown key"),
     ("seed", -3, "params.yaml: seed: must be an int >= 0, got -3"),
     ("evaluate.opponents", ["nobody"], "params.yaml: evaluate.opponents: 'nobody' cannot play gardner"),
+    ("evaluate.opponents", "random", "params.yaml: evaluate.opponents: must be a list of strings, got 'random'"),
+    ("meta.train_variants", ["gardner", "chess960"], "params.yaml: meta.train_variants: unknown variant 'chess960'"),
+    ("meta.train_variants", ["gardner", "gardner"], "params.yaml: meta.train_variants: names a variant twice"),
+    ("meta.tasks", 9, "params.yaml: meta.tasks: must be <= the 4 train_variants, got 9"),
+    ("meta.epsilon", 1.5, "params.yaml: meta.epsilon: must be in [0, 1], got 1.5"),
+    ("meta.probs", [0.5, 0.5], "params.yaml: meta.probs: must be null or 4 numbers >= 0 summing to 1"),
+    ("meta.probs", [1.0, 0, 0, 0], "params.yaml: meta.probs: gives fewer than meta.tasks=4 variants a chance"),
+    ("meta.probs", ["a"], "params.yaml: meta.probs: must be a list of numbers, got ['a']"),
+    ("meta.games", 0, "params.yaml: meta.games: must be an int >= 1, got 0"),
+    ("adapt.targets", [], "params.yaml: adapt.targets: must name at least one variant"),
+    ("adapt.budgets", [0, -5], "params.yaml: adapt.budgets: must be distinct self-play game counts >= 0"),
+    ("adapt.budgets", [0, 2.5], "params.yaml: adapt.budgets: must be a list of ints, got [0, 2.5]"),
+    ("adapt.starts", ["joat", "expert-baby"], "params.yaml: adapt.starts: unknown start 'expert-baby' (known: joat,"),
+    ("adapt.speed", 1, "params.yaml: adapt.speed: unknown key"),
     ("evaluate.games", 0, "params.yaml: evaluate.games: must be an int >= 1, got 0"),
     ("runner.kind", "ray", "params.yaml: runner.kind: must be one of process, dask, thread, got 'ray'"),
     ("runner.address", "tcp://127.0.0.1:8786", "params.yaml: runner.address: is only used with kind: dask"),
@@ -130,16 +144,26 @@ def test_the_command_line_stops_before_any_work(tmp_path: Path, command: list[st
 def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
     """The stages' deps cover the code their results depend on; params cover every expert key; outs are Paths'."""
     stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
-    expert, evaluate = stages["expert"]["do"], stages["evaluate"]["do"]
-    assert set(EXPERT_CODE) <= set(expert["deps"]) and set(EXPERT_CODE) <= set(evaluate["deps"])
+    expert, evaluate, adapt = stages["expert"]["do"], stages["evaluate"]["do"], stages["adapt"]["do"]
+    assert set(EXPERT_CODE) <= set(expert["deps"]) and set(EVALUATE_CODE) <= set(evaluate["deps"])
+    assert set(ADAPT_CODE) <= set(adapt["deps"])
+    assert set(META_CODE) <= set(stages["meta_train"]["deps"]) and set(META_CODE) <= set(stages["multitask"]["deps"])
     expert_keys = {f"expert.{k}" for k in DEFAULT["expert"] if k != "variants"}
     assert set(expert["params"]) == {"seed", "network", "search", "train", "expert.variants.${key}", *expert_keys}
-    assert set(evaluate["params"]) == {"seed", "evaluate"}
+    assert set(stages["meta_train"]["params"]) == {"seed", "network", "search", "train", "meta"}
+    meta_keys = {f"meta.{k}" for k in DEFAULT["meta"] if k != "epsilon"}
+    assert set(stages["multitask"]["params"]) == {"seed", "network", "search", "train", *meta_keys}
+    adapt_keys = {f"adapt.{k}" for k in DEFAULT["adapt"] if k != "targets"}
+    assert set(adapt["params"]) == {"seed", "network", "search", "train", *adapt_keys}
+    assert set(evaluate["params"]) == {"seed", "network", "adapt.budgets", "adapt.starts", "evaluate"}
     paths = Paths(REPO)
 
     def out_paths(stage: dict[str, Any]) -> set[str]:
         entries = [*stage.get("outs", []), *stage.get("metrics", [])]
-        return {(e if isinstance(e, str) else next(iter(e))).replace("${key}", "gardner") for e in entries}
+        return {
+            (e if isinstance(e, str) else next(iter(e))).replace("${key}", "gardner").replace("${item}", "gardner")
+            for e in entries
+        }
 
     assert out_paths(expert) == {
         paths.relative(p)
@@ -155,11 +179,30 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
     }
     assert out_paths(evaluate) == {
         paths.relative(paths.evaluation_dir("gardner")),
+        paths.relative(paths.evaluation_table("gardner")),
         paths.relative(paths.evaluation_metrics("gardner")),
     }
-    assert {paths.relative(paths.champion("gardner")), "models/champion/gardner.json"} <= {
-        d.replace("${key}", "gardner") for d in evaluate["deps"]
+    assert out_paths(adapt) == {
+        paths.relative(p)
+        for p in (paths.adapted_dir("gardner"), paths.adapt_data_dir("gardner"), paths.adapt_metrics("gardner"))
     }
+    for kind, stage in (("joat", "meta_train"), ("multitask", "multitask")):
+        assert out_paths(stages[stage]) == {
+            paths.relative(p)
+            for p in (
+                paths.meta_data_dir(kind),
+                paths.meta_models_dir(kind),
+                paths.start_model(kind),
+                paths.start_model(kind).with_suffix(".json"),
+                paths.meta_losses(kind),
+                paths.meta_metrics(kind),
+            )
+        }
+    assert out_paths(stages["report"]) == {
+        paths.relative(p) for p in (paths.report_html, paths.summary_table, paths.report_inputs)
+    }
+    starts = {paths.relative(paths.start_model("joat").parent), paths.relative(paths.champion("gardner").parent)}
+    assert starts <= set(adapt["deps"]) and starts <= set(evaluate["deps"])
 
 
 def test_seeds_are_keyed_by_place_not_by_order() -> None:

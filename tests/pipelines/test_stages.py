@@ -6,16 +6,17 @@ import json
 from pathlib import Path
 
 import mlflow
-import numpy as np
 import pytest
 import torch
 from mlflow.tracking import MlflowClient
 
 from mmc.nn import build_network, load_checkpoint, save_checkpoint
 from mmc.play import read_records
+from pipelines.adapt import adapt_flow, load_start
 from pipelines.config import load_params
 from pipelines.evaluate import evaluate_flow
 from pipelines.expert import expert_flow
+from pipelines.meta import meta_flow
 from pipelines.paths import Paths
 from pipelines.runners import task_runner
 
@@ -84,27 +85,78 @@ def test_expert_flow_on_a_local_dask_cluster_then_resumes(prefect_server: str, t
     assert paths.manifest("gardner", 0).stat().st_mtime_ns > max(kept.values())
 
 
-def test_evaluate_flow_alone(prefect_server: str, tmp_path: Path) -> None:
+def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_path: Path) -> None:
     paths = Paths(tmp_path)
-    changes = {"runner.kind": "thread", "evaluate.games": 6, "evaluate.opponents": ["random", "greedy", "mcts:4"]}
+    changes = {
+        "runner.kind": "thread",
+        "adapt.starts": ["joat", "scratch"],
+        "evaluate.games": 4,
+        "evaluate.opponents": ["random", "unadapted", "fairy:nodes=1"],
+    }
     study = load_params(write_params(tmp_path, TINY_PARAMS, changes))
-    net = build_network(study.network, seed=0)
-    save_checkpoint(net, net.config, paths.champion("gardner"))
-    state = evaluate_flow.with_options(task_runner=task_runner(study.runner))(
-        "gardner", study, tmp_path, return_state=True
-    )
+    joat = build_network(study.network, seed=7)
+    save_checkpoint(joat, joat.config, paths.start_model("joat"))
+    runner = task_runner(study.runner)
+    state = adapt_flow.with_options(task_runner=runner)("atomic", study, tmp_path, return_state=True)
+    assert state.is_completed(), state
+    # budget 2 of both starts: one self-play and one train task run each (same names: the budget is in them)
+    assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {
+        "self-play-atomic-gen000-chunk02", "train-atomic-gen002"
+    }  # fmt: skip
+    adapted = {(s, b): load_checkpoint(paths.adapted("atomic", s, b))[0] for s in ("joat", "scratch") for b in (0, 2)}
+    assert _same(adapted["joat", 0], joat) and not _same(adapted["joat", 2], joat)
+    assert _same(adapted["scratch", 0], load_start(paths, study, "scratch"))
+    adapt_metrics = json.loads(paths.adapt_metrics("atomic").read_text())
+    assert adapt_metrics["joat"]["b0"]["games"] == 0 and adapt_metrics["joat"]["b2"]["games"] == 2
+
+    state = evaluate_flow.with_options(task_runner=runner)("atomic", study, tmp_path, return_state=True)
+    assert state.is_completed(), state
+    metrics = json.loads(paths.evaluation_metrics("atomic").read_text())
+    # no Fairy-Stockfish cell in atomic, no unadapted opponent at budget 0
+    assert {s: {b: list(cells) for b, cells in budgets.items()} for s, budgets in metrics.items()} == {
+        start: {"b0": ["random"], "b2": ["random", "unadapted"]} for start in ("joat", "scratch")
+    }
+    for budgets in metrics.values():
+        for cells in budgets.values():
+            for m in cells.values():
+                assert m["games"] == m["wins"] + m["draws"] + m["losses"] == 4
+                assert 0 <= m["ci_low"] <= m["score"] <= m["ci_high"] <= 1
+    records = read_records(paths.evaluation_cell("atomic", "joat", 2, "unadapted", ".pgn"))
+    assert len(records) == 4 and records[0].white == records[1].black == "joat-b2"
+    assert records[0].black == "joat (unadapted)"
+    assert len(task_runs(prefect_server, str(state.state_details.flow_run_id))) == 6
+
+    # a rerun plays nothing; a changed evaluation setting replays every cell
+    before = {p: p.stat().st_mtime_ns for p in paths.evaluation_dir("atomic").iterdir()}
+    state = evaluate_flow.with_options(task_runner=runner)("atomic", study, tmp_path, return_state=True)
+    assert task_runs(prefect_server, str(state.state_details.flow_run_id)) == {}
+    assert {p: p.stat().st_mtime_ns for p in paths.evaluation_dir("atomic").iterdir()} == before
+    study = load_params(write_params(tmp_path, TINY_PARAMS, {**changes, "evaluate.games": 2}))
+    state = evaluate_flow.with_options(task_runner=runner)("atomic", study, tmp_path, return_state=True)
+    assert len(task_runs(prefect_server, str(state.state_details.flow_run_id))) == 6
+    runs = {r.data.tags["dvc_stage"] for r in mlflow_runs(tmp_path)}
+    assert runs == {"adapt@atomic", "evaluate@atomic"}
+
+
+def test_meta_flow_resumes_inside_a_meta_generation(prefect_server: str, tmp_path: Path) -> None:
+    """JOAT's finished meta-generations and the finished self-play of the next one are kept."""
+    paths = Paths(tmp_path)
+    study = load_params(write_params(tmp_path, TINY_PARAMS, {"runner.kind": "thread"}))
+    runner = task_runner(study.runner)
+    assert meta_flow.with_options(task_runner=runner)("joat", study, tmp_path, return_state=True).is_completed()
+    models = paths.meta_models_dir("joat")
+    theta = load_checkpoint(paths.start_model("joat"))[0]
+    assert _same(theta, load_checkpoint(models / "gen_001.pt")[0])
+    (models / "gen_001.manifest.json").unlink()
+    kept = {p: p.stat().st_mtime_ns for p in [*models.glob("gen_000*"), *paths.meta_data_dir("joat").rglob("*")]}
+    state = meta_flow.with_options(task_runner=runner)("joat", study, tmp_path, return_state=True)
     assert state.is_completed()
-    metrics = json.loads(paths.evaluation_metrics("gardner").read_text())
-    assert list(metrics) == ["random", "greedy", "mcts_4"]
-    for slug, m in metrics.items():
-        assert m["games"] == m["wins"] + m["draws"] + m["losses"] == 6
-        assert 0 <= m["ci_low"] <= m["score"] <= m["ci_high"] <= 1
-        records = read_records(paths.evaluation_records("gardner", slug))
-        assert len(records) == 6 and records[0].white == records[1].black == "expert-gardner"
-    names = task_runs(prefect_server, str(state.state_details.flow_run_id))
-    assert names == dict.fromkeys(
-        ["evaluate-gardner-vs-random", "evaluate-gardner-vs-greedy", "evaluate-gardner-vs-mcts:4"], "COMPLETED"
-    )
-    (run,) = mlflow_runs(tmp_path)
-    assert run.data.tags["dvc_stage"] == "evaluate@gardner"
-    assert run.data.metrics["greedy.games"] == 6 and np.isfinite(run.data.metrics["random.score"])
+    assert {p: p.stat().st_mtime_ns for p in kept} == kept
+    assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {
+        "train-gardner-gen001", "train-rifle-gen001"
+    }  # fmt: skip
+    assert _same(theta, load_checkpoint(paths.start_model("joat"))[0])  # the same inner updates, the same theta
+
+
+def _same(a: torch.nn.Module, b: torch.nn.Module) -> bool:
+    return all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True))

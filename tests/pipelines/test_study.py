@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,14 +16,17 @@ import time
 from pathlib import Path
 
 import mlflow
+import pandas as pd
 import pytest
 import torch
 import yaml
 from mlflow.tracking import MlflowClient
 
 from mmc.nn import load_checkpoint
+from pipelines.config import load_params
 from pipelines.files import sha256
 from pipelines.paths import Paths
+from pipelines.report import external_resources
 
 from .conftest import TINY_PARAMS, make_project, tool_env
 from .helpers import flow_run, mlflow_runs, task_runs, write_params
@@ -40,77 +44,159 @@ def _dvc_status(project: Path) -> dict[str, object]:
     return dict(json.loads(done.stdout))
 
 
+STAGES = {
+    "expert@gardner",
+    "meta_train",
+    "multitask",
+    "adapt@gardner",
+    "adapt@atomic",
+    "evaluate@gardner",
+    "evaluate@atomic",
+    "report",
+}
+"""The tiny profile's DVC stages (targets gardner and atomic; atomic is held out of meta-training)."""
+
+
+def _same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
+    return all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
+
+
 def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     project = make_project(tmp_path / "project")
     paths = Paths(project)
+    study = load_params(project / "params.yaml")
     done = _run(project, sys.executable, "-m", "pipelines", "study")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "expert-gardner vs random:" in done.stdout and "expert-gardner vs greedy:" in done.stdout
+    assert "gardner: joat-b2 vs random" in done.stdout and "atomic: scratch-b2 vs random" in done.stdout
 
-    # DVC: both stages locked, everything up to date, metrics and plots readable
+    # DVC: every stage locked, everything up to date, metrics and plots readable
     lock = yaml.safe_load((project / "dvc.lock").read_text())["stages"]
-    assert set(lock) == {"expert@gardner", "evaluate@gardner"}
-    assert {o["path"] for o in lock["expert@gardner"]["outs"]} >= {"data/selfplay/gardner", "models/expert/gardner"}
+    assert set(lock) == STAGES
+    assert {o["path"] for o in lock["meta_train"]["outs"]} >= {"data/meta/joat", "models/meta/joat"}
     assert lock["expert@gardner"]["params"]["params.yaml"]["expert.generations"] == 2
     assert _dvc_status(project) == {}
-    metrics = json.loads(_run(project, "dvc", "metrics", "show", "--json").stdout)
-    shown = json.dumps(metrics)
-    assert '"random"' in shown and '"ci_high"' in shown and '"final_loss_policy"' in shown
+    shown = _run(project, "dvc", "metrics", "show", "--json").stdout
+    assert '"fairy_nodes_1"' in shown and '"unadapted"' in shown and '"final_loss"' in shown
     assert _run(project, "dvc", "plots", "show", "-o", str(tmp_path / "plots")).returncode == 0
     page = (tmp_path / "plots" / "index.html").read_text()
     assert "#plots_losses_gardner_csv" in page and "#plots_arena_gardner_csv" in page
-    for generation in (0, 1):
-        manifest = json.loads(paths.manifest("gardner", generation).read_text())
-        assert all((project / name).is_file() for name in manifest["files"])
-    evaluation = json.loads(paths.evaluation_metrics("gardner").read_text())
-    assert {k: v["games"] for k, v in evaluation.items()} == {"random": 4, "greedy": 4}
 
-    # MLflow: one parent, a child per stage and variant, tagged; the registered champion loads
+    # meta-training: every task's games and every theta kept; the tasks' inner losses per generation
+    for kind in ("joat", "multitask"):
+        for generation in (0, 1):
+            manifest = json.loads((paths.meta_models_dir(kind) / f"gen_{generation:03d}.manifest.json").read_text())
+            assert manifest["tasks"] == ["gardner", "rifle"]
+            assert all((project / name).is_file() for name in manifest["files"])
+    losses = pd.read_csv(paths.meta_losses("joat"))
+    assert set(zip(losses["stage"], losses["variant"], strict=True)) == {
+        ("inner", "gardner"), ("inner", "rifle"), ("meta_train", "mean")
+    }  # fmt: skip
+
+    # adaptation: a model per target, start and budget; budget 0 is the start itself
+    starts = {
+        "joat": paths.start_model("joat"),
+        "multitask": paths.start_model("multitask"),
+        "expert-gardner": paths.champion("gardner"),
+    }
+    for target in ("gardner", "atomic"):
+        for start in study.adapt.starts:
+            for budget in (0, 2):
+                assert paths.adapted(target, start, budget).is_file()
+            if start in starts:
+                unchanged = load_checkpoint(paths.adapted(target, start, 0))[0]
+                assert _same_weights(unchanged, load_checkpoint(starts[start])[0])
+        assert not _same_weights(
+            load_checkpoint(paths.adapted(target, "joat", 2))[0], load_checkpoint(starts["joat"])[0]
+        )
+
+    # evaluation: every cell, the counts add up; no fairy in atomic, no unadapted opponent at budget 0
+    table = pd.read_csv(paths.summary_table)
+    assert list(table.columns[:8]) == ["game", "start", "budget", "player 1", "player 2", "wins", "draws", "losses"]
+    assert ((table["wins"] + table["draws"] + table["losses"]) == table["games"]).all()
+    assert (table["games"] == study.evaluate.games).all()
+    cells = {(r.game, r.start, r.budget, r["player 2"]) for _, r in table.iterrows()}
+    opponents = {
+        "gardner": ["random", "greedy", "unadapted", "fairy:nodes=1"],
+        "atomic": ["random", "greedy", "unadapted"],
+    }
+    assert cells == {
+        (t, s, b, o)
+        for t in ("gardner", "atomic")
+        for s in study.adapt.starts
+        for b in (0, 2)
+        for o in opponents[t]
+        if not (o == "unadapted" and b == 0)
+    }
+    evaluation = json.loads(paths.evaluation_metrics("gardner").read_text())
+    assert evaluation["joat"]["b2"]["greedy"]["games"] == study.evaluate.games
+
+    # the report: offline HTML with every figure, the table and the run ids
+    html = paths.report_html.read_text()
+    figures = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)
+    assert len(figures) == 4, figures
+    assert any("losses" in f for f in figures) and any("inner-update" in f for f in figures)
+    assert any("adaptation" in f for f in figures) and any("matchup" in f for f in figures)
+    assert "joat-b2" in html and "fairy:nodes=1" in html and not external_resources(html)
+
+    # MLflow: one parent, a child per stage, tagged; the registered models load
     runs = mlflow_runs(project)
     (parent,) = [r for r in runs if r.data.tags.get("mmc.kind") == "study"]
     children = {
         r.data.tags["dvc_stage"]: r for r in runs if r.data.tags.get("mlflow.parentRunId") == parent.info.run_id
     }
-    assert set(children) == {"expert@gardner", "evaluate@gardner"} and len(runs) == 3
+    assert set(children) == STAGES and len(runs) == len(STAGES) + 1
     head = _run(project, "git", "rev-parse", "HEAD").stdout.strip()
     for run in [parent, *children.values()]:
         assert run.info.status == "FINISHED" and run.data.tags["mlflow.source.git.commit"] == head
-    assert parent.data.params["expert.generations"] == "2" and parent.data.metrics["gardner.random.games"] == 4
+    assert parent.data.params["meta.epsilon"] == "1.0"
+    assert parent.data.metrics["gardner.joat.b2.random.score"] >= 0
+    runs_json = json.loads((paths.report_inputs / "runs.json").read_text())
+    assert runs_json["parent"] == parent.info.run_id
+    assert set(runs_json["children"].values()) == {r.info.run_id for r in children.values()}
     client = MlflowClient(paths.mlflow_uri)
-    assert [m.step for m in client.get_metric_history(children["expert@gardner"].info.run_id, "arena_score")] == [0, 1]
-    assert children["evaluate@gardner"].data.metrics["greedy.games"] == 4
+    meta_run = children["meta_train"].info.run_id
+    assert [m.step for m in client.get_metric_history(meta_run, "inner.rifle.loss_total")] == [0, 1]
     mlflow.set_tracking_uri(paths.mlflow_uri)
-    model = mlflow.pytorch.load_model("models:/expert-gardner@champion")
-    champion, _ = load_checkpoint(paths.champion("gardner"))
-    assert all(
-        torch.equal(a, b) for a, b in zip(model.state_dict().values(), champion.state_dict().values(), strict=True)
-    )
+    for name, path in (*starts.items(),):
+        registered = "expert-gardner" if name == "expert-gardner" else name
+        model = mlflow.pytorch.load_model(f"models:/{registered}@champion")
+        assert _same_weights(model, load_checkpoint(path)[0])
+    artifacts = {a.path for a in client.list_artifacts(children["adapt@atomic"].info.run_id, "models/joat_b002")}
+    assert artifacts == {"models/joat_b002/joat_b002.pt", "models/joat_b002/joat_b002.json"}
+    assert {a.path for a in client.list_artifacts(children["report"].info.run_id, "report")} >= {"report/study.html"}
 
-    # Prefect: the flow run of each stage is the one its MLflow run names, with a completed task run per
-    # chunk, generation and stage
-    expert_id = children["expert@gardner"].data.tags["prefect_flow_run_id"]
-    evaluate_id = children["evaluate@gardner"].data.tags["prefect_flow_run_id"]
-    assert flow_run(prefect_server, expert_id)["name"] == "expert-gardner"
-    assert flow_run(prefect_server, expert_id)["state_type"] == "COMPLETED"
-    expert_tasks = task_runs(prefect_server, expert_id)
-    assert set(expert_tasks.values()) == {"COMPLETED"}
-    assert {name.rsplit("-chunk", 1)[0] for name in expert_tasks} == {
-        f"{stage}-gardner-gen00{g}" for stage in ("self-play", "train", "arena") for g in (0, 1)
+    # Prefect: each stage's flow run is the one its MLflow run names, with completed task runs
+    meta_id = children["meta_train"].data.tags["prefect_flow_run_id"]
+    assert flow_run(prefect_server, meta_id)["state_type"] == "COMPLETED"
+    assert set(task_runs(prefect_server, meta_id)) == {
+        f"{stage}-{v}-gen00{g}{chunk}"
+        for g in (0, 1)
+        for stage, v, chunk in (
+            ("self-play", "gardner", "-chunk00"), ("self-play", "rifle", "-chunk01"),
+            ("train", "gardner", ""), ("train", "rifle", ""),
+        )
+    }  # fmt: skip
+    evaluate_id = children["evaluate@atomic"].data.tags["prefect_flow_run_id"]
+    evaluate_tasks = task_runs(prefect_server, evaluate_id)
+    assert len(evaluate_tasks) == len(table[table["game"] == "atomic"]) and set(evaluate_tasks.values()) == {
+        "COMPLETED"
     }
-    assert task_runs(prefect_server, evaluate_id) == {
-        "evaluate-gardner-vs-random": "COMPLETED",
-        "evaluate-gardner-vs-greedy": "COMPLETED",
+    expert_id = children["expert@gardner"].data.tags["prefect_flow_run_id"]
+    assert {name.rsplit("-chunk", 1)[0] for name in task_runs(prefect_server, expert_id)} == {
+        f"{stage}-gardner-gen00{g}" for stage in ("self-play", "train", "arena") for g in (0, 1)
     }
 
     # a parameter change reruns only what depends on it
     params = project / "params.yaml"
     original = params.read_text()
-    write_params(project, TINY_PARAMS, {"evaluate.games": 6})
-    assert set(_dvc_status(project)) == {"evaluate@gardner"}
+    write_params(project, TINY_PARAMS, {"evaluate.games": 4})
+    assert set(_dvc_status(project)) == {"evaluate@gardner", "evaluate@atomic", "report"}
+    write_params(project, TINY_PARAMS, {"meta.epsilon": 0.5})
+    assert set(_dvc_status(project)) == {"meta_train", "report"}  # not multitask: it has no outer step
+    write_params(project, TINY_PARAMS, {"adapt.targets": ["gardner", "atomic", "baby"]})
+    assert set(_dvc_status(project)) == {"adapt@baby", "evaluate@baby", "report"}
     write_params(project, TINY_PARAMS, {"expert.variants": {"gardner": {}, "baby": {}}})
-    assert set(_dvc_status(project)) == {"expert@baby", "evaluate@baby"}
-    write_params(project, TINY_PARAMS, {"expert.variants": {"gardner": {"generations": 3}, "baby": {}}})
-    assert set(_dvc_status(project)) == {"expert@gardner", "expert@baby", "evaluate@baby"}
+    assert set(_dvc_status(project)) == {"expert@baby", "report"}
     params.write_text(original)
     assert _dvc_status(project) == {}
 
@@ -121,7 +207,7 @@ def test_kill_9_then_resume(prefect_server: str, tmp_path: Path) -> None:
     write_params(project, TINY_PARAMS, {"expert.generations": 4, "search.simulations": 8})
     paths = Paths(project)
     repro = subprocess.Popen(
-        ["dvc", "repro"],
+        ["dvc", "repro", "expert@gardner"],
         cwd=project,
         env=tool_env(),
         stdout=subprocess.DEVNULL,
@@ -144,13 +230,12 @@ def test_kill_9_then_resume(prefect_server: str, tmp_path: Path) -> None:
         )
     }
 
-    done = _run(project, "dvc", "repro")
+    done = _run(project, "dvc", "repro", "expert@gardner")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert {p: (p.stat().st_mtime_ns, sha256(p)) for p in kept} == kept
     assert json.loads(paths.expert_metrics("gardner").read_text())["generations"] == 4
     assert not list(project.rglob(".*.tmp"))
-    assert _dvc_status(project) == {}
-    assert paths.evaluation_metrics("gardner").is_file()
+    assert "expert@gardner" not in _dvc_status(project)
     # the killed stage's MLflow run is marked as such by the next study driver
     from pipelines.tracking import close_orphans
 

@@ -1,0 +1,104 @@
+"""Stage ``report``: gather the study's results into the report's input files, render ``reports/study.html``.
+
+Inputs (``reports/README.md`` has the contract): the losses of every training run (the experts'
+``plots/losses/{v}.csv``, the meta stages' ``plots/meta/{k}.csv``) as ``data/report/losses.csv``; every
+target's evaluation rows as ``reports/evaluation.csv`` (the study's summary table, seed format); a sample game
+(JOAT after the largest adaptation against greedy, in the first target held out of meta-training) as
+``data/report/sample.pgn``; the MLflow runs of this study as ``data/report/runs.json``. Then
+``pipelines.report.render_report`` executes ``reports/study.ipynb`` with papermill into offline HTML, which is
+logged with its inputs to the stage's MLflow run.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+from typing import Any
+
+from mlflow.tracking import MlflowClient
+from prefect import flow, get_run_logger
+from prefect.runtime import flow_run
+
+from mmc.play import read_records, write_records
+from pipelines import tracking
+from pipelines.config import StudyConfig, opponent_slug
+from pipelines.evaluate import TABLE_HEADER
+from pipelines.files import write_csv, write_json
+from pipelines.meta import KINDS, LOSS_HEADER
+from pipelines.paths import Paths
+from pipelines.report import render_report
+
+__all__ = ["report_flow", "study_runs"]
+
+STAGE = "report"
+
+
+def _read(path: Path) -> list[dict[str, str]]:
+    with open(path, newline="") as file:
+        return list(csv.DictReader(file))
+
+
+@flow(name="report", flow_run_name="report", validate_parameters=False)
+def report_flow(study: StudyConfig, root: Path) -> Path:
+    """Write the report's inputs and render ``reports/study.html`` under ``root``; the HTML's path."""
+    logger = get_run_logger()
+    paths = Paths(root)
+    inputs = paths.report_inputs
+    losses = []
+    for variant in study.variants:
+        for row in _read(paths.loss_curve(variant)):
+            losses.append({"series": f"expert-{variant}", "stage": "expert", "variant": variant, **row})
+    for kind in KINDS:
+        losses += _read(paths.meta_losses(kind))
+    write_csv(inputs / "losses.csv", LOSS_HEADER, [{k: row[k] for k in LOSS_HEADER} for row in losses])
+    table = [row for target in study.targets for row in _read(paths.evaluation_table(target))]
+    write_csv(paths.summary_table, TABLE_HEADER, table)
+    write_records([_sample_game(paths, study)], inputs / "sample.pgn")
+    with tracking.stage_run(paths, STAGE, "study", flow_run.id) as run:
+        write_json(inputs / "runs.json", study_runs(run.client, run.run_id))
+        parameters = {
+            "params_path": paths.params,
+            "losses_path": inputs / "losses.csv",
+            "evaluation_path": paths.summary_table,
+            "games_path": inputs / "sample.pgn",
+            "runs_path": inputs / "runs.json",
+        }
+        html = render_report(paths.report_notebook, paths.report_html, parameters)
+        run.log_artifact(html, "report")
+        for path in parameters.values():
+            run.log_artifact(Path(path), "report/inputs")
+        logger.info("report written to %s (%d evaluation rows)", paths.relative(html), len(table))
+    return html
+
+
+def _sample_game(paths: Paths, study: StudyConfig) -> Any:
+    """JOAT (or the first start) after the largest budget against greedy (or the first opponent), in the first
+    held-out target (or the first target): the cell's first game."""
+    held_out = [t for t in study.targets if t not in study.meta.train_variants]
+    target = (held_out or study.targets)[0]
+    start = "joat" if "joat" in study.adapt.starts else study.adapt.starts[0]
+    opponents = study.opponents(target)
+    opponent = "greedy" if "greedy" in opponents else opponents[0]
+    budget = max(study.adapt.budgets)
+    path = paths.evaluation_cell(target, start, budget, opponent_slug(opponent), ".pgn")
+    return read_records(path)[0]
+
+
+def study_runs(client: MlflowClient, own_run: str) -> dict[str, Any]:
+    """``{"parent": id, "children": {"STAGE/VARIANT": id}}``: the study's parent run (the driver's or the DVC
+    experiment's) and its latest child per DVC stage; without a parent, the latest run of each stage."""
+    run = client.get_run(own_run)
+    parent = run.data.tags.get("mlflow.parentRunId")
+    query = f"tags.`mlflow.parentRunId` = '{parent}'" if parent else "tags.`mmc.kind` = 'stage'"
+    found = client.search_runs(
+        [run.info.experiment_id], query, max_results=1000, order_by=["attributes.start_time DESC"]
+    )
+    children: dict[str, str] = {}
+    for child in found:
+        name = f"{child.data.tags.get('mmc.stage', '?')}/{child.data.tags.get('variant', '?')}"
+        children.setdefault(name, str(child.info.run_id))
+    return {
+        "parent": parent or os.environ.get(tracking.PARENT_ENV, "") or "none (a bare dvc repro)",
+        "children": children,
+    }
