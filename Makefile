@@ -12,7 +12,7 @@ MLFLOW_UI_PORT ?= 5000
 STUDY_ENV := PREFECT_HOME=$(CURDIR)/.prefect PREFECT_API_URL=$(PREFECT_API_URL) MLFLOW_UI_PORT=$(MLFLOW_UI_PORT) \
 	PREFECT_SERVER_ANALYTICS_ENABLED=false MLFLOW_DISABLE_TELEMETRY=true DVC_NO_ANALYTICS=1 PATH=$(CURDIR)/$(BIN):$$PATH
 
-.PHONY: setup test lint bench clean study ui stop
+.PHONY: setup test lint bench clean study ui stop engine
 
 setup: $(STAMP)
 
@@ -33,8 +33,15 @@ test: setup
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
-study: setup
+study: setup engine
 	$(STUDY_ENV) $(BIN)/python -m pipelines study
+
+# Fairy-Stockfish (GPL-3, run as a separate program): the study's engine opponent. Installed from Debian when
+# missing and this is root on a Debian machine; otherwise `python -m pipelines check` says what is missing.
+engine:
+	@test -x /usr/games/fairy-stockfish || ! command -v apt-get >/dev/null || [ "$$(id -u)" != 0 ] || \
+		apt-get install -y -qq fairy-stockfish >/dev/null 2>&1 || \
+		{ apt-get update -qq && apt-get install -y -qq fairy-stockfish; } || true
 
 ui: setup
 	$(STUDY_ENV) $(BIN)/python -m pipelines services up --ui

@@ -10,14 +10,15 @@ Modules:
 - ``paths``: every artifact path (mirrors ``dvc.yaml``) and the code each stage depends on.
 - ``seeds``: ``SeedSequence``s keyed by stage, variant, generation and worker.
 - ``files``: atomic writes and file hashes.
-- ``tasks``: the Prefect tasks (self-play chunk, train, arena, evaluation match), pure compute.
+- ``tasks``: the Prefect tasks (self-play chunk, train, arena, evaluation cell), pure compute.
 - ``generations``: the expert stage's on-disk state, generation by generation (resume after a crash).
-- ``expert``, ``evaluate``: the stage flows.
+- ``expert``, ``meta`` (meta_train, multitask), ``adapt``, ``evaluate``, ``study_report``: the stage flows.
 - ``runners``: the Prefect task runner (process pool, Dask, threads).
 - ``tracking``: MLflow runs, parent run, metrics, artifacts, the model registry.
 - ``plots``: loss and arena curves as PNG for MLflow.
 - ``services``: the local Prefect server and MLflow UI (start, stop).
 - ``study``: the driver: one MLflow parent run around ``dvc repro``.
+- ``report``: the report renderer (papermill + nbconvert, offline HTML).
 
 Importing the package sets the environment defaults every entry point needs before Prefect or MLflow is
 imported: telemetry off, Prefect's home under the project and its API on the local server. A variable that

@@ -103,7 +103,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         study = load_params(Path(args.params))
         if args.command == "check":
-            print(f"{args.params}: OK ({', '.join(study.variants)})")
+            print(
+                f"{args.params}: OK (experts: {', '.join(study.variants)}; meta-training: "
+                f"{', '.join(study.meta.train_variants)}; targets: {', '.join(study.targets)})"
+            )
         elif args.command == "services":
             from pipelines import services
             from pipelines.study import print_urls

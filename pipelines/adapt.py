@@ -92,10 +92,11 @@ def adapt_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]:
             played: Timed[Any] = future.result()
             generator = torch_generator(seed_sequence(study.seed, STAGE, target, budget, purpose=f"train/{start}"))
             (examples,) = played.value.examples
-            trains[start, budget] = (played, train_task.submit(starts[start], [examples], study.train, generator,
-                                                               target, budget))  # fmt: skip
-        for (start, budget), (played, future) in trains.items():
-            trained: Timed[tuple[PolicyValueNet, list[EpochLosses]]] = future.result()
+            training = study.adapt.training(study.train)
+            future = train_task.submit(starts[start], [examples], training, generator, target, budget)
+            trains[start, budget] = (played, future)
+        for (start, budget), (played, trained_future) in trains.items():
+            trained: Timed[tuple[PolicyValueNet, list[EpochLosses]]] = trained_future.result()
             fingerprint = _fingerprint(study, target, start, budget, starts[start], code)
             results[start, budget] = _save(
                 paths, target, start, budget, trained.value[0], trained.value[1], played,

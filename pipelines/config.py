@@ -10,8 +10,8 @@ The file has one section per component or stage plus the shared seed::
       variants: {gardner: {}}     # one expert stage per key; a value overrides keys of expert/search/train
       chunks: 2                   # self-play tasks per generation
       generations: ...            # ...every AlphaZeroConfig field
-    meta: {train_variants, probs, tasks, generations, games, epsilon, concurrent, max_plies}   # JOAT + multitask
-    adapt: {targets, budgets, starts, concurrent, max_plies}  # few-shot adaptation of every start to every target
+    meta: {train_variants, probs, tasks, generations, games, epsilon, epochs, concurrent, max_plies}
+    adapt: {targets, budgets, epochs, starts, concurrent, max_plies}  # adaptation of every start to every target
     evaluate: {games, opponents, simulations, gumbel, opening_plies, max_plies}   # every adapted model
     runner: {kind, workers, address}   # where self-play and evaluation tasks run; never changes a result
 
@@ -114,10 +114,17 @@ class MetaConfig:
     """Self-play games per task per meta-generation; the multitask baseline plays the same games."""
     epsilon: float = 1.0
     """Meta step size: ``theta <- theta + epsilon * (mean theta'_i - theta)``; 1 is the seed's plain average."""
+    epochs: int = 8
+    """Passes over the data of JOAT's inner update and of the multitask network's training (replaces
+    ``train.epochs`` there: the same passes over the same examples, so both spend the same compute)."""
     concurrent: int = 96
     """Self-play games searched together in one task."""
     max_plies: int = 150
     """Ply cap of self-play games."""
+
+    def training(self, train: TrainConfig) -> TrainConfig:
+        """The training settings of the inner update (and of the multitask network): ``train`` with these epochs."""
+        return replace(train, epochs=self.epochs)
 
 
 @dataclass(frozen=True)
@@ -128,12 +135,19 @@ class AdaptConfig:
     """Target variants (one adapt@ and evaluate@ stage each); the study holds at least one out of meta-training."""
     budgets: tuple[int, ...] = (0, 20, 100)
     """Self-play games of the adaptation iteration (0: the start unchanged)."""
+    epochs: int = 8
+    """Passes over the adaptation's games when training (replaces ``train.epochs``; JOAT's inner update uses
+    ``meta.epochs``, and adaptation is that inner update on the target)."""
     starts: tuple[str, ...] = ("joat", "multitask", "expert-gardner", "scratch")
     """Starting models: ``joat``, ``multitask``, ``expert-V`` (V in ``expert.variants``), ``scratch``."""
     concurrent: int = 100
     """Self-play games searched together."""
     max_plies: int = 150
     """Ply cap of self-play games."""
+
+    def training(self, train: TrainConfig) -> TrainConfig:
+        """The adaptation's training settings: ``train`` with these epochs."""
+        return replace(train, epochs=self.epochs)
 
 
 @dataclass(frozen=True)
@@ -262,7 +276,7 @@ def _variant_list(root: _Checker, key: str, variants: tuple[str, ...]) -> None:
 
 def _check_meta(root: _Checker, config: MetaConfig) -> None:
     _variant_list(root, "meta.train_variants", config.train_variants)
-    for name in ("tasks", "generations", "games", "concurrent", "max_plies"):
+    for name in ("tasks", "generations", "games", "epochs", "concurrent", "max_plies"):
         if getattr(config, name) < 1:
             raise root.error(f"meta.{name}", f"must be an int >= 1, got {getattr(config, name)}")
     if config.tasks > len(config.train_variants):
@@ -293,7 +307,7 @@ def _check_adapt(root: _Checker, config: AdaptConfig, experts: list[str]) -> Non
     for start in config.starts:
         if start not in known:
             raise root.error("adapt.starts", f"unknown start {start!r} (known: {', '.join(known)})")
-    for name in ("concurrent", "max_plies"):
+    for name in ("epochs", "concurrent", "max_plies"):
         if getattr(config, name) < 1:
             raise root.error(f"adapt.{name}", f"must be an int >= 1, got {getattr(config, name)}")
 

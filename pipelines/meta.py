@@ -119,7 +119,7 @@ def _generation(
             variant: train_task.submit(
                 theta,
                 [store.examples(generation, variant)],
-                study.train,
+                study.meta.training(study.train),
                 torch_generator(seed_sequence(study.seed, kind, variant, generation, purpose="inner")),
                 variant,
                 generation,
@@ -140,7 +140,7 @@ def _generation(
         trained = train_task(
             theta,
             pooled,
-            study.train,
+            study.meta.training(study.train),
             torch_generator(seed_sequence(study.seed, kind, "pooled", generation, purpose="train")),
             "pooled",
             generation,
