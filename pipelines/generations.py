@@ -34,7 +34,7 @@ from mmc.train import Examples, load_examples, save_examples
 from pipelines.files import checked_json, file_hashes, remove_temporaries, write_json
 from pipelines.paths import Paths
 
-__all__ = ["GenerationStore", "match_summary"]
+__all__ = ["GenerationStore", "match_summary", "save_self_play"]
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +51,28 @@ def match_summary(result: MatchResult) -> dict[str, Any]:
         "ci_low": round(low, 6),
         "ci_high": round(high, 6),
     }
+
+
+def save_self_play(
+    root: Path, result: SelfPlayResult, seconds: float, examples_path: Path, records_path: Path, done_path: Path
+) -> dict[str, Any]:
+    """Write one variant's self-play (examples, records), then its stats JSON listing their hashes (last: the
+    marker that the unit is done, see :func:`pipelines.files.checked_json`); the stats."""
+    (examples,) = result.examples  # one variant: one board size
+    files = [save_examples(examples, examples_path), write_records(result.records, records_path)]
+    outcomes = Counter(record.result for record in result.records)
+    stats = {
+        "games": len(result.records),
+        "plies": result.plies,
+        "examples": len(examples.value),
+        "white_wins": outcomes["1-0"],
+        "black_wins": outcomes["0-1"],
+        "draws": outcomes["1/2-1/2"],
+        "seconds": round(seconds, 3),
+        "files": file_hashes(root, files),
+    }
+    write_json(done_path, stats)
+    return stats
 
 
 class GenerationStore:
@@ -116,25 +138,15 @@ class GenerationStore:
 
     def save_chunk(self, generation: int, chunk: int, result: SelfPlayResult, seconds: float) -> dict[str, Any]:
         """Write a chunk's examples and records, then its stats JSON (last: it marks the chunk done)."""
-        (examples,) = result.examples  # one variant: one board size
         self.paths.generation_dir(self.variant, generation).mkdir(parents=True, exist_ok=True)
-        files = [
-            save_examples(examples, self.paths.chunk_examples(self.variant, generation, chunk)),
-            write_records(result.records, self.paths.chunk_records(self.variant, generation, chunk)),
-        ]
-        outcomes = Counter(record.result for record in result.records)
-        stats = {
-            "games": len(result.records),
-            "plies": result.plies,
-            "examples": len(examples.value),
-            "white_wins": outcomes["1-0"],
-            "black_wins": outcomes["0-1"],
-            "draws": outcomes["1/2-1/2"],
-            "seconds": round(seconds, 3),
-            "files": self._hashes(files),
-        }
-        write_json(self.paths.chunk_done(self.variant, generation, chunk), stats)
-        return stats
+        return save_self_play(
+            self.paths.root,
+            result,
+            seconds,
+            self.paths.chunk_examples(self.variant, generation, chunk),
+            self.paths.chunk_records(self.variant, generation, chunk),
+            self.paths.chunk_done(self.variant, generation, chunk),
+        )
 
     def window(self, generation: int, window: int, chunks: int) -> list[list[Examples]]:
         """The examples of generations ``generation - window + 1 .. generation``, one list per generation."""

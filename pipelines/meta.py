@@ -38,10 +38,11 @@ from mmc.meta import meta_aggregate, sample_tasks
 from mmc.nn import PolicyValueNet, build_network, load_checkpoint, save_checkpoint
 from mmc.nn.checkpoint import config_path
 from mmc.play import read_records, write_records
-from mmc.train import EpochLosses, Examples, load_examples, save_examples
+from mmc.train import EpochLosses, Examples, load_examples
 from pipelines import tracking
 from pipelines.config import StudyConfig, flatten
 from pipelines.files import as_json, checked_json, file_hashes, remove_temporaries, tree_sha256, write_csv, write_json
+from pipelines.generations import save_self_play
 from pipelines.paths import META_CODE, Paths
 from pipelines.runners import single_threaded
 from pipelines.seeds import NETWORK_INIT, generator, int_seed, seed_sequence, torch_generator
@@ -258,24 +259,10 @@ class _Store:
         return load_examples(self.paths.meta_task(self.kind, generation, variant, ".npz"))
 
     def save_task(self, generation: int, variant: str, result: Any, seconds: float) -> dict[str, Any]:
-        (examples,) = result.examples
-        files = [
-            save_examples(examples, self.paths.meta_task(self.kind, generation, variant, ".npz")),
-            write_records(result.records, self.paths.meta_task(self.kind, generation, variant, ".pgn")),
-        ]
-        outcomes = Counter(record.result for record in result.records)
-        stats = {
-            "games": len(result.records),
-            "plies": result.plies,
-            "examples": len(examples.value),
-            "white_wins": outcomes["1-0"],
-            "black_wins": outcomes["0-1"],
-            "draws": outcomes["1/2-1/2"],
-            "seconds": round(seconds, 3),
-            "files": file_hashes(self.paths.root, files),
-        }
-        write_json(self.paths.meta_task(self.kind, generation, variant, ".json"), stats)
-        return stats
+        def path(suffix: str) -> Path:
+            return self.paths.meta_task(self.kind, generation, variant, suffix)
+
+        return save_self_play(self.paths.root, result, seconds, path(".npz"), path(".pgn"), path(".json"))
 
     def save_network(self, generation: int, net: PolicyValueNet) -> Path:
         return save_checkpoint(net, net.config, self.network_path(generation))
