@@ -34,7 +34,7 @@ from mmc.train import Examples, load_examples, save_examples
 from pipelines.files import checked_json, file_hashes, remove_temporaries, write_json
 from pipelines.paths import Paths
 
-__all__ = ["GenerationStore", "match_summary", "save_self_play"]
+__all__ = ["GenerationStore", "initial_network", "match_summary", "prepare_folders", "save_self_play"]
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +75,34 @@ def save_self_play(
     return stats
 
 
+def prepare_folders(folders: tuple[Path, ...], path: Path, fingerprint: dict[str, Any], name: str) -> str:
+    """Sweep the temporaries under ``folders``; empty them and write ``fingerprint`` to ``path`` unless ``path``
+    already holds it. ``"new"``, ``"resumed"`` or ``"restarted"`` (files made with something else were removed)."""
+    for folder in folders:
+        remove_temporaries(folder)
+    previous = json.loads(path.read_text()) if path.is_file() else None
+    if previous == fingerprint:
+        return "resumed"
+    had_files = any(folder.exists() and any(folder.iterdir()) for folder in folders)
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True, exist_ok=True)
+    write_json(path, fingerprint)
+    if had_files:
+        logger.warning("%s: parameters or code changed since its generations were made; starting over", name)
+        return "restarted"
+    return "new"
+
+
+def initial_network(path: Path, make: Any) -> PolicyValueNet:
+    """The network saved at ``path``, or ``make()`` saved there first."""
+    if path.is_file() and config_path(path).is_file():
+        return load_checkpoint(path)[0]
+    net: PolicyValueNet = make()
+    save_checkpoint(net, net.config, path)
+    return net
+
+
 class GenerationStore:
     """The persistent expert files of one variant (``data/selfplay/{v}``, ``models/expert/{v}``)."""
 
@@ -86,32 +114,11 @@ class GenerationStore:
     # -- the whole stage ---------------------------------------------------------------------------------
     def prepare(self, fingerprint: dict[str, Any]) -> str:
         """Sweep temporaries; start over if ``fingerprint`` changed. ``"new"``, ``"resumed"`` or ``"restarted"``."""
-        for folder in self.folders:
-            remove_temporaries(folder)
-        path = self.paths.fingerprint(self.variant)
-        previous = json.loads(path.read_text()) if path.is_file() else None
-        if previous == fingerprint:
-            return "resumed"
-        had_files = any(folder.exists() and any(folder.iterdir()) for folder in self.folders)
-        for folder in self.folders:
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir(parents=True, exist_ok=True)
-        write_json(path, fingerprint)
-        if had_files:
-            logger.warning(
-                "%s: parameters or code changed since its generations were made; starting over", self.variant
-            )
-            return "restarted"
-        return "new"
+        return prepare_folders(self.folders, self.paths.fingerprint(self.variant), fingerprint, self.variant)
 
     def initial(self, make: Any) -> PolicyValueNet:
         """The initial network: loaded if saved, else ``make()`` saved (generation 0's champion)."""
-        path = self.paths.initial_model(self.variant)
-        if path.is_file() and config_path(path).is_file():
-            return load_checkpoint(path)[0]
-        net: PolicyValueNet = make()
-        save_checkpoint(net, net.config, path)
-        return net
+        return initial_network(self.paths.initial_model(self.variant), make)
 
     def finished(self) -> list[dict[str, Any]]:
         """The manifests of the generations that are done, in order; everything after them is thrown away."""

@@ -21,7 +21,6 @@ meta-generation (``step``).
 from __future__ import annotations
 
 import copy
-import json
 import shutil
 import tempfile
 from collections import Counter
@@ -41,8 +40,8 @@ from mmc.play import read_records, write_records
 from mmc.train import EpochLosses, Examples, load_examples
 from pipelines import tracking
 from pipelines.config import StudyConfig, flatten
-from pipelines.files import as_json, checked_json, file_hashes, remove_temporaries, tree_sha256, write_csv, write_json
-from pipelines.generations import save_self_play
+from pipelines.files import as_json, checked_json, file_hashes, tree_sha256, write_csv, write_json
+from pipelines.generations import initial_network, prepare_folders, save_self_play
 from pipelines.paths import META_CODE, Paths
 from pipelines.runners import single_threaded
 from pipelines.seeds import NETWORK_INIT, generator, int_seed, seed_sequence, torch_generator
@@ -206,26 +205,11 @@ class _Store:
         self.folders = (paths.meta_data_dir(kind), paths.meta_models_dir(kind))
 
     def prepare(self, fingerprint: dict[str, Any]) -> str:
-        for folder in self.folders:
-            remove_temporaries(folder)
         path = self.paths.meta_models_dir(self.kind) / "fingerprint.json"
-        previous = json.loads(path.read_text()) if path.is_file() else None
-        if previous == fingerprint:
-            return "resumed"
-        had_files = any(folder.exists() and any(folder.iterdir()) for folder in self.folders)
-        for folder in self.folders:
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir(parents=True, exist_ok=True)
-        write_json(path, fingerprint)
-        return "restarted" if had_files else "new"
+        return prepare_folders(self.folders, path, fingerprint, self.kind)
 
     def initial(self, make: Any) -> PolicyValueNet:
-        path = self.paths.meta_models_dir(self.kind) / "initial.pt"
-        if path.is_file() and config_path(path).is_file():
-            return load_checkpoint(path)[0]
-        net: PolicyValueNet = make()
-        save_checkpoint(net, net.config, path)
-        return net
+        return initial_network(self.paths.meta_models_dir(self.kind) / "initial.pt", make)
 
     def _manifest_path(self, generation: int) -> Path:
         return self.paths.meta_models_dir(self.kind) / f"gen_{generation:03d}.manifest.json"
