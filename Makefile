@@ -1,4 +1,5 @@
 # make test: create or refresh .venv from pyproject.toml, then run the linters, the type checker and the tests.
+# make test-fast: ruff and the unit tests only (under 2 minutes on 2 cores); make test stays the whole suite (CI).
 # make study: run the study (dvc repro under one MLflow parent run), starting the local Prefect server if needed.
 # make ui: start the Prefect server and the MLflow UI and print their URLs; make stop: stop what these started.
 PYTHON ?= python3.11
@@ -12,7 +13,7 @@ MLFLOW_UI_PORT ?= 5000
 STUDY_ENV := PREFECT_HOME=$(CURDIR)/.prefect PREFECT_API_URL=$(PREFECT_API_URL) MLFLOW_UI_PORT=$(MLFLOW_UI_PORT) \
 	PREFECT_SERVER_ANALYTICS_ENABLED=false MLFLOW_DISABLE_TELEMETRY=true DVC_NO_ANALYTICS=1 PATH=$(CURDIR)/$(BIN):$$PATH
 
-.PHONY: setup test lint bench clean study ui stop engine
+.PHONY: setup test test-fast lint bench clean study ui stop engine
 
 setup: $(STAMP)
 
@@ -32,6 +33,17 @@ test: setup
 	$(BIN)/ruff check mmc pipelines tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+
+# Leaves out what takes minutes: the study pipeline (tests/pipelines: Prefect server, DVC, MLflow, Dask), the
+# perft suite and the differential test against Fairy-Stockfish (engine/test_perft.py, engine/test_oracle.py),
+# the learning test, and anything else marked slow. About 480 tests in 70-90 s on 2 cores; the slowest left
+# (meta-learning, a los_alamos self-play) take 10-20 s each. No mypy here: make lint runs it.
+FAST_SKIP := --ignore=tests/pipelines --ignore=tests/engine/test_perft.py --ignore=tests/engine/test_oracle.py \
+	--ignore=tests/test_learning.py -m "not slow"
+
+test-fast: setup
+	$(BIN)/ruff check mmc pipelines tests benchmarks
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(FAST_SKIP)
 
 study: setup engine
 	$(STUDY_ENV) $(BIN)/python -m pipelines study

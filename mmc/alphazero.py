@@ -1,46 +1,63 @@
 """The single-variant AlphaZero loop: self-play, train, arena with gating, repeated for some generations.
 
-Each piece is a library function of its own (``mmc.play.self_play``, ``mmc.train.train``,
+Each piece is a library function of its own (``mmc.play.selfplay.self_play``, ``mmc.train.trained_copy``,
 ``mmc.play.play_match`` and ``gate``); this module strings them together the way the seed project's
-"single-variant training architecture" did (alpha-zero-general's coach), for notebooks, tests and the
-pipeline's expert stage. A rejected candidate is dropped and the champion plays the next generation's
-self-play (alpha-zero-general; AlphaGo Zero's evaluator).
+"single-variant training architecture" did (alpha-zero-general's coach). It is the one implementation: the
+study's ``expert@V`` stage calls :func:`alphazero` with a runner that fans the jobs out over Prefect and keeps
+them on disk (``mmc.fanout``), a notebook or a test calls it with the default serial runner. A rejected
+candidate is dropped and the champion plays the next generation's self-play (alpha-zero-general; AlphaGo
+Zero's evaluator).
+
+Per generation ``g`` (jobs named ``{kind}-{variant}-gen{g:03d}[-chunk{c:02d}]``):
+
+1. ``self-play``: ``config.games`` games with the champion, in ``config.chunks`` jobs;
+2. ``train``: a copy of the champion on the examples of the last ``config.window`` generations;
+3. ``arena``: candidate vs champion, ``config.arena_games`` games in ``config.chunks`` jobs; the candidate
+   becomes the champion when its score reaches ``config.gate_threshold``.
+
+Every random stream is derived from the ``seed`` argument (``mmc.seeding``): ``("self-play", g, c)``,
+``("train", g)``, ``("arena", g, c)``.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import torch
 
+from mmc.configs import ConfigError
+from mmc.fanout import Job, Runner, serial, split_evenly
 from mmc.nn.network import PolicyValueNet
-from mmc.play.arena import MatchResult, gate, play_match
+from mmc.play.arena import MatchResult, gate, play_match, split_match
 from mmc.play.search_players import MCTSPlayer
 from mmc.play.selfplay import SelfPlayResult, self_play
 from mmc.search import NetworkLeafEvaluator, SearchConfig
-from mmc.train import EpochLosses, Examples, TrainConfig, replay_window, train
+from mmc.seeding import derive, rng
+from mmc.train import EpochLosses, Examples, TrainConfig, Trained, group_by_size, replay_window, trained_copy
 
-__all__ = ["AlphaZeroConfig", "Generation", "alphazero", "arena", "generation"]
+__all__ = ["AlphaZeroConfig", "Generation", "alphazero", "arena_match", "combine_self_play", "generation", "play_games"]
 
 
 @dataclass(frozen=True)
 class AlphaZeroConfig:
-    """Budget of the loop; the search and training settings have configs of their own."""
+    """Budget of the loop; the search and training settings have configs of their own. The defaults are the
+    default study's (``params.yaml``, section ``expert``)."""
 
-    generations: int = 3
+    generations: int = 6
     """Self-play -> train -> arena rounds."""
-    games: int = 64
+    games: int = 192
     """Self-play games per generation."""
-    concurrent: int = 64
-    """Self-play games searched together (one network call per search step for all of them)."""
+    chunks: int = 2
+    """Self-play jobs per generation (and arena jobs): the fan-out. Each job has its own random stream, so
+    the number of chunks changes the games."""
+    concurrent: int = 128
+    """Self-play games searched together in one job (one network call per search step for all of them)."""
     max_plies: int = 150
     """Ply cap of every game (the seed's 150)."""
-    window: int = 2
+    window: int = 3
     """Replay window: training reads the examples of the last ``window`` generations."""
-    arena_games: int = 20
+    arena_games: int = 40
     """Candidate vs champion games per generation (0 accepts every candidate)."""
     arena_simulations: int = 32
     """Simulations per move of both players in the arena."""
@@ -48,11 +65,16 @@ class AlphaZeroConfig:
     """Accept the candidate when its score against the champion reaches this (the seed used 0.6)."""
 
     def __post_init__(self) -> None:
-        for name in ("generations", "games", "concurrent", "max_plies", "window", "arena_simulations"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"AlphaZeroConfig.{name} must be >= 1, got {getattr(self, name)}")
-        if self.arena_games < 0 or not 0 <= self.gate_threshold <= 1:
-            raise ValueError("AlphaZeroConfig.arena_games must be >= 0 and gate_threshold in [0, 1]")
+        for name in ("generations", "games", "chunks", "concurrent", "max_plies", "window", "arena_simulations"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError("AlphaZeroConfig", name, f"must be an int >= 1, got {value!r}")
+        if self.chunks > self.games:
+            raise ConfigError("AlphaZeroConfig", "chunks", f"must be <= games={self.games}, got {self.chunks}")
+        if isinstance(self.arena_games, bool) or not isinstance(self.arena_games, int) or self.arena_games < 0:
+            raise ConfigError("AlphaZeroConfig", "arena_games", f"must be an int >= 0, got {self.arena_games!r}")
+        if not 0 <= self.gate_threshold <= 1:
+            raise ConfigError("AlphaZeroConfig", "gate_threshold", f"must be in [0, 1], got {self.gate_threshold}")
 
 
 @dataclass(frozen=True)
@@ -61,55 +83,104 @@ class Generation:
 
     index: int
     self_play: SelfPlayResult
+    """Every game of the generation (its chunks combined)."""
     losses: list[EpochLosses]
     arena: MatchResult | None
     """Candidate (first player) vs champion; ``None`` when ``arena_games`` is 0."""
     accepted: bool
+    candidate: PolicyValueNet = field(repr=False)
+    """The network trained in this generation."""
     champion: PolicyValueNet = field(repr=False)
     """The network after gating (the candidate if accepted, else the previous champion)."""
+    champion_index: int
+    """The generation whose candidate the champion is (-1: the starting network)."""
 
 
-def arena(candidate: PolicyValueNet, champion: PolicyValueNet, variant: str, games: int, simulations: int,
-          rng: np.random.Generator, *, max_plies: int = 150) -> MatchResult:  # fmt: skip
+def play_games(
+    net: PolicyValueNet, variant: str, games: int, search: SearchConfig, seed: np.random.SeedSequence,
+    concurrent: int, max_plies: int, first_game_id: int = 0, label: str = "",
+) -> SelfPlayResult:  # fmt: skip
+    """``games`` self-play games of ``variant`` with ``net`` searching both sides (a self-play job)."""
+    return self_play(
+        NetworkLeafEvaluator(net), variant, games, search, rng(seed), concurrent=min(concurrent, games),
+        max_plies=max_plies, first_game_id=first_game_id, seed_label=label or "0",
+    )  # fmt: skip
+
+
+def arena_match(
+    candidate: PolicyValueNet, champion: PolicyValueNet, variant: str, games: int, simulations: int,
+    seed: np.random.SeedSequence, max_plies: int,
+) -> MatchResult:  # fmt: skip
     """Candidate vs champion, both with network MCTS at ``simulations`` per move, alternating colours."""
     config = SearchConfig(simulations=simulations)
     a = MCTSPlayer(NetworkLeafEvaluator(candidate), config, name="candidate")
     b = MCTSPlayer(NetworkLeafEvaluator(champion), config, name="champion")
-    return play_match(a, b, variant, games, rng, max_plies=max_plies)
+    return play_match(a, b, variant, games, rng(seed), max_plies=max_plies)
+
+
+def combine_self_play(results: Sequence[SelfPlayResult]) -> SelfPlayResult:
+    """One result of several self-play jobs: examples merged per board size, records in job order."""
+    examples = group_by_size(part for result in results for part in result.examples)
+    records = [record for result in results for record in result.records]
+    return SelfPlayResult(examples, records, sum(result.plies for result in results))
 
 
 def generation(
-    index: int, champion: PolicyValueNet, history: list[list[Examples]], variant: str, config: AlphaZeroConfig,
-    search: SearchConfig, training: TrainConfig, rng: np.random.Generator, *, progress: bool = False,
+    index: int, champion: PolicyValueNet, champion_index: int, history: list[list[Examples]], variant: str,
+    config: AlphaZeroConfig, search: SearchConfig, training: TrainConfig, seed: np.random.SeedSequence, *,
+    run: Runner = serial,
 ) -> Generation:  # fmt: skip
     """One generation: self-play with ``champion`` (appended to ``history``), train a copy on the replay
     window, then gate it against ``champion``."""
-    selfplay_rng, train_seed, arena_rng = rng.spawn(3)
-    played = self_play(
-        NetworkLeafEvaluator(champion), variant, config.games, search, selfplay_rng, concurrent=config.concurrent,
-        max_plies=config.max_plies, first_game_id=index * config.games, seed_label=f"gen{index}", progress=progress,
-    )  # fmt: skip
+    tag = f"gen{index:03d}"
+    jobs, first = [], index * config.games
+    for chunk, games in enumerate(split_evenly(config.games, config.chunks)):
+        args = (champion, variant, games, search, derive(seed, "self-play", index, chunk), config.concurrent,
+                config.max_plies, first, f"{tag}/chunk{chunk}")  # fmt: skip
+        jobs.append(Job("self-play", (variant, tag, f"chunk{chunk:02d}"), play_games, args))
+        first += games
+    played = combine_self_play(run(jobs))
     history.append(played.examples)
-    candidate = copy.deepcopy(champion)
-    generator = torch.Generator().manual_seed(int(train_seed.integers(2**63)))
-    losses = train(candidate, replay_window(history, config.window), training, generator)
-    result = None
-    accepted = True
+    del history[: -config.window]  # older generations leave the replay window for good
+    window = replay_window(history, config.window)
+    (trained,) = run(
+        [Job("train", (variant, tag), trained_copy, (champion, window, training, derive(seed, "train", index)))]
+    )
+    assert isinstance(trained, Trained)
+    result, accepted = None, True
     if config.arena_games:
-        result = arena(candidate, champion, variant, config.arena_games, config.arena_simulations, arena_rng,
-                       max_plies=config.max_plies)  # fmt: skip
+        arena = [
+            Job(
+                "arena",
+                (variant, tag, f"chunk{chunk:02d}"),
+                arena_match,
+                (
+                    trained.net,
+                    champion,
+                    variant,
+                    games,
+                    config.arena_simulations,
+                    derive(seed, "arena", index, chunk),
+                    config.max_plies,
+                ),
+            )
+            for chunk, games in enumerate(split_match(config.arena_games, config.chunks))
+        ]
+        result = MatchResult.combine(run(arena))
         accepted = gate(result, config.gate_threshold)
-    return Generation(index, played, losses, result, accepted, candidate if accepted else champion)
+    if accepted:
+        champion, champion_index = trained.net, index
+    return Generation(index, played, trained.losses, result, accepted, trained.net, champion, champion_index)
 
 
 def alphazero(
     net: PolicyValueNet, variant: str, config: AlphaZeroConfig, search: SearchConfig, training: TrainConfig,
-    rng: np.random.Generator, *, progress: bool = False,
+    seed: np.random.SeedSequence, *, run: Runner = serial,
 ) -> Iterator[Generation]:  # fmt: skip
     """Run ``config.generations`` generations from ``net`` (left untouched), yielding each as it finishes."""
-    champion = net
+    champion, champion_index = net, -1
     history: list[list[Examples]] = []
-    for index, child in enumerate(rng.spawn(config.generations)):
-        step = generation(index, champion, history, variant, config, search, training, child, progress=progress)
-        champion = step.champion
+    for index in range(config.generations):
+        step = generation(index, champion, champion_index, history, variant, config, search, training, seed, run=run)
+        champion, champion_index = step.champion, step.champion_index
         yield step

@@ -18,7 +18,19 @@ from typing import NoReturn
 
 import numpy as np
 
-from mmc.engine import VARIANTS, Color, from_fen, get_variant, initial_state, outcome, perft, perft_divide, render
+from mmc.engine import (
+    VARIANTS,
+    Color,
+    IllegalMoveError,
+    from_fen,
+    get_variant,
+    initial_state,
+    outcome,
+    perft,
+    perft_divide,
+    render,
+)
+from mmc.engine.perft import MAX_DEPTH
 from mmc.engine.state import State
 from mmc.play.arena import play_match
 from mmc.play.fairy import FairyError
@@ -27,6 +39,11 @@ from mmc.play.players import Player, close_player, parse_player
 from mmc.play.records import GameRecord, RecordError, read_records, replay, write_records
 
 __all__ = ["main"]
+
+MAX_GAMES = 10_000
+"""The most games ``mmc match`` plays: all of them are kept in memory and played concurrently."""
+MAX_PLIES = 10_000
+"""The highest ``--max-plies``: far beyond any game (the fifty-move rule ends one within a few thousand plies)."""
 
 
 class UsageError(Exception):
@@ -94,6 +111,8 @@ def read_perft_file(path: Path) -> list[PerftRow]:
             raise UsageError(f"{path}:{line}: depth and nodes must be integers, got {depth!r}, {nodes!r}") from None
         if row.depth < 0 or row.nodes < 0:
             raise UsageError(f"{path}:{line}: depth and nodes must be >= 0")
+        if row.depth > MAX_DEPTH:
+            raise UsageError(f"{path}:{line}: depth must be at most {MAX_DEPTH}, got {row.depth}")
         try:
             from_fen(variant, fen)
         except ValueError as e:
@@ -109,8 +128,8 @@ def cmd_perft(args: argparse.Namespace) -> int:
         return _perft_suite(read_perft_file(Path(args.file)))
     if args.variant is None or args.depth is None:
         raise UsageError("perft needs VARIANT and --depth N (or --file FILE.csv)")
-    if args.depth < 0:
-        raise UsageError(f"--depth must be >= 0, got {args.depth}")
+    if not 0 <= args.depth <= MAX_DEPTH:
+        raise UsageError(f"--depth must be between 0 and {MAX_DEPTH}, got {args.depth}")
     if args.divide and args.depth < 1:
         raise UsageError("--divide needs --depth >= 1")
     state = _state(args.variant, args.fen)
@@ -147,14 +166,23 @@ def _player(spec: str, variant: str) -> Player:
         raise UsageError(str(e)) from None
 
 
+def _check_game_args(args: argparse.Namespace) -> None:
+    """The options ``match`` and ``play`` share: ``--seed`` and ``--max-plies``."""
+    if args.seed < 0:
+        raise UsageError(f"--seed must be >= 0, got {args.seed}")
+    if not 1 <= args.max_plies <= MAX_PLIES:
+        raise UsageError(f"--max-plies must be between 1 and {MAX_PLIES}, got {args.max_plies}")
+
+
 def _check_match_args(args: argparse.Namespace) -> None:
-    if args.games < 1:
-        raise UsageError(f"--games must be >= 1, got {args.games}")
-    if args.max_plies < 1:
-        raise UsageError(f"--max-plies must be >= 1, got {args.max_plies}")
+    if not 1 <= args.games <= MAX_GAMES:
+        raise UsageError(f"--games must be between 1 and {MAX_GAMES}, got {args.games}")
+    _check_game_args(args)
     if not 0 <= args.opening_plies < args.max_plies:
         limit = f"below --max-plies ({args.max_plies})"
         raise UsageError(f"--opening-plies must be >= 0 and {limit}, got {args.opening_plies}")
+    if args.opening_plies > 0 and outcome(initial_state(args.variant)) is not None:
+        raise UsageError(f"the {args.variant} start position is already over: use --opening-plies 0")
     if args.records is not None and not Path(args.records).resolve().parent.is_dir():
         raise UsageError(f"--records: directory of {args.records!r} does not exist")
 
@@ -176,6 +204,10 @@ def cmd_match(args: argparse.Namespace) -> int:
             max_plies=args.max_plies,
             progress=True,
         )
+    except IllegalMoveError:
+        raise  # a player's fault, not the input's
+    except ValueError as e:  # drawn before any game starts: no opening of --opening-plies plies left the game going
+        raise UsageError(str(e)) from None
     finally:
         for player in players:
             close_player(player)
@@ -190,8 +222,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    if args.max_plies < 1:
-        raise UsageError(f"--max-plies must be >= 1, got {args.max_plies}")
+    _check_game_args(args)
     opponent = _player(args.opponent, args.variant)
     human = HumanPlayer()
     white, black = (human, opponent) if args.color == "white" else (opponent, human)
@@ -279,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("perft", help="count legal-move tree leaves; the last line is the node count")
     p.add_argument("variant", nargs="?", type=_variant, metavar="VARIANT")
     p.add_argument("--fen", help="position (default: the variant's start)")
-    p.add_argument("--depth", type=int, help="plies to search")
+    p.add_argument("--depth", type=int, help=f"plies to search (0 to {MAX_DEPTH})")
     p.add_argument("--divide", action="store_true", help="print the count below each first move")
     p.add_argument("--file", metavar="FILE.csv", help="run a perft suite (columns variant,fen,depth,nodes)")
     p.set_defaults(func=cmd_perft)
@@ -287,10 +318,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("match", help="play games between two players; one summary line (score with 95%% CI)")
     p.add_argument("players", nargs=2, metavar="PLAYER", help="random, greedy, policy:PATH.pt, fairy:nodes=N, ...")
     p.add_argument("--variant", type=_variant, required=True)
-    p.add_argument("--games", type=int, default=20, help="games to play (default 20)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the openings and the players' randomness (default 0)")
+    p.add_argument("--games", type=int, default=20, help=f"games to play, 1 to {MAX_GAMES} (default 20)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed (>= 0) of the openings and the players' randomness (default 0)"
+    )
     p.add_argument("--opening-plies", type=int, default=4, help="random plies before the players play (default 4)")
-    p.add_argument("--max-plies", type=int, default=150, help="ply cap: the game is drawn at this ply (default 150)")
+    p.add_argument(
+        "--max-plies", type=int, default=150, help=f"ply cap, at most {MAX_PLIES}: the game is drawn then (default 150)"
+    )
     p.add_argument("--records", metavar="FILE", help="write the games to FILE (PGN-like, read by mmc replay)")
     p.set_defaults(func=cmd_match)
 
@@ -298,8 +333,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", type=_variant, required=True)
     p.add_argument("--opponent", required=True, metavar="PLAYER", help="random, greedy, fairy:nodes=N, ...")
     p.add_argument("--color", choices=("white", "black"), default="white", help="your side (default white)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the opponent's randomness (default 0)")
-    p.add_argument("--max-plies", type=int, default=150, help="ply cap (default 150)")
+    p.add_argument("--seed", type=int, default=0, help="seed (>= 0) of the opponent's randomness (default 0)")
+    p.add_argument("--max-plies", type=int, default=150, help=f"ply cap, at most {MAX_PLIES} (default 150)")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("replay", help="print every position of recorded games")

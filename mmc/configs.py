@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any, TypeVar
 
-__all__ = ["config_from_dict"]
+__all__ = ["ConfigError", "config_from_dict"]
 
 C = TypeVar("C")
 
@@ -21,3 +21,13 @@ def config_from_dict(cls: type[C], data: Mapping[str, Any]) -> C:
     if missing:
         raise ValueError(f"missing {cls.__name__} key(s) {missing}; expected {names}")
     return cls(**data)
+
+
+class ConfigError(ValueError):
+    """A config field with a bad value. ``str()`` is ``"SearchConfig.simulations must be > 0, got 0"``; the
+    parts stay apart (``config``, ``field``, ``problem``) so that a caller can name the field its own way
+    (``params.yaml: search.simulations: must be > 0, got 0``)."""
+
+    def __init__(self, config: str, field: str, problem: str) -> None:
+        self.config, self.field, self.problem = config, field, problem
+        super().__init__(f"{config}.{field} {problem}")

@@ -8,10 +8,9 @@ Modules:
 
 - ``config``: ``params.yaml`` -> frozen, typed configs; one-line errors naming the key.
 - ``paths``: every artifact path (mirrors ``dvc.yaml``) and the code each stage depends on.
-- ``seeds``: ``SeedSequence``s keyed by stage, variant, generation and worker.
 - ``files``: atomic writes and file hashes.
-- ``tasks``: the Prefect tasks (self-play chunk, train, arena, evaluation cell), pure compute.
-- ``generations``: the expert stage's on-disk state, generation by generation (resume after a crash).
+- ``jobs``: the stages' runner: each ``mmc`` job a Prefect task run, fingerprinted from its inputs, kept on disk.
+- ``records``: the records as dataclasses (a job's ``.done.json``, one row type per CSV).
 - ``expert``, ``meta`` (meta_train, multitask), ``adapt``, ``evaluate``, ``study_report``: the stage flows.
 - ``runners``: the Prefect task runner (process pool, Dask, threads).
 - ``tracking``: MLflow runs, parent run, metrics, artifacts, the model registry.

@@ -1,43 +1,39 @@
 """Stage ``adapt@{target}``: every starting model adapted to ``target`` with every budget (few-shot adaptation).
 
 A start is ``joat`` or ``multitask`` (``models/starts``), ``expert-V`` (``models/champion/V.pt``) or ``scratch``
-(a network initialised from the study's seed, the same for every target). For a budget of ``b`` self-play
-games the adaptation is at most one AlphaZero iteration (``mmc.meta.adapt``): ``b`` games of self-play with the
-start (one ``self-play`` task run), then one training of a copy on them (one ``train`` task run); budget 0 is
-the start unchanged. All the starts' self-play of one target and budget draws from the same seed (common
-random numbers: differences between starts come from the starts).
-
-Each adapted model is written as ``models/adapted/{t}/{start}_b{budget}.pt`` with a done marker written last
-(a killed stage redoes only unfinished ones; the folders persist), logged to the stage's MLflow run, and its
-losses go to ``metrics/adapt/{t}.json``.
+(a network initialised from the study's seed, the same for every target). The stage lists one
+``mmc.meta.Adaptation`` per start and budget (:func:`inputs`) and calls ``mmc.meta.adapt_many``, the one
+implementation of "at most one AlphaZero iteration" (budget 0 is the start unchanged), with its job store
+(``data/jobs/adapt/{t}``: every self-play and training is a Prefect task run, kept as it finishes). All the
+starts of one budget draw from the same seed (common random numbers: differences between starts come from
+the starts). Each adapted model is written as ``models/adapted/{t}/{start}_b{budget}.pt``, logged to the
+stage's MLflow run, and its losses go to ``metrics/adapt/{t}.json``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import tempfile
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import torch
 from prefect import flow, get_run_logger
-from prefect.futures import PrefectFuture
 from prefect.runtime import flow_run
 
+from mmc.meta import Adaptation, Adapted, adapt_many
 from mmc.nn import PolicyValueNet, build_network, load_checkpoint, save_checkpoint
 from mmc.nn.checkpoint import config_path
-from mmc.play import read_records, write_records
-from mmc.train import EpochLosses, save_examples
+from mmc.play import write_records
+from mmc.search import SearchConfig
+from mmc.seeding import derive, int_seed, root
+from mmc.train import TrainConfig
 from pipelines import tracking
 from pipelines.config import SCRATCH, StudyConfig, flatten
-from pipelines.files import as_json, checked_json, file_hashes, remove_temporaries, tree_sha256, write_json
+from pipelines.files import write_json
+from pipelines.jobs import job_store
 from pipelines.paths import ADAPT_CODE, Paths
-from pipelines.runners import single_threaded
-from pipelines.seeds import NETWORK_INIT, int_seed, seed_sequence, torch_generator
-from pipelines.tasks import SelfPlayJob, Timed, self_play_task, train_task
 
-__all__ = ["adapt_flow", "load_start", "start_path"]
+__all__ = ["adapt_flow", "inputs", "label", "load_start", "models", "start_path"]
 
 STAGE = "adapt"
 
@@ -55,10 +51,35 @@ def load_start(paths: Paths, study: StudyConfig, start: str) -> PolicyValueNet:
     """The starting model ``start`` in eval mode."""
     path = start_path(paths, start)
     if path is None:
-        return build_network(study.network, int_seed(seed_sequence(study.seed, SCRATCH, "network", NETWORK_INIT)))
+        return build_network(study.network, int_seed(derive(root(study.seed), SCRATCH, "network")))
     if not path.is_file():
         raise FileNotFoundError(f"starting model {start!r}: {path} does not exist (run its stage first)")
     return load_checkpoint(path)[0]
+
+
+def label(start: str, budget: int) -> str:
+    """An adapted model's name in tables, records and job names: ``joat-b100``."""
+    return f"{start}-b{budget}"
+
+
+def models(study: StudyConfig) -> list[tuple[str, int]]:
+    """Every adapted model of a target as (start, budget), budget first: the order of :func:`inputs`."""
+    return [(start, budget) for budget in study.adapt.budgets for start in study.adapt.starts]
+
+
+def inputs(
+    study: StudyConfig, paths: Paths, target: str
+) -> tuple[list[Adaptation], SearchConfig, TrainConfig, int, int]:
+    """The arguments of ``mmc.meta.adapt_many`` for ``target``: every start x budget (budget first), the search,
+    the adaptation's training, concurrency and ply cap."""
+    config = study.adapt.config
+    starts = {start: load_start(paths, study, start) for start in study.adapt.starts}
+    seed = derive(root(study.seed), STAGE, target)
+    adaptations = [
+        Adaptation(label(start, budget), starts[start], target, budget, derive(seed, "budget", budget))
+        for start, budget in models(study)
+    ]
+    return adaptations, study.search, config.training(study.train), config.concurrent, config.max_plies
 
 
 @flow(name="adapt", flow_run_name="adapt-{target}", validate_parameters=False)
@@ -67,162 +88,50 @@ def adapt_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]:
     logger = get_run_logger()
     torch.set_num_threads(1)
     paths = Paths(root)
-    config = study.adapt
-    starts = {start: load_start(paths, study, start) for start in config.starts}
-    code = tree_sha256(paths.root, ADAPT_CODE)
-    for folder in (paths.adapted_dir(target), paths.adapt_data_dir(target)):
-        remove_temporaries(folder)
-        folder.mkdir(parents=True, exist_ok=True)
+    store = job_store(paths, STAGE, target, ADAPT_CODE, study.runner)
     with tracking.stage_run(paths, STAGE, target, flow_run.id) as run:
         run.log_params(flatten(_logged_params(study, target)))
-        results: dict[tuple[str, int], dict[str, Any]] = {}
-        pending: dict[tuple[str, int], PrefectFuture[Any]] = {}
-        for budget in config.budgets:
-            for start, net in starts.items():
-                fingerprint = _fingerprint(study, target, start, budget, net, code)
-                done = checked_json(paths.root, paths.adapted(target, start, budget, ".done.json"))
-                if done is not None and done["fingerprint"] == fingerprint:
-                    results[start, budget] = done
-                elif budget == 0:
-                    results[start, budget] = _save(paths, target, start, budget, net, [], None, fingerprint, 0.0)
-                else:
-                    pending[start, budget] = self_play_task.submit(net, _job(study, target, budget))
-        trains = {}
-        for (start, budget), future in pending.items():
-            played: Timed[Any] = future.result()
-            generator = torch_generator(seed_sequence(study.seed, STAGE, target, budget, purpose=f"train/{start}"))
-            (examples,) = played.value.examples
-            training = study.adapt.training(study.train)
-            future = train_task.submit(starts[start], [examples], training, generator, target, budget)
-            trains[start, budget] = (played, future)
-        for (start, budget), (played, trained_future) in trains.items():
-            trained: Timed[tuple[PolicyValueNet, list[EpochLosses]]] = trained_future.result()
-            fingerprint = _fingerprint(study, target, start, budget, starts[start], code)
-            results[start, budget] = _save(
-                paths, target, start, budget, trained.value[0], trained.value[1], played,
-                fingerprint, played.seconds + trained.seconds,
-            )  # fmt: skip
-            logger.info("%s adapted to %s with %d games: %s", start, target, budget, _describe(results[start, budget]))
-        metrics = {
-            start: {f"b{budget}": _summary(results[start, budget]) for budget in config.budgets}
-            for start in config.starts
-        }
+        adaptations, search, training, concurrent, max_plies = inputs(study, paths, target)
+        adapted = adapt_many(adaptations, search, training, concurrent=concurrent, max_plies=max_plies, run=store)
+        store.finish(logger, target)
+        metrics: dict[str, dict[str, Any]] = {}
+        for (start, budget), item, result in zip(models(study), adaptations, adapted, strict=True):
+            model = save_checkpoint(result.net, result.net.config, paths.adapted(target, start, budget))
+            metrics.setdefault(start, {})[f"b{budget}"] = _summary(result, store.seconds, item.label)
+            run.log_artifact(model, f"models/{model.stem}")
+            run.log_artifact(config_path(model), f"models/{model.stem}")
+            if result.losses:
+                logger.info("%s adapted to %s: %s", item.label, target, _describe(result))
         write_json(paths.adapt_metrics(target), metrics)
         run.log_metrics({k: v for k, v in flatten(metrics).items() if isinstance(v, int | float)})
         run.log_artifact(paths.adapt_metrics(target), "dvc")
-        for start in config.starts:
-            for budget in config.budgets:
-                model = paths.adapted(target, start, budget)
-                run.log_artifact(model, f"models/{model.stem}")
-                run.log_artifact(config_path(model), f"models/{model.stem}")
-        _log_sample(paths, target, run)
+        _log_sample(target, adaptations, adapted, run)
     return metrics
 
 
-def _job(study: StudyConfig, target: str, budget: int) -> SelfPlayJob:
-    return SelfPlayJob(
-        target,
-        0,
-        budget,
-        budget,
-        0,
-        study.search,
-        study.adapt.concurrent,
-        study.adapt.max_plies,
-        seed_sequence(study.seed, STAGE, target, budget, purpose="self-play"),
-        single_threaded(study.runner),
-    )
-
-
-def _fingerprint(
-    study: StudyConfig, target: str, start: str, budget: int, net: PolicyValueNet, code: str
-) -> dict[str, Any]:
-    """What one adapted model depends on: the start's weights, the settings and the code."""
-    return as_json(
-        {
-            "seed": study.seed,
-            "target": target,
-            "start": start,
-            "budget": budget,
-            "start_weights": _weights_digest(net),
-            "search": asdict(study.search),
-            "train": asdict(study.train),
-            "concurrent": study.adapt.concurrent,
-            "max_plies": study.adapt.max_plies,
-            "code": code,
-        }
-    )
-
-
-def _weights_digest(net: PolicyValueNet) -> str:
-    digest = hashlib.sha256()
-    for key, tensor in net.state_dict().items():
-        digest.update(key.encode())
-        digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
-    return digest.hexdigest()
-
-
-def _save(
-    paths: Paths,
-    target: str,
-    start: str,
-    budget: int,
-    net: PolicyValueNet,
-    losses: list[EpochLosses],
-    played: Timed[Any] | None,
-    fingerprint: dict[str, Any],
-    seconds: float,
-) -> dict[str, Any]:
-    """Write the adapted model (and its self-play), then the done marker listing them."""
-    model = save_checkpoint(net, net.config, paths.adapted(target, start, budget))
-    files = [model, config_path(model)]
-    games = plies = examples = 0
-    if played is not None:
-        (data,) = played.value.examples
-        files.append(save_examples(data, paths.adapt_games(target, start, budget, ".npz")))
-        files.append(write_records(played.value.records, paths.adapt_games(target, start, budget, ".pgn")))
-        games, plies, examples = len(played.value.records), played.value.plies, len(data.value)
-    done = {
-        "target": target,
-        "start": start,
-        "budget": budget,
-        "games": games,
-        "plies": plies,
-        "examples": examples,
-        "seconds": round(seconds, 3),
-        "losses": [{"policy": e.policy, "value": e.value, "total": e.total} for e in losses],
-        "fingerprint": fingerprint,
-        "files": file_hashes(paths.root, files),
-    }
-    write_json(paths.adapted(target, start, budget, ".done.json"), done)
-    return done
-
-
-def _summary(done: dict[str, Any]) -> dict[str, Any]:
-    last = done["losses"][-1] if done["losses"] else None
+def _summary(result: Adapted, seconds: dict[str, float], name: str) -> dict[str, Any]:
+    played = result.self_play
+    last = result.losses[-1] if result.losses else None
     return {
-        "games": done["games"],
-        "examples": done["examples"],
-        "seconds": done["seconds"],
-        **({f"loss_{k}": round(last[k], 6) for k in ("policy", "value", "total")} if last else {}),
+        "games": len(played.records) if played else 0,
+        "examples": sum(len(e) for e in played.examples) if played else 0,
+        "seconds": round(seconds.get(f"self-play-{name}", 0.0) + seconds.get(f"train-{name}", 0.0), 3),
+        **({f"loss_{k}": round(getattr(last, k), 6) for k in ("policy", "value", "total")} if last else {}),
     }
 
 
-def _describe(done: dict[str, Any]) -> str:
-    last = done["losses"][-1]
-    return (
-        f"{done['examples']} examples, loss policy {last['policy']:.3f} value {last['value']:.3f} "
-        f"({done['seconds']:.0f}s)"
-    )
+def _describe(result: Adapted) -> str:
+    last = result.losses[-1]
+    examples = sum(len(e) for e in result.self_play.examples) if result.self_play else 0
+    return f"{examples} examples, loss policy {last.policy:.3f} value {last.value:.3f}"
 
 
-def _log_sample(paths: Paths, target: str, run: tracking.StageRun) -> None:
-    """The first games of the largest adaptation of each start, as one game file."""
-    games = sorted(paths.adapt_data_dir(target).glob("*.pgn"))
-    if not games:
+def _log_sample(target: str, adaptations: list[Adaptation], adapted: list[Adapted], run: tracking.StageRun) -> None:
+    """The first game of each adaptation that played, as one game file."""
+    records = [result.self_play.records[0] for result in adapted if result.self_play and result.self_play.records]
+    if not records:
         return
     with tempfile.TemporaryDirectory() as scratch:
-        records = [record for path in games for record in read_records(path)[:1]]
         run.log_artifact(write_records(records, Path(scratch) / f"adapt_{target}_sample.pgn"), "games")
 
 
@@ -230,8 +139,8 @@ def _logged_params(study: StudyConfig, target: str) -> dict[str, Any]:
     return {
         "seed": study.seed,
         "target": target,
-        "adapt": asdict(study.adapt),
-        "search": asdict(study.search),
-        "train": asdict(study.train),
-        "runner": asdict(study.runner),
+        "adapt": {"starts": study.adapt.starts, **study.adapt.config.__dict__},
+        "search": study.search.__dict__,
+        "train": study.train.__dict__,
+        "runner": study.runner.__dict__,
     }

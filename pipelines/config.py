@@ -1,31 +1,34 @@
 """``params.yaml`` -> frozen, typed configs, checked before any work starts.
 
-The file has one section per component or stage plus the shared seed::
+The file has one section per component or stage plus the shared seed; each section is the fields of a
+config dataclass of ``mmc`` (which owns the defaults and the range checks) plus, for some, the names of what
+the study runs::
 
-    seed: 0                       # root of every SeedSequence (pipelines.seeds)
+    seed: 0                       # root of every random stream (mmc.seeding)
     network: {blocks, filters, value_hidden}          # mmc.nn.NetworkConfig
     search: {...every SearchConfig field...}          # self-play search (mmc.search.SearchConfig)
     train: {...every TrainConfig field...}            # mmc.train.TrainConfig
-    expert:                       # the AlphaZero loop per variant (mmc.alphazero.AlphaZeroConfig) + fan-out
+    expert:                       # the AlphaZero loop per variant
       variants: {gardner: {}}     # one expert stage per key; a value overrides keys of expert/search/train
-      chunks: 2                   # self-play tasks per generation
-      generations: ...            # ...every AlphaZeroConfig field
-    meta: {train_variants, probs, tasks, generations, games, epsilon, epochs, concurrent, max_plies}
-    adapt: {targets, budgets, epochs, starts, concurrent, max_plies}  # adaptation of every start to every target
-    evaluate: {games, opponents, simulations, gumbel, opening_plies, max_plies}   # every adapted model
-    runner: {kind, workers, address}   # where self-play and evaluation tasks run; never changes a result
+      generations: ...            # ...every mmc.alphazero.AlphaZeroConfig field
+    meta: {...every mmc.meta.MetaConfig field...}
+    adapt: {targets, starts, ...every mmc.meta.AdaptConfig field...}
+    evaluate: {opponents, games, search: {...every SearchConfig field...}, opening_plies, max_plies}
+    runner: {kind, workers, address}   # where the jobs run; never changes a result
 
 Every key must be present and no other key may be (a variant's override mapping lists only what it
-changes). A problem stops the run with :class:`ParamsError`, whose message is one line naming the file and
-the key: ``params.yaml: expert.generations: must be an int, got 'x'``.
+changes). This module checks keys and types; the configs check their values and raise
+``mmc.configs.ConfigError``, which names the field. Either way the run stops with :class:`ParamsError`,
+whose message is one line naming the file and the key: ``params.yaml: expert.generations: must be an int,
+got 'x'``.
 """
 
 from __future__ import annotations
 
-import re
+import dataclasses
 import typing
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import NoneType, UnionType
 from typing import Any
@@ -33,21 +36,23 @@ from typing import Any
 import yaml
 
 from mmc.alphazero import AlphaZeroConfig
+from mmc.configs import ConfigError
 from mmc.engine import VARIANTS
+from mmc.evaluate import EvaluateConfig
+from mmc.evaluate import slug as opponent_slug
+from mmc.meta import AdaptConfig, MetaConfig
 from mmc.nn import NetworkConfig
 from mmc.play import close_player, parse_player
 from mmc.search import SearchConfig
 from mmc.train import TrainConfig
 
 __all__ = [
-    "AdaptConfig",
-    "EvaluateConfig",
+    "AdaptPlan",
+    "EvaluatePlan",
     "ExpertConfig",
-    "MetaConfig",
     "ParamsError",
     "RunnerConfig",
     "StudyConfig",
-    "expert_fingerprint_data",
     "flatten",
     "load_params",
     "opponent_slug",
@@ -84,94 +89,41 @@ class ExpertConfig:
     variant: str
     """The variant the expert learns (``mmc.engine.VARIANTS``)."""
     loop: AlphaZeroConfig
-    """Generations, games, replay window, arena and gating."""
-    chunks: int
-    """Self-play tasks per generation; the games are split between them as evenly as they go."""
+    """Generations, games and their chunks, replay window, arena and gating."""
     search: SearchConfig
     """Self-play search."""
     train: TrainConfig
     """Training of each generation's candidate."""
 
-    def chunk_games(self) -> list[int]:
-        """Games of each self-play chunk (the first ``games % chunks`` chunks get one more)."""
-        base, extra = divmod(self.loop.games, self.chunks)
-        return [base + (c < extra) for c in range(self.chunks)]
-
 
 @dataclass(frozen=True)
-class MetaConfig:
-    """JOAT meta-training (first-order Reptile across variants) and the multitask baseline's equal budget."""
+class AdaptPlan:
+    """Section ``adapt``: which starts are adapted to which targets, and how (``mmc.meta.AdaptConfig``)."""
 
-    train_variants: tuple[str, ...] = ("gardner", "baby", "rifle", "atomic")
-    """The variants tasks are drawn from."""
-    probs: tuple[float, ...] | None = None
-    """Sampling probability of each train variant, in order (``None``: uniform)."""
-    tasks: int = 4
-    """Variants in each meta-generation's task batch (drawn without replacement)."""
-    generations: int = 8
-    """Meta-generations (outer updates)."""
-    games: int = 96
-    """Self-play games per task per meta-generation; the multitask baseline plays the same games."""
-    epsilon: float = 1.0
-    """Meta step size: ``theta <- theta + epsilon * (mean theta'_i - theta)``; 1 is the seed's plain average."""
-    epochs: int = 8
-    """Passes over the data of JOAT's inner update and of the multitask network's training (replaces
-    ``train.epochs`` there: the same passes over the same examples, so both spend the same compute)."""
-    concurrent: int = 96
-    """Self-play games searched together in one task."""
-    max_plies: int = 150
-    """Ply cap of self-play games."""
-
-    def training(self, train: TrainConfig) -> TrainConfig:
-        """The training settings of the inner update (and of the multitask network): ``train`` with these epochs."""
-        return replace(train, epochs=self.epochs)
-
-
-@dataclass(frozen=True)
-class AdaptConfig:
-    """Few-shot adaptation: at most one AlphaZero iteration of every start on every target, per budget."""
-
-    targets: tuple[str, ...] = ("gardner", "baby", "mallet", "rifle", "atomic")
+    targets: tuple[str, ...]
     """Target variants (one adapt@ and evaluate@ stage each); the study holds at least one out of meta-training."""
-    budgets: tuple[int, ...] = (0, 20, 100)
-    """Self-play games of the adaptation iteration (0: the start unchanged)."""
-    epochs: int = 8
-    """Passes over the adaptation's games when training (replaces ``train.epochs``; JOAT's inner update uses
-    ``meta.epochs``, and adaptation is that inner update on the target)."""
-    starts: tuple[str, ...] = ("joat", "multitask", "expert-gardner", "scratch")
+    starts: tuple[str, ...]
     """Starting models: ``joat``, ``multitask``, ``expert-V`` (V in ``expert.variants``), ``scratch``."""
-    concurrent: int = 100
-    """Self-play games searched together."""
-    max_plies: int = 150
-    """Ply cap of self-play games."""
+    config: AdaptConfig
 
-    def training(self, train: TrainConfig) -> TrainConfig:
-        """The adaptation's training settings: ``train`` with these epochs."""
-        return replace(train, epochs=self.epochs)
+    @property
+    def budgets(self) -> tuple[int, ...]:
+        return self.config.budgets
 
 
 @dataclass(frozen=True)
-class EvaluateConfig:
-    """Evaluation of every adapted model of a target against the opponents."""
+class EvaluatePlan:
+    """Section ``evaluate``: the opponents of every adapted model, and how the cells are played."""
 
-    games: int = 100
-    """Games per cell (half with each colour, in pairs sharing a random opening)."""
-    opponents: tuple[str, ...] = ("random", "greedy", UNADAPTED, "fairy:nodes=1")
-    """Opponents as ``mmc.play.parse_player`` specs, or ``unadapted`` (the starting model, budgets > 0 only).
-    A ``fairy`` opponent plays only the targets Fairy-Stockfish knows; the others have no such cell."""
-    simulations: int = 64
-    """The model's MCTS simulations per move."""
-    gumbel: bool = False
-    """Search with Gumbel root selection instead of PUCT."""
-    opening_plies: int = 4
-    """Random plies before each pair of games (varied openings)."""
-    max_plies: int = 150
-    """Ply cap (drawn there)."""
+    opponents: tuple[str, ...]
+    """``mmc.play.parse_player`` specs, or ``unadapted`` (the model's own start, budgets > 0 only). A ``fairy``
+    opponent plays only the targets Fairy-Stockfish knows; the others have no such cell."""
+    config: EvaluateConfig
 
 
 @dataclass(frozen=True)
 class RunnerConfig:
-    """Where the fanned-out tasks run; results do not depend on it (seeds are keyed by chunk, not by worker)."""
+    """Where the fanned-out jobs run; results do not depend on it (seeds are keyed by job, not by worker)."""
 
     kind: str = "process"
     """``process``, ``dask`` or ``thread`` (see :data:`RUNNER_KINDS`)."""
@@ -179,6 +131,16 @@ class RunnerConfig:
     """Worker processes (``process``; ``dask`` without ``address``: a LocalCluster of this many) or threads."""
     address: str | None = None
     """Dask scheduler address (``tcp://host:8786``); ``kind: dask`` only."""
+
+    def __post_init__(self) -> None:
+        if self.kind not in RUNNER_KINDS:
+            raise ConfigError("RunnerConfig", "kind", f"must be one of {', '.join(RUNNER_KINDS)}, got {self.kind!r}")
+        if self.workers < 1:
+            raise ConfigError("RunnerConfig", "workers", f"must be an int >= 1, got {self.workers}")
+        if self.address is not None and self.kind != "dask":
+            raise ConfigError(
+                "RunnerConfig", "address", f"is only used with kind: dask (kind is {self.kind!r}); set it to null"
+            )
 
 
 @dataclass(frozen=True)
@@ -194,8 +156,8 @@ class StudyConfig:
     experts: dict[str, ExpertConfig]
     """Expert stage per variant, in the file's order."""
     meta: MetaConfig
-    adapt: AdaptConfig
-    evaluate: EvaluateConfig
+    adapt: AdaptPlan
+    evaluate: EvaluatePlan
     runner: RunnerConfig
     raw: dict[str, Any] = field(repr=False, compare=False)
     """The file as parsed, for logging."""
@@ -239,77 +201,38 @@ def parse_params(data: Any, source: str = "params.yaml", *, check_players: bool 
     seed = root.typed(mapping["seed"], "seed", int)
     if seed < 0:
         raise root.error("seed", f"must be an int >= 0, got {seed!r}")
-    network_data = root.mapping(mapping["network"], "network")
-    root.keys(network_data, "network", NETWORK_KEYS)
-    network = root.build(NetworkConfig, network_data, "network", defaults=True)
+    network = root.build(NetworkConfig, root.mapping(mapping["network"], "network"), "network", keys=NETWORK_KEYS)
     experts = _experts(root, mapping)
     search = root.build(SearchConfig, mapping["search"], "search")
     train = root.build(TrainConfig, mapping["train"], "train")
-    meta = _section(root, mapping, "meta", MetaConfig)
-    _check_meta(root, meta)
-    adapt = _section(root, mapping, "adapt", AdaptConfig)
+    meta = root.build(MetaConfig, mapping["meta"], "meta")
+    adapt_data = root.split(mapping["adapt"], "adapt", ("targets", "starts"), names=_names(AdaptConfig))
+    targets = root.typed(adapt_data.pop("targets"), "adapt.targets", tuple[str, ...])
+    starts = root.typed(adapt_data.pop("starts"), "adapt.starts", tuple[str, ...])
+    adapt = AdaptPlan(targets, starts, root.build(AdaptConfig, adapt_data, "adapt"))
     _check_adapt(root, adapt, list(experts))
-    evaluate = _section(root, mapping, "evaluate", EvaluateConfig)
-    _check_evaluate(root, evaluate, list(adapt.targets), check_players)
-    runner_data = root.mapping(mapping["runner"], "runner")
-    root.keys(runner_data, "runner", tuple(f.name for f in fields(RunnerConfig)))
-    runner = root.build(RunnerConfig, runner_data, "runner")
-    _check_runner(root, runner)
+    evaluate_data = root.split(mapping["evaluate"], "evaluate", ("opponents",), names=_names(EvaluateConfig))
+    opponents = root.typed(evaluate_data.pop("opponents"), "evaluate.opponents", tuple[str, ...])
+    evaluate = EvaluatePlan(opponents, root.build(EvaluateConfig, evaluate_data, "evaluate"))
+    _check_opponents(root, evaluate, targets, check_players)
+    runner = root.build(RunnerConfig, mapping["runner"], "runner")
     return StudyConfig(seed, network, search, train, experts, meta, adapt, evaluate, runner, raw=mapping)
 
 
-def _section(root: _Checker, mapping: dict[str, Any], name: str, cls: Any) -> Any:
-    data = root.mapping(mapping[name], name)
-    root.keys(data, name, tuple(f.name for f in fields(cls)))
-    return root.build(cls, data, name)
-
-
-def _variant_list(root: _Checker, key: str, variants: tuple[str, ...]) -> None:
-    if not variants:
-        raise root.error(key, "must name at least one variant")
-    for variant in variants:
+def _check_adapt(root: _Checker, plan: AdaptPlan, experts: list[str]) -> None:
+    if not plan.targets:
+        raise root.error("adapt.targets", "must name at least one variant")
+    for variant in plan.targets:
         if variant not in VARIANTS:
-            raise root.error(key, f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
-    if len(set(variants)) < len(variants):
-        raise root.error(key, f"names a variant twice: {list(variants)}")
-
-
-def _check_meta(root: _Checker, config: MetaConfig) -> None:
-    _variant_list(root, "meta.train_variants", config.train_variants)
-    for name in ("tasks", "generations", "games", "epochs", "concurrent", "max_plies"):
-        if getattr(config, name) < 1:
-            raise root.error(f"meta.{name}", f"must be an int >= 1, got {getattr(config, name)}")
-    if config.tasks > len(config.train_variants):
-        raise root.error(
-            "meta.tasks", f"must be <= the {len(config.train_variants)} train_variants, got {config.tasks}"
-        )
-    if not 0 <= config.epsilon <= 1:
-        raise root.error("meta.epsilon", f"must be in [0, 1], got {config.epsilon}")
-    if config.probs is not None:
-        probs = config.probs
-        if len(probs) != len(config.train_variants) or min(probs) < 0 or abs(sum(probs) - 1) > 1e-6:
-            raise root.error(
-                "meta.probs",
-                f"must be null or {len(config.train_variants)} numbers >= 0 summing to 1 (one per train variant), "
-                f"got {list(probs)}",
-            )
-        if sum(p > 0 for p in probs) < config.tasks:
-            raise root.error("meta.probs", f"gives fewer than meta.tasks={config.tasks} variants a chance")
-
-
-def _check_adapt(root: _Checker, config: AdaptConfig, experts: list[str]) -> None:
-    _variant_list(root, "adapt.targets", config.targets)
-    if not config.budgets or min(config.budgets) < 0 or len(set(config.budgets)) < len(config.budgets):
-        raise root.error("adapt.budgets", f"must be distinct self-play game counts >= 0, got {list(config.budgets)}")
+            raise root.error("adapt.targets", f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
+    if len(set(plan.targets)) < len(plan.targets):
+        raise root.error("adapt.targets", f"names a variant twice: {list(plan.targets)}")
     known = [*META_STARTS, *(f"expert-{v}" for v in experts), SCRATCH]
-    if not config.starts or len(set(config.starts)) < len(config.starts):
-        raise root.error("adapt.starts", f"must name distinct starting models, got {list(config.starts)}")
-    for start in config.starts:
+    if not plan.starts or len(set(plan.starts)) < len(plan.starts):
+        raise root.error("adapt.starts", f"must name distinct starting models, got {list(plan.starts)}")
+    for start in plan.starts:
         if start not in known:
             raise root.error("adapt.starts", f"unknown start {start!r} (known: {', '.join(known)})")
-    for name in ("epochs", "concurrent", "max_plies"):
-        if getattr(config, name) < 1:
-            raise root.error(f"adapt.{name}", f"must be an int >= 1, got {getattr(config, name)}")
 
 
 def plays(spec: str, variant: str) -> bool:
@@ -320,15 +243,30 @@ def plays(spec: str, variant: str) -> bool:
     return not spec.startswith("fairy") or variant in ENGINE_VARIANTS
 
 
+def _check_opponents(root: _Checker, plan: EvaluatePlan, targets: tuple[str, ...], check_players: bool) -> None:
+    if not plan.opponents:
+        raise root.error("evaluate.opponents", "must name at least one opponent")
+    if len(set(map(opponent_slug, plan.opponents))) < len(plan.opponents):
+        raise root.error("evaluate.opponents", f"names an opponent twice: {list(plan.opponents)}")
+    if not check_players:
+        return
+    for spec in plan.opponents:
+        for variant in targets:
+            if spec == UNADAPTED or not plays(spec, variant):
+                continue
+            try:
+                close_player(parse_player(spec, variant=variant))
+            except (ValueError, OSError, RuntimeError) as error:
+                raise root.error("evaluate.opponents", f"{spec!r} cannot play {variant}: {error}") from None
+
+
 def _experts(root: _Checker, mapping: dict[str, Any]) -> dict[str, ExpertConfig]:
     search = root.mapping(mapping["search"], "search")
     train = root.mapping(mapping["train"], "train")
-    expert = root.mapping(mapping["expert"], "expert")
-    loop_keys = tuple(f.name for f in fields(AlphaZeroConfig))
-    root.keys(expert, "expert", ("variants", "chunks", *loop_keys))
-    root.keys(search, "search", tuple(f.name for f in fields(SearchConfig)))
-    root.keys(train, "train", tuple(f.name for f in fields(TrainConfig)))
-    variants = root.mapping(expert["variants"], "expert.variants")
+    expert = root.split(mapping["expert"], "expert", ("variants",), names=_names(AlphaZeroConfig))
+    root.keys(search, "search", _names(SearchConfig))
+    root.keys(train, "train", _names(TrainConfig))
+    variants = root.mapping(expert.pop("variants"), "expert.variants")
     if not variants:
         raise root.error("expert.variants", "must name at least one variant")
     experts = {}
@@ -346,21 +284,13 @@ def _expert(
     """The expert config of ``variant``: the shared sections with its override mapping laid over them."""
     prefix = f"expert.variants.{variant}"
     override = {} if override is None else root.mapping(override, prefix)
-    shared = {k: v for k, v in expert.items() if k != "variants"}
-    unknown = sorted(set(override) - set(shared) - {"search", "train"})
+    unknown = sorted(set(override) - set(expert) - {"search", "train"})
     if unknown:
-        allowed = sorted([*shared, "search", "train"])
+        allowed = sorted([*expert, "search", "train"])
         raise root.error(f"{prefix}.{unknown[0]}", f"unknown key (a variant may override {', '.join(allowed)})")
-    origin = {k: f"{prefix}.{k}" if k in override else f"expert.{k}" for k in shared}
-    merged = {**shared, **{k: v for k, v in override.items() if k not in ("search", "train")}}
-    chunks_key = origin.pop("chunks")
-    chunks = root.typed(merged.pop("chunks"), chunks_key, int)
-    threshold = root.typed(merged["gate_threshold"], origin["gate_threshold"], float)
-    if not 0 <= threshold <= 1:
-        raise root.error(origin["gate_threshold"], f"must be in [0, 1], got {threshold}")
+    origin = {k: f"{prefix}.{k}" if k in override else f"expert.{k}" for k in expert}
+    merged = {**expert, **{k: v for k, v in override.items() if k not in ("search", "train")}}
     loop = root.build(AlphaZeroConfig, merged, "expert", origin=origin)
-    if not 1 <= chunks <= loop.games:
-        raise root.error(chunks_key, f"must be an int in [1, games={loop.games}], got {chunks}")
     configs = []
     for name, cls, section in (("search", SearchConfig, search), ("train", TrainConfig, train)):
         part = root.mapping(override.get(name, {}), f"{prefix}.{name}")
@@ -369,43 +299,7 @@ def _expert(
             raise root.error(f"{prefix}.{name}.{stray[0]}", f"unknown key (expected one of {', '.join(section)})")
         keys = {k: f"{prefix}.{name}.{k}" if k in part else f"{name}.{k}" for k in section}
         configs.append(root.build(cls, {**section, **part}, name, origin=keys))
-    return ExpertConfig(variant, loop, chunks, configs[0], configs[1])
-
-
-def _check_evaluate(root: _Checker, config: EvaluateConfig, variants: list[str], check_players: bool) -> None:
-    for name in ("games", "simulations", "max_plies"):
-        if getattr(config, name) < 1:
-            raise root.error(f"evaluate.{name}", f"must be an int >= 1, got {getattr(config, name)}")
-    if not 0 <= config.opening_plies < config.max_plies:
-        raise root.error("evaluate.opening_plies", f"must be in [0, max_plies), got {config.opening_plies}")
-    if not config.opponents:
-        raise root.error("evaluate.opponents", "must name at least one opponent")
-    if len(set(map(opponent_slug, config.opponents))) < len(config.opponents):
-        raise root.error("evaluate.opponents", f"names an opponent twice: {list(config.opponents)}")
-    if not check_players:
-        return
-    for spec in config.opponents:
-        for variant in variants:
-            if spec == UNADAPTED or not plays(spec, variant):
-                continue
-            try:
-                close_player(parse_player(spec, variant=variant))
-            except (ValueError, OSError, RuntimeError) as error:
-                raise root.error("evaluate.opponents", f"{spec!r} cannot play {variant}: {error}") from None
-
-
-def _check_runner(root: _Checker, config: RunnerConfig) -> None:
-    if config.kind not in RUNNER_KINDS:
-        raise root.error("runner.kind", f"must be one of {', '.join(RUNNER_KINDS)}, got {config.kind!r}")
-    if config.workers < 1:
-        raise root.error("runner.workers", f"must be an int >= 1, got {config.workers}")
-    if config.address is not None and config.kind != "dask":
-        raise root.error("runner.address", f"is only used with kind: dask (kind is {config.kind!r}); set it to null")
-
-
-def opponent_slug(spec: str) -> str:
-    """A name for an opponent spec that is safe in file names and metric keys: ``mcts:200`` -> ``mcts_200``."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", spec).strip("_") or "player"
+    return ExpertConfig(variant, loop, configs[0], configs[1])
 
 
 def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -420,25 +314,12 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
-def expert_fingerprint_data(study: StudyConfig, variant: str) -> dict[str, Any]:
-    """What an expert's generations depend on, except how many there are (so adding generations resumes)."""
-    expert = study.experts[variant]
-    return {
-        "seed": study.seed,
-        "network": study.network.to_dict(),
-        "variant": variant,
-        "loop": asdict(replace(expert.loop, generations=1)),
-        "chunks": expert.chunks,
-        "search": asdict(expert.search),
-        "train": asdict(expert.train),
-    }
-
-
-_MMC_ERROR = re.compile(r"^\w+\.(\w+) (.*)$")
+def _names(cls: Any) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
 
 
 class _Checker:
-    """Type and key checks that raise :class:`ParamsError` for one parameter file."""
+    """Key and type checks that raise :class:`ParamsError` for one parameter file."""
 
     def __init__(self, source: str) -> None:
         self.source = source
@@ -460,6 +341,14 @@ class _Checker:
         missing = [k for k in expected if k not in mapping]
         if missing:
             raise self.error(f"{dot}{missing[0]}", "missing")
+
+    def split(
+        self, value: Any, key: str, own: tuple[str, ...], *, names: tuple[str, ...] | None = None
+    ) -> dict[str, Any]:
+        """Section ``key`` as a new dict, its keys checked: the study's own keys ``own`` plus a config's fields."""
+        section = dict(self.mapping(value, key))
+        self.keys(section, key, (*own, *(names or ())))
+        return section
 
     def typed(self, value: Any, key: str, annotation: Any) -> Any:
         """``value`` converted to ``annotation`` (int, float, bool, str, ``X | None``, ``tuple[X, ...]``)."""
@@ -488,28 +377,30 @@ class _Checker:
         return float(value) if annotation is float else value
 
     def build(
-        self,
-        cls: Any,
-        data: dict[str, Any],
-        section: str,
-        *,
-        origin: dict[str, str] | None = None,
-        defaults: bool = False,
-    ) -> Any:
-        """``cls(**data)`` after checking every field's type (the caller has checked the keys); the class's own
-        ``ValueError`` becomes a :class:`ParamsError` naming the key. ``defaults``: fields absent from ``data``
-        keep their defaults."""
+        self, cls: Any, data: Any, section: str, *, origin: dict[str, str] | None = None,
+        keys: tuple[str, ...] | None = None,
+    ) -> Any:  # fmt: skip
+        """``cls(**data)`` after checking the keys (every field of ``cls``, or ``keys``: the others keep their
+        defaults) and every field's type; a nested config field is built from its own mapping. The config's
+        :class:`ConfigError` becomes a :class:`ParamsError` naming the key (``origin`` maps a field to the key
+        it came from, for a variant's overrides)."""
         origin = origin or {}
+        data = self.mapping(data, section)
+        expected = keys or _names(cls)
+        if not origin:
+            self.keys(data, section, expected)
         hints = typing.get_type_hints(cls)
-        names = [f.name for f in fields(cls) if f.name in data or not defaults]
-        values = {n: self.typed(data[n], origin.get(n, f"{section}.{n}"), hints[n]) for n in names}
+        values = {}
+        for name in expected:
+            key = origin.get(name, f"{section}.{name}")
+            if dataclasses.is_dataclass(hints[name]):
+                values[name] = self.build(hints[name], data[name], key)
+            else:
+                values[name] = self.typed(data[name], key, hints[name])
         try:
             return cls(**values)
-        except ValueError as error:
-            match = _MMC_ERROR.match(str(error).splitlines()[0])
-            if match and match.group(1) in values:
-                raise self.error(origin.get(match.group(1), f"{section}.{match.group(1)}"), match.group(2)) from None
-            raise self.error(section, str(error).splitlines()[0]) from None
+        except ConfigError as error:
+            raise self.error(origin.get(error.field, f"{section}.{error.field}"), error.problem) from None
 
 
 def _shown(value: Any) -> str:

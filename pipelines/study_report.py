@@ -11,7 +11,6 @@ logged with its inputs to the stage's MLflow run.
 
 from __future__ import annotations
 
-import csv
 import os
 from pathlib import Path
 from typing import Any
@@ -20,13 +19,15 @@ from mlflow.tracking import MlflowClient
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
-from mmc.play import read_records, write_records
+from mmc.evaluate import match_name
+from mmc.meta import KINDS
+from mmc.play import GameRecord, read_records, write_records
 from pipelines import tracking
-from pipelines.config import StudyConfig, opponent_slug
-from pipelines.evaluate import TABLE_HEADER
-from pipelines.files import write_csv, write_json
-from pipelines.meta import KINDS, LOSS_HEADER
+from pipelines.adapt import label
+from pipelines.config import StudyConfig
+from pipelines.files import write_json
 from pipelines.paths import Paths
+from pipelines.records import EvaluationRow, LossRow, TrainingLossRow, read_rows, write_rows
 from pipelines.report import render_report
 
 __all__ = ["report_flow", "study_runs"]
@@ -34,35 +35,30 @@ __all__ = ["report_flow", "study_runs"]
 STAGE = "report"
 
 
-def _read(path: Path) -> list[dict[str, str]]:
-    with open(path, newline="") as file:
-        return list(csv.DictReader(file))
-
-
 @flow(name="report", flow_run_name="report", validate_parameters=False)
 def report_flow(study: StudyConfig, root: Path) -> Path:
     """Write the report's inputs and render ``reports/study.html`` under ``root``; the HTML's path."""
     logger = get_run_logger()
     paths = Paths(root)
-    inputs = paths.report_inputs
-    losses = []
-    for variant in study.variants:
-        for row in _read(paths.loss_curve(variant)):
-            losses.append({"series": f"expert-{variant}", "stage": "expert", "variant": variant, **row})
+    losses = [
+        TrainingLossRow(f"expert-{variant}", "expert", variant, row.generation, row.policy, row.value, row.total)
+        for variant in study.variants
+        for row in read_rows(paths.loss_curve(variant), LossRow)
+    ]
     for kind in KINDS:
-        losses += _read(paths.meta_losses(kind))
-    write_csv(inputs / "losses.csv", LOSS_HEADER, [{k: row[k] for k in LOSS_HEADER} for row in losses])
-    table = [row for target in study.targets for row in _read(paths.evaluation_table(target))]
-    write_csv(paths.summary_table, TABLE_HEADER, table)
-    write_records([_sample_game(paths, study)], inputs / "sample.pgn")
+        losses += read_rows(paths.meta_losses(kind), TrainingLossRow)
+    write_rows(paths.report_losses, TrainingLossRow, losses)
+    table = [row for target in study.targets for row in read_rows(paths.evaluation_table(target), EvaluationRow)]
+    write_rows(paths.summary_table, EvaluationRow, table)
+    write_records([_sample_game(paths, study)], paths.report_sample)
     with tracking.stage_run(paths, STAGE, "study", flow_run.id) as run:
-        write_json(inputs / "runs.json", study_runs(run.client, run.run_id))
+        write_json(paths.report_runs, study_runs(run.client, run.run_id))
         parameters = {
             "params_path": paths.params,
-            "losses_path": inputs / "losses.csv",
+            "losses_path": paths.report_losses,
             "evaluation_path": paths.summary_table,
-            "games_path": inputs / "sample.pgn",
-            "runs_path": inputs / "runs.json",
+            "games_path": paths.report_sample,
+            "runs_path": paths.report_runs,
         }
         html = render_report(paths.report_notebook, paths.report_html, parameters)
         run.log_artifact(html, "report")
@@ -72,7 +68,7 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
     return html
 
 
-def _sample_game(paths: Paths, study: StudyConfig) -> Any:
+def _sample_game(paths: Paths, study: StudyConfig) -> GameRecord:
     """JOAT (or the first start) after the largest budget against greedy (or the first opponent), in the first
     held-out target (or the first target): the cell's first game."""
     held_out = [t for t in study.targets if t not in study.meta.train_variants]
@@ -80,9 +76,8 @@ def _sample_game(paths: Paths, study: StudyConfig) -> Any:
     start = "joat" if "joat" in study.adapt.starts else study.adapt.starts[0]
     opponents = study.opponents(target)
     opponent = "greedy" if "greedy" in opponents else opponents[0]
-    budget = max(study.adapt.budgets)
-    path = paths.evaluation_cell(target, start, budget, opponent_slug(opponent), ".pgn")
-    return read_records(path)[0]
+    name = match_name(target, label(start, max(study.adapt.budgets)), opponent)
+    return read_records(paths.jobs("evaluate", target) / f"{name}.pgn")[0]
 
 
 def study_runs(client: MlflowClient, own_run: str) -> dict[str, Any]:

@@ -2,25 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
 import numpy as np
 import pytest
 import torch
 
 from mmc.alphazero import AlphaZeroConfig, alphazero
+from mmc.configs import ConfigError
+from mmc.fanout import Job
 from mmc.nn import NetworkConfig, build_network
 from mmc.play import gate
 from mmc.search import SearchConfig
+from mmc.seeding import root
 from mmc.train import TrainConfig
+
+TINY = AlphaZeroConfig(generations=2, games=4, chunks=2, concurrent=4, max_plies=30, window=2, arena_games=4,
+                       arena_simulations=4)  # fmt: skip
 
 
 @pytest.mark.parametrize("threshold", [0.0, 1.0])
 def test_generations_train_gate_and_leave_the_start_network_alone(threshold: float) -> None:
     net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
     before = {k: v.clone() for k, v in net.state_dict().items()}
-    config = AlphaZeroConfig(generations=2, games=4, concurrent=4, max_plies=30, arena_games=4,
-                             arena_simulations=4, gate_threshold=threshold)  # fmt: skip
-    steps = list(alphazero(net, "gardner", config, SearchConfig(simulations=8), TrainConfig(epochs=2),
-                           np.random.default_rng(0)))  # fmt: skip
+    config = replace(TINY, gate_threshold=threshold)
+    steps = list(alphazero(net, "gardner", config, SearchConfig(simulations=8), TrainConfig(epochs=2), root(0)))
     assert [s.index for s in steps] == [0, 1]
     champion = net
     for step in steps:
@@ -29,6 +37,10 @@ def test_generations_train_gate_and_leave_the_start_network_alone(threshold: flo
         assert step.arena is not None and step.arena.games == 4
         assert step.accepted == gate(step.arena, threshold)
         assert (step.champion is not champion) == step.accepted
+        assert step.champion is (step.candidate if step.accepted else champion)
+        assert step.champion_index == (
+            step.index if step.accepted else steps[step.index - 1].champion_index if step.index else -1
+        )
         champion = step.champion
     if threshold == 0.0:
         assert all(step.accepted for step in steps)
@@ -36,7 +48,38 @@ def test_generations_train_gate_and_leave_the_start_network_alone(threshold: flo
 
 
 def test_config_is_checked() -> None:
-    with pytest.raises(ValueError, match="games"):
+    with pytest.raises(ConfigError, match="games") as caught:
         AlphaZeroConfig(games=0)
-    with pytest.raises(ValueError, match="gate_threshold"):
+    assert caught.value.field == "games"
+    with pytest.raises(ConfigError, match="gate_threshold"):
         AlphaZeroConfig(gate_threshold=1.5)
+    with pytest.raises(ConfigError, match="chunks"):
+        AlphaZeroConfig(games=2, chunks=3)
+
+
+def test_the_runner_sees_every_job_and_the_order_of_execution_changes_nothing() -> None:
+    """A runner that runs each call's jobs in reverse order (as a pool may finish them) gives the same generations,
+    so the study's runner (Prefect task runs, any order) computes what the serial loop does."""
+    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    names: list[str] = []
+
+    def backwards(jobs: Sequence[Job[Any]]) -> list[Any]:
+        names.extend(job.name for job in jobs)
+        return list(reversed([job() for job in reversed(jobs)]))
+
+    args = (net, "gardner", TINY, SearchConfig(simulations=4), TrainConfig(epochs=1), root(5))
+    serial_steps = list(alphazero(*args))
+    steps = list(alphazero(*args, run=backwards))
+    assert names[:4] == [
+        "self-play-gardner-gen000-chunk00", "self-play-gardner-gen000-chunk01", "train-gardner-gen000",
+        "arena-gardner-gen000-chunk00",
+    ]  # fmt: skip
+    assert len(names) == len(set(names)) == 2 * (2 + 1 + 2)
+    for a, b in zip(serial_steps, steps, strict=True):
+        assert a.self_play.records == b.self_play.records and a.arena == b.arena
+        assert all(
+            torch.equal(x, y)
+            for x, y in zip(a.champion.state_dict().values(), b.champion.state_dict().values(), strict=True)
+        )
+    other = list(alphazero(net, "gardner", TINY, SearchConfig(simulations=4), TrainConfig(epochs=1), root(6)))
+    assert other[0].self_play.records != serial_steps[0].self_play.records

@@ -70,7 +70,9 @@ def test_show_reports_a_finished_game(capsys: pytest.CaptureFixture[str]) -> Non
     ("argv", "needle"),
     [
         (["perft", "chess960", "--depth", "2"], "unknown variant 'chess960'"),
-        (["perft", "gardner", "--depth", "-1"], "--depth must be >= 0"),
+        (["perft", "gardner", "--depth", "-1"], "--depth must be between 0 and 15, got -1"),
+        (["perft", "gardner", "--depth", "99999999999"], "--depth must be between 0 and 15, got 99999999999"),
+        (["perft", "gardner", "--depth", "16", "--divide"], "--depth must be between 0 and 15, got 16"),
         (["perft", "gardner", "--depth", "x"], "invalid int value: 'x'"),
         (["perft", "gardner", "--fen", "rnbqk/ppppp/5/PPPPP w - - 0 1", "--depth", "1"], "has 5 ranks"),
         (["perft", "gardner", "--fen", "rnbqk/ppppp/5/PPPPP/RNBQK x - - 0 1", "--depth", "1"], "side to move"),
@@ -120,6 +122,7 @@ def test_perft_file_mismatch_exits_nonzero(tmp_path: Path, capsys: pytest.Captur
         ("gardner,rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1,2", ":3: expected 4 fields, got 3"),
         ("shogi,rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1,2,53", ":3: unknown variant 'shogi'"),
         ("gardner,rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1,-2,53", ":3: depth and nodes must be >= 0"),
+        ("gardner,rnbqk/ppppp/5/PPPPP/RNBQK w - - 0 1,99999999999,1", ":3: depth must be at most 15"),
     ],
 )
 def test_perft_file_bad_row_fails_before_any_work(
@@ -210,7 +213,27 @@ def test_play_as_black_to_the_end_of_a_capped_game(
     [
         (["match", "greedy", "random", "--variant", "chess"], "unknown variant 'chess'"),
         (["match", "greedy", "mcts9", "--variant", "gardner"], "unknown player 'mcts9' (known kinds: random, greedy"),
-        (["match", "greedy", "random", "--variant", "gardner", "--games", "0"], "--games must be >= 1"),
+        (["match", "greedy", "random", "--variant", "gardner", "--games", "0"], "--games must be between 1 and"),
+        (
+            ["match", "greedy", "random", "--variant", "gardner", "--games", "10001"],
+            "--games must be between 1 and 10000",
+        ),
+        (["match", "greedy", "random", "--variant", "gardner", "--seed", "-1"], "--seed must be >= 0, got -1"),
+        (
+            ["match", "greedy", "random", "--variant", "gardner", "--max-plies", "99999999999"],
+            "--max-plies must be between 1 and 10000",
+        ),
+        (
+            ["match", "greedy", "random", "--variant", "gardner", "--max-plies", "1000", "--opening-plies", "999"],
+            "no 999-ply random opening of gardner in 100 tries left the game going",
+        ),
+        (["match", "greedy", "random", "--variant", "monochromatic"], "monochromatic start position is already over"),
+        (
+            ["match", "mcts:99999999999999999999", "random", "--variant", "gardner"],
+            "simulations must be a positive integer up to 10000",
+        ),
+        (["match", "net:x.pt:sims=10001", "random", "--variant", "gardner"], "sims must be a positive integer up to"),
+        (["match", "policy:x.pt:temperature=nan", "random", "--variant", "gardner"], "temperature must be a finite"),
         (
             ["match", "greedy", "random", "--variant", "gardner", "--opening-plies", "-1"],
             "--opening-plies must be >= 0",
@@ -220,6 +243,12 @@ def test_play_as_black_to_the_end_of_a_capped_game(
         (["match", "greedy", "--variant", "gardner"], "the following arguments are required: PLAYER"),
         (["play", "--variant", "gardner", "--opponent", "nobody"], "unknown player 'nobody'"),
         (["play", "--variant", "gardner", "--opponent", "random", "--color", "red"], "invalid choice: 'red'"),
+        (["play", "--variant", "gardner", "--opponent", "random", "--seed", "-5"], "--seed must be >= 0, got -5"),
+        (["play", "--variant", "gardner", "--opponent", "random", "--max-plies", "0"], "--max-plies must be between"),
+        (
+            ["play", "--variant", "gardner", "--opponent", "random", "--max-plies", "99999999999"],
+            "--max-plies must be between 1 and 10000, got 99999999999",
+        ),
         (["replay", "/no/such/file.pgn"], "cannot read record file '/no/such/file.pgn'"),
     ],
 )
@@ -230,6 +259,15 @@ def test_bad_match_play_replay_input_is_one_line(
     assert (code, out) == (2, "")
     assert len(err.strip().splitlines()) == 1
     assert err.startswith("mmc: error: ") and needle in err
+
+
+def test_replay_of_a_game_not_in_the_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records = tmp_path / "games.pgn"
+    run(capsys, "match", "greedy", "random", "--variant", "gardner", "--games", "2", "--records", str(records))
+    for game in ("0", "3", "-99999999999", "99999999999999999999999"):
+        code, out, err = run(capsys, "replay", str(records), "--game", game)
+        assert (code, out) == (2, "")
+        assert err == f"mmc: error: --game must be between 1 and 2 (the games in {str(records)!r}), got {game}\n"
 
 
 def test_replay_of_a_malformed_file_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

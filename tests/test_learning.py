@@ -13,9 +13,10 @@ from mmc.nn import NetworkConfig, NetworkEvaluator, build_network
 from mmc.nn.network import PolicyValueNet
 from mmc.play import MatchResult, PolicyPlayer, RandomPlayer, play_match
 from mmc.search import SearchConfig
+from mmc.seeding import root
 from mmc.train import TrainConfig
 
-BUDGET = AlphaZeroConfig(generations=3, games=192, concurrent=192, window=4, arena_games=0)
+BUDGET = AlphaZeroConfig(generations=3, games=192, chunks=1, concurrent=192, window=4, arena_games=0)
 SEARCH = SearchConfig(simulations=16, gumbel=True, gumbel_considered=8)
 TRAINING = TrainConfig(epochs=8, batch_size=128, learning_rate=0.05)
 
@@ -31,7 +32,7 @@ def test_self_play_learns_to_beat_the_random_player() -> None:
     torch.set_num_threads(1)
     net = build_network(NetworkConfig(blocks=2, filters=32), seed=0)
     before = against_random(net)
-    steps = list(alphazero(net, "gardner", BUDGET, SEARCH, TRAINING, np.random.default_rng(0)))
+    steps = list(alphazero(net, "gardner", BUDGET, SEARCH, TRAINING, root(0)))
     after = against_random(steps[-1].champion)
     first, last = steps[0].losses[0], steps[-1].losses[-1]
     assert 0.3 <= before.score <= 0.6, f"the untrained network should be about even with random: {before}"

@@ -10,18 +10,26 @@ from __future__ import annotations
 from mmc.engine import _kernels as K
 from mmc.engine.state import State, _array, apply_move, legal_moves, table
 
-__all__ = ["perft", "perft_divide"]
+__all__ = ["MAX_DEPTH", "perft", "perft_divide"]
+
+MAX_DEPTH = 15
+"""The deepest perft counted. The oracle goes to depth 7; each ply multiplies a start position's count by about
+12 (Gardner) to 15 (Los Alamos), so at some 7 million leaves a second depth 12 takes days and depth 15 years,
+and counts much deeper would overflow the kernel's ``int64``."""
+
+
+def _check_depth(depth: int, lowest: int) -> None:
+    if not lowest <= depth <= MAX_DEPTH:
+        raise ValueError(f"perft depth must be between {lowest} and {MAX_DEPTH}, got {depth}")
 
 
 def perft(state: State, depth: int) -> int:
-    """Leaf nodes ``depth`` plies below ``state``; ``depth`` must be >= 0."""
-    if depth < 0:
-        raise ValueError(f"perft depth must be >= 0, got {depth}")
+    """Leaf nodes ``depth`` plies below ``state``; ``depth`` must be in ``[0, MAX_DEPTH]``."""
+    _check_depth(depth, 0)
     return int(K.perft(_array(state), int(state.turn), depth, table(state.variant_name)))
 
 
 def perft_divide(state: State, depth: int) -> list[tuple[str, int]]:
-    """Perft split by first move: ``[(uci, nodes), ...]`` in move-generation order; ``depth`` must be >= 1."""
-    if depth < 1:
-        raise ValueError(f"perft --divide needs depth >= 1, got {depth}")
+    """Perft split by first move: ``[(uci, nodes), ...]`` in move-generation order; ``depth`` in ``[1, MAX_DEPTH]``."""
+    _check_depth(depth, 1)
     return [(m.uci(), perft(apply_move(state, m), depth - 1)) for m in legal_moves(state)]

@@ -1,53 +1,124 @@
-"""Meta-training (JOAT) and few-shot adaptation: the inner loop of Reptile, and at most one AlphaZero iteration.
+"""Few-shot adaptation: at most one AlphaZero iteration of a start network on one variant.
 
-Both are "self-play with the current network, then train a copy on that data" (the seed's inner
-update); they differ in what comes next: JOAT aggregates the task copies (``meta_aggregate``), adaptation
-keeps the copy. Budgets count self-play games.
+"Self-play with the start network, then train a copy of it on those games" is the seed's inner update:
+JOAT's meta-generation adapts theta to every task of its batch this way (``mmc.meta.joat``), and the
+study's ``adapt@T`` stage adapts every start to every target with every budget. Both call
+:func:`adapt_many`, which hands its self-play jobs and then its training jobs to the runner (``mmc.fanout``).
+Budgets count self-play games; budget 0 is the start unchanged.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
-import torch
 
+from mmc.alphazero import play_games
+from mmc.configs import ConfigError
+from mmc.fanout import Job, Runner, serial
 from mmc.nn.network import PolicyValueNet
-from mmc.play.selfplay import SelfPlayResult, self_play
-from mmc.search import NetworkLeafEvaluator, SearchConfig
-from mmc.train import EpochLosses, TrainConfig, train
+from mmc.play.selfplay import SelfPlayResult
+from mmc.search import SearchConfig
+from mmc.seeding import derive
+from mmc.train import EpochLosses, TrainConfig, Trained, trained_copy
 
-__all__ = ["Adapted", "adapt"]
+__all__ = ["AdaptConfig", "Adaptation", "Adapted", "adapt", "adapt_many"]
+
+
+@dataclass(frozen=True)
+class AdaptConfig:
+    """How every start is adapted to a target (the default study's ``params.yaml`` section ``adapt``)."""
+
+    budgets: tuple[int, ...] = (0, 20, 100)
+    """Self-play games of the adaptation iteration (0: the start unchanged)."""
+    epochs: int = 8
+    """Passes over the adaptation's games when training (replaces ``train.epochs``)."""
+    concurrent: int = 100
+    """Self-play games searched together in one job."""
+    max_plies: int = 150
+    """Ply cap of the adaptation's self-play games."""
+
+    def __post_init__(self) -> None:
+        budgets = self.budgets
+        if not budgets or min(budgets) < 0 or len(set(budgets)) < len(budgets):
+            raise ConfigError(
+                "AdaptConfig", "budgets", f"must be distinct self-play game counts >= 0, got {list(budgets)}"
+            )
+        for name in ("epochs", "concurrent", "max_plies"):
+            if getattr(self, name) < 1:
+                raise ConfigError("AdaptConfig", name, f"must be an int >= 1, got {getattr(self, name)}")
+
+    def training(self, train: TrainConfig) -> TrainConfig:
+        """The adaptation's training settings: ``train`` with these epochs."""
+        return replace(train, epochs=self.epochs)
+
+
+@dataclass(frozen=True)
+class Adaptation:
+    """One adaptation to make: ``start`` with ``games`` self-play games of ``variant``."""
+
+    label: str
+    """Names its jobs: ``self-play-{label}``, ``train-{label}`` (``joat-b020``, ``rifle-gen003``)."""
+    start: PolicyValueNet = field(repr=False)
+    variant: str
+    games: int
+    seed: np.random.SeedSequence
+    """Its streams: ``("self-play",)`` and ``("train",)``. Adaptations given the same seed play from the same
+    streams (common random numbers: differences between starts come from the starts)."""
 
 
 @dataclass(frozen=True)
 class Adapted:
     """A network after (at most) one AlphaZero iteration on one variant."""
 
-    net: PolicyValueNet
+    net: PolicyValueNet = field(repr=False)
     losses: list[EpochLosses]
     """Per-epoch training losses (empty for budget 0)."""
     self_play: SelfPlayResult | None
     """The games played (``None`` for budget 0)."""
 
 
+def adapt_many(
+    adaptations: Sequence[Adaptation], search: SearchConfig, training: TrainConfig, *, concurrent: int,
+    max_plies: int, run: Runner = serial,
+) -> list[Adapted]:  # fmt: skip
+    """Every adaptation: all the self-play jobs, then all the training jobs (each a trained copy of its start).
+
+    Budget 0 returns a copy of the start with identical weights. A start is never modified.
+    """
+    for item in adaptations:
+        if item.games < 0:
+            raise ValueError(f"adaptation budget must be >= 0 games, got {item.games}")
+    playing = [item for item in adaptations if item.games > 0]
+    played = run([_self_play_job(item, search, concurrent, max_plies) for item in playing])
+    trained = run([_train_job(item, games, training) for item, games in zip(playing, played, strict=True)])
+    results = {
+        id(item): Adapted(t.net, t.losses, games) for item, games, t in zip(playing, played, trained, strict=True)
+    }
+    return [results.get(id(item)) or Adapted(copy.deepcopy(item.start), [], None) for item in adaptations]
+
+
+def _self_play_job(item: Adaptation, search: SearchConfig, concurrent: int, max_plies: int) -> Job[SelfPlayResult]:
+    seed = derive(item.seed, "self-play")
+    args = (item.start, item.variant, item.games, search, seed, concurrent, max_plies)
+    return Job("self-play", (item.label,), play_games, args)
+
+
+def _train_job(item: Adaptation, played: SelfPlayResult, training: TrainConfig) -> Job[Trained]:
+    args = (item.start, played.examples, training, derive(item.seed, "train"))
+    return Job("train", (item.label,), trained_copy, args)
+
+
 def adapt(
     start: PolicyValueNet, variant: str, games: int, search: SearchConfig, training: TrainConfig,
-    rng: np.random.Generator, *, concurrent: int = 64, max_plies: int = 150, progress: bool = False,
+    seed: np.random.SeedSequence, *, concurrent: int = 100, max_plies: int = 150, run: Runner = serial,
 ) -> Adapted:  # fmt: skip
     """Self-play ``games`` games of ``variant`` with ``start``, then train a copy of it on them once.
 
     ``games == 0`` returns a copy of ``start`` with identical weights. ``start`` itself is never modified.
     """
-    if games < 0:
-        raise ValueError(f"adaptation budget must be >= 0 games, got {games}")
-    net = copy.deepcopy(start)
-    if games == 0:
-        return Adapted(net, [], None)
-    selfplay_rng, train_rng = rng.spawn(2)
-    played = self_play(NetworkLeafEvaluator(start), variant, games, search, selfplay_rng,
-                       concurrent=min(concurrent, games), max_plies=max_plies, progress=progress)  # fmt: skip
-    generator = torch.Generator().manual_seed(int(train_rng.integers(2**63)))
-    losses = train(net, played.examples, training, generator)
-    return Adapted(net, losses, played)
+    (adapted,) = adapt_many([Adaptation(variant, start, variant, games, seed)], search, training,
+                            concurrent=concurrent, max_plies=max_plies, run=run)  # fmt: skip
+    return adapted

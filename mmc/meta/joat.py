@@ -1,35 +1,118 @@
-"""One meta-generation of JOAT (first-order Reptile over variants) and of its multitask baseline.
+"""JOAT meta-training (first-order Reptile over variants) and its multitask baseline, meta-generation by
+meta-generation.
 
 JOAT (the seed's multi-variant architecture): every task of the batch adapts a copy of theta with one
-AlphaZero iteration (:func:`mmc.meta.adapt`), then ``theta <- theta + epsilon * (mean theta'_i - theta)``.
-Multitask: the same self-play budget on the same variants, but one network trained once on the pooled data
-(no inner/outer split). The pipeline runs the per-task pieces as separate tasks; these functions are the
-same steps in one call, for notebooks and tests.
+AlphaZero iteration (:func:`mmc.meta.adapt_many`), then ``theta <- theta + epsilon * (mean theta'_i - theta)``
+(:func:`mmc.meta.meta_aggregate`). Multitask: the same task batches, the same self-play budget, but one
+network trained once on the pooled data (no inner/outer split). This is the one implementation: the study's
+``meta_train`` and ``multitask`` stages call :func:`meta_train` with a runner that fans the jobs out and keeps
+them on disk.
+
+Random streams, from the ``seed`` argument (``mmc.seeding``): the task batch of meta-generation ``g`` from
+``("tasks", g)``; task ``t``'s self-play from ``("task", g, t, "self-play")`` and its inner update from
+``("task", g, t, "train")``; multitask's training from ``("pooled", g, "train")``. Given the same seed and
+starting network, both kinds draw the same batches and play the same first meta-generation's games.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
-import torch
 
-from mmc.meta.adapt import Adapted, adapt
-from mmc.meta.reptile import meta_aggregate
+from mmc.alphazero import play_games
+from mmc.configs import ConfigError
+from mmc.engine import VARIANTS
+from mmc.fanout import Job, Runner, serial
+from mmc.meta.adapt import Adaptation, adapt_many
+from mmc.meta.reptile import meta_aggregate, sample_tasks
 from mmc.nn.network import PolicyValueNet
-from mmc.play.selfplay import SelfPlayResult, self_play
-from mmc.search import NetworkLeafEvaluator, SearchConfig
-from mmc.train import EpochLosses, Examples, TrainConfig, train
+from mmc.play.selfplay import SelfPlayResult
+from mmc.search import SearchConfig
+from mmc.seeding import derive, rng
+from mmc.train import EpochLosses, TrainConfig, Trained, trained_copy
 
-__all__ = ["MetaGeneration", "joat_generation", "multitask_generation"]
+__all__ = [
+    "KINDS",
+    "MetaConfig",
+    "MetaGeneration",
+    "joat_generation",
+    "meta_train",
+    "multitask_generation",
+    "task_batch",
+]
+
+KINDS = ("joat", "multitask")
+"""What :func:`meta_train` makes: JOAT's theta, or the multitask baseline's network."""
+
+
+@dataclass(frozen=True)
+class MetaConfig:
+    """JOAT meta-training and the multitask baseline's equal budget (the default study's ``params.yaml``
+    section ``meta``)."""
+
+    train_variants: tuple[str, ...] = ("gardner", "baby", "rifle", "atomic")
+    """The variants tasks are drawn from."""
+    probs: tuple[float, ...] | None = None
+    """Sampling probability of each train variant, in order (``None``: uniform)."""
+    tasks: int = 4
+    """Variants in each meta-generation's task batch (drawn without replacement)."""
+    generations: int = 8
+    """Meta-generations (outer updates)."""
+    games: int = 64
+    """Self-play games per task per meta-generation; the multitask baseline plays the same games."""
+    epsilon: float = 1.0
+    """Meta step size: ``theta <- theta + epsilon * (mean theta'_i - theta)``; 1 is the seed's plain average."""
+    epochs: int = 8
+    """Passes over the data of JOAT's inner update and of the multitask network's training (replaces
+    ``train.epochs`` there: the same passes over the same examples, so both spend the same compute)."""
+    concurrent: int = 64
+    """Self-play games searched together in one job."""
+    max_plies: int = 150
+    """Ply cap of self-play games."""
+
+    def __post_init__(self) -> None:
+        variants = self.train_variants
+        if not variants:
+            raise ConfigError("MetaConfig", "train_variants", "must name at least one variant")
+        for variant in variants:
+            if variant not in VARIANTS:
+                known = ", ".join(VARIANTS)
+                raise ConfigError("MetaConfig", "train_variants", f"unknown variant {variant!r} (known: {known})")
+        if len(set(variants)) < len(variants):
+            raise ConfigError("MetaConfig", "train_variants", f"names a variant twice: {list(variants)}")
+        for name in ("tasks", "generations", "games", "epochs", "concurrent", "max_plies"):
+            if getattr(self, name) < 1:
+                raise ConfigError("MetaConfig", name, f"must be an int >= 1, got {getattr(self, name)}")
+        if self.tasks > len(variants):
+            raise ConfigError("MetaConfig", "tasks", f"must be <= the {len(variants)} train_variants, got {self.tasks}")
+        if not 0 <= self.epsilon <= 1:
+            raise ConfigError("MetaConfig", "epsilon", f"must be in [0, 1], got {self.epsilon}")
+        if self.probs is not None:
+            probs = self.probs
+            if len(probs) != len(variants) or min(probs) < 0 or abs(sum(probs) - 1) > 1e-6:
+                raise ConfigError(
+                    "MetaConfig", "probs",
+                    f"must be null or {len(variants)} numbers >= 0 summing to 1 (one per train variant), "
+                    f"got {list(probs)}",
+                )  # fmt: skip
+            if sum(p > 0 for p in probs) < self.tasks:
+                raise ConfigError("MetaConfig", "probs", f"gives fewer than tasks={self.tasks} variants a chance")
+
+    def training(self, train: TrainConfig) -> TrainConfig:
+        """The training settings of the inner update (and of the multitask network): ``train`` with these epochs."""
+        return replace(train, epochs=self.epochs)
 
 
 @dataclass(frozen=True)
 class MetaGeneration:
     """What one meta-generation produced."""
 
+    index: int
+    tasks: list[str]
+    """The task batch, in order."""
     net: PolicyValueNet = field(repr=False)
     """The new meta-parameters (JOAT's theta, or the multitask network)."""
     losses: dict[str, list[EpochLosses]]
@@ -38,32 +121,76 @@ class MetaGeneration:
     """The games played, by variant."""
 
 
+def task_batch(config: MetaConfig, seed: np.random.SeedSequence, index: int) -> list[str]:
+    """The task batch of meta-generation ``index`` (the same for JOAT and multitask given the same seed)."""
+    return sample_tasks(list(config.train_variants), config.probs, config.tasks, rng(derive(seed, "tasks", index)))
+
+
+def _tag(index: int) -> str:
+    return f"gen{index:03d}"
+
+
 def joat_generation(
-    theta: PolicyValueNet, tasks: Sequence[str], games: int, search: SearchConfig, training: TrainConfig,
-    epsilon: float, rng: np.random.Generator, *, concurrent: int = 64, max_plies: int = 150,
+    index: int, theta: PolicyValueNet, tasks: Sequence[str], config: MetaConfig, search: SearchConfig,
+    training: TrainConfig, seed: np.random.SeedSequence, *, run: Runner = serial,
 ) -> MetaGeneration:  # fmt: skip
-    """Adapt a copy of ``theta`` to each task with ``games`` self-play games, then Reptile-aggregate them."""
-    adapted: dict[str, Adapted] = {}
-    for task, child in zip(tasks, rng.spawn(len(tasks)), strict=True):
-        adapted[task] = adapt(theta, task, games, search, training, child, concurrent=concurrent, max_plies=max_plies)
+    """Adapt a copy of ``theta`` to each task with ``config.games`` self-play games (jobs ``self-play-{task}-genNNN``,
+    ``train-{task}-genNNN``), then Reptile-aggregate them with ``config.epsilon``."""
+    adaptations = [
+        Adaptation(f"{task}-{_tag(index)}", theta, task, config.games, derive(seed, "task", index, task))
+        for task in tasks
+    ]
+    adapted = adapt_many(adaptations, search, config.training(training), concurrent=config.concurrent,
+                         max_plies=config.max_plies, run=run)  # fmt: skip
     net = copy.deepcopy(theta)
-    net.load_state_dict(meta_aggregate(theta.state_dict(), [a.net.state_dict() for a in adapted.values()], epsilon))
-    played = {task: a.self_play for task, a in adapted.items() if a.self_play is not None}
-    return MetaGeneration(net, {task: a.losses for task, a in adapted.items()}, played)
+    net.load_state_dict(meta_aggregate(theta.state_dict(), [a.net.state_dict() for a in adapted], config.epsilon))
+    net.eval()
+    played = {task: a.self_play for task, a in zip(tasks, adapted, strict=True) if a.self_play is not None}
+    return MetaGeneration(index, list(tasks), net, {t: a.losses for t, a in zip(tasks, adapted, strict=True)}, played)
 
 
 def multitask_generation(
-    net: PolicyValueNet, variants: Sequence[str], games: int, search: SearchConfig, training: TrainConfig,
-    rng: np.random.Generator, *, concurrent: int = 64, max_plies: int = 150,
+    index: int, net: PolicyValueNet, tasks: Sequence[str], config: MetaConfig, search: SearchConfig,
+    training: TrainConfig, seed: np.random.SeedSequence, *, run: Runner = serial,
 ) -> MetaGeneration:  # fmt: skip
-    """Self-play ``games`` games of each variant with ``net``, then train a copy once on all of it pooled."""
-    *children, train_rng = rng.spawn(len(variants) + 1)
-    evaluator = NetworkLeafEvaluator(net)
-    played: dict[str, SelfPlayResult] = {}
-    for variant, child in zip(variants, children, strict=True):
-        played[variant] = self_play(evaluator, variant, games, search, child, concurrent=min(concurrent, games),
-                                    max_plies=max_plies)  # fmt: skip
-    pooled: list[Examples] = [part for result in played.values() for part in result.examples]
-    trained = copy.deepcopy(net)
-    losses = train(trained, pooled, training, torch.Generator().manual_seed(int(train_rng.integers(2**63))))
-    return MetaGeneration(trained, {"pooled": losses}, played)
+    """Self-play ``config.games`` games of each task with ``net``, then train a copy once on all of it pooled
+    (jobs ``self-play-{task}-genNNN``, ``train-pooled-genNNN``)."""
+    jobs = [
+        Job(
+            "self-play",
+            (f"{task}-{_tag(index)}",),
+            play_games,
+            (
+                net,
+                task,
+                config.games,
+                search,
+                derive(seed, "task", index, task, "self-play"),
+                config.concurrent,
+                config.max_plies,
+            ),
+        )
+        for task in tasks
+    ]
+    played: dict[str, SelfPlayResult] = dict(zip(tasks, run(jobs), strict=True))
+    pooled = [part for result in played.values() for part in result.examples]
+    train = Job("train", (f"pooled-{_tag(index)}",), trained_copy,
+                (net, pooled, config.training(training), derive(seed, "pooled", index, "train")))  # fmt: skip
+    (trained,) = run([train])
+    assert isinstance(trained, Trained)
+    return MetaGeneration(index, list(tasks), trained.net, {"pooled": trained.losses}, played)
+
+
+def meta_train(
+    kind: str, net: PolicyValueNet, config: MetaConfig, search: SearchConfig, training: TrainConfig,
+    seed: np.random.SeedSequence, *, run: Runner = serial,
+) -> Iterator[MetaGeneration]:  # fmt: skip
+    """``config.generations`` meta-generations of ``kind`` (``joat`` or ``multitask``) from ``net`` (left
+    untouched), yielding each as it finishes."""
+    if kind not in KINDS:
+        raise ValueError(f"meta-training kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    step = joat_generation if kind == "joat" else multitask_generation
+    for index in range(config.generations):
+        generation = step(index, net, task_batch(config, seed, index), config, search, training, seed, run=run)
+        net = generation.net
+        yield generation

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from mmc.configs import config_from_dict
+from mmc.configs import ConfigError, config_from_dict
 from mmc.engine.actions import NUM_POLICY_PLANES
 from mmc.engine.observe import NUM_PLANES
 
@@ -34,9 +34,11 @@ class NetworkConfig:
         for field in fields(self):
             value = getattr(self, field.name)
             if type(value) is not int:  # bool is an int subclass, and never a layer size
-                raise ValueError(f"NetworkConfig.{field.name} must be an int, got {value!r} ({type(value).__name__})")
+                raise ConfigError(
+                    "NetworkConfig", field.name, f"must be an int, got {value!r} ({type(value).__name__})"
+                )
             if value < _MINIMUM[field.name]:
-                raise ValueError(f"NetworkConfig.{field.name} must be >= {_MINIMUM[field.name]}, got {value}")
+                raise ConfigError("NetworkConfig", field.name, f"must be >= {_MINIMUM[field.name]}, got {value}")
 
     def to_dict(self) -> dict[str, int]:
         """The fields as a JSON-ready dict, in declaration order."""

@@ -1,9 +1,10 @@
 """The network as a batched evaluator: states in, priors over their legal moves and values out.
 
-This is the evaluator protocol that search calls: ``evaluator(states) -> (priors, values)`` where
-``priors[i]`` is ``float32[len(legal_moves(states[i]))]`` in the order of ``legal_moves`` and ``values``
-is ``float32[len(states)]`` in [-1, 1] from the side to move's view. States of any variants may be mixed;
-each board size is one forward pass.
+This is the protocol that policy players call (:data:`mmc.play.players.PositionEvaluator`):
+``evaluator(states) -> (priors, values)`` where ``priors[i]`` is ``float32[len(legal_moves(states[i]))]`` in
+the order of ``legal_moves`` and ``values`` is ``float32[len(states)]`` in [-1, 1] from the side to move's
+view. States of any variants may be mixed; each board size is one forward pass. Search calls another protocol
+on its leaves, :class:`mmc.search.LeafEvaluator`, which :class:`mmc.search.NetworkLeafEvaluator` implements.
 """
 
 from __future__ import annotations

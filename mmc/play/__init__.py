@@ -7,7 +7,7 @@
 4
 """
 
-from mmc.play.arena import MatchResult, gate, play_match, random_opening
+from mmc.play.arena import MatchResult, gate, play_match, random_opening, split_match
 from mmc.play.fairy import ENGINE_VARIANTS, FairyError, FairyPlayer
 from mmc.play.human import HumanPlayer, Resign
 from mmc.play.players import (
@@ -56,5 +56,6 @@ __all__ = [
     "read_records",
     "register_player",
     "replay",
+    "split_match",
     "write_records",
 ]

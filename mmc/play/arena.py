@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +31,7 @@ from mmc.engine import (
 from mmc.play.players import Player
 from mmc.play.records import GameRecord
 
-__all__ = ["MatchResult", "gate", "play_match", "random_opening"]
+__all__ = ["MatchResult", "gate", "play_match", "random_opening", "split_match"]
 
 _OPENING_TRIES = 100
 
@@ -53,6 +54,16 @@ class MatchResult:
         """``(wins + draws / 2) / games``: a draw counts as half a win."""
         return (self.wins + self.draws / 2) / self.games
 
+    @classmethod
+    def combine(cls, results: Sequence[MatchResult]) -> MatchResult:
+        """One match of the parts ``results`` (tallies summed, records in part order)."""
+        return cls(
+            sum(r.wins for r in results),
+            sum(r.draws for r in results),
+            sum(r.losses for r in results),
+            [record for r in results for record in r.records],
+        )
+
     def wilson_interval(self, z: float = 1.96) -> tuple[float, float]:
         """Wilson score interval of :attr:`score` (``z = 1.96``: 95 %).
 
@@ -67,9 +78,21 @@ class MatchResult:
         return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def gate(result: MatchResult, threshold: float = 0.6) -> bool:
-    """Accept the candidate (player ``a`` of the match) when its score is at least ``threshold`` (the seed's 0.6)."""
+def gate(result: MatchResult, threshold: float) -> bool:
+    """Accept the candidate (player ``a`` of the match) when its score is at least ``threshold`` (the seed used
+    0.6, the study ``expert.gate_threshold``)."""
     return result.score >= threshold
+
+
+def split_match(games: int, parts: int) -> list[int]:
+    """``games`` split into at most ``parts`` matches of whole opening pairs (even counts; an odd total leaves
+    the last one odd), as even as they go; no empty part."""
+    pairs, odd = divmod(games, 2)
+    parts = max(1, min(parts, pairs))
+    base, extra = divmod(pairs, parts)
+    counts = [2 * (base + (i < extra)) for i in range(parts)]
+    counts[-1] += odd
+    return counts
 
 
 def random_opening(start: State, plies: int, rng: np.random.Generator) -> tuple[State, list[Move]]:

@@ -1,16 +1,17 @@
 """Players: anything that picks one move for each of a batch of positions, and the ``kind:options`` specs naming them.
 
-Every player implements :class:`Player`. ``play`` is batched so that a network player evaluates all
-the concurrent games of a match in one forward pass; players without a network simply loop.
+Every player implements :class:`Player`. ``play`` is batched so that a network or search player evaluates
+all the concurrent games of a match in one forward pass or one search; the others simply loop.
 
 A player spec is ``kind`` or ``kind:field:field...``, e.g. ``random``, ``greedy``, ``policy:models/gen_003.pt``,
-``fairy:nodes=100``. :data:`PLAYER_KINDS` maps each kind to its factory; another package adds its own kind
-(``mcts:200``, ``net:PATH:sims=64``) with :func:`register_player`, or by adding an entry here that imports its
-module lazily (as ``policy`` does with torch), so that ``mmc`` starts fast.
+``fairy:nodes=100``, ``mcts:200``, ``net:PATH.pt:sims=64``. :data:`PLAYER_KINDS` maps each kind to its factory;
+the factories of ``policy``, ``mcts`` and ``net`` import torch or the compiled search only when called, so that
+``mmc`` starts fast. Another package adds its own kind with :func:`register_player`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -22,15 +23,18 @@ from mmc.play.fairy import FairyPlayer
 from mmc.play.human import HumanPlayer
 
 __all__ = [
+    "MAX_FAIRY_DEPTH",
+    "MAX_FAIRY_NODES",
+    "MAX_SIMULATIONS",
     "PIECE_VALUES",
     "PLAYER_KINDS",
     "WIN_VALUE",
-    "Evaluator",
     "GreedyPlayer",
     "Player",
     "PlayerFactory",
     "PlayerKind",
     "PolicyPlayer",
+    "PositionEvaluator",
     "RandomPlayer",
     "close_player",
     "material",
@@ -51,9 +55,12 @@ class Player(Protocol):
         ...
 
 
-Evaluator = Callable[[Sequence[State]], tuple[list[np.ndarray], np.ndarray]]
-"""``evaluator(states) -> (priors, values)`` as :class:`mmc.nn.NetworkEvaluator`: ``priors[i]`` is
-``float32[len(legal_moves(states[i]))]`` in ``legal_moves`` order, ``values`` is ``float32[len(states)]``."""
+PositionEvaluator = Callable[[Sequence[State]], tuple[list[np.ndarray], np.ndarray]]
+"""What a :class:`PolicyPlayer` calls: ``evaluator(states) -> (priors, values)``, as :class:`mmc.nn.NetworkEvaluator`.
+
+``priors[i]`` is ``float32[len(legal_moves(states[i]))]`` in ``legal_moves`` order, ``values`` is
+``float32[len(states)]`` in [-1, 1] from each side to move's view. Search calls a different protocol,
+:class:`mmc.search.LeafEvaluator` (a batch of leaf planes in, logits over the policy planes out)."""
 
 
 def _moves(state: State) -> tuple[Move, ...]:
@@ -133,14 +140,14 @@ def _score(state: State, after: State) -> int:
 class PolicyPlayer:
     """The network's policy without search: the most probable legal move, or a sample at ``temperature > 0``.
 
-    ``evaluator`` follows :data:`Evaluator` (e.g. ``mmc.nn.NetworkEvaluator``); one call per ``play`` batch.
+    ``evaluator`` follows :data:`PositionEvaluator` (e.g. ``mmc.nn.NetworkEvaluator``); one call per ``play`` batch.
     At temperature 0 ties of the highest prior are broken uniformly at random; at temperature ``T > 0`` a
     move is drawn with probability proportional to ``prior ** (1 / T)``.
     """
 
-    def __init__(self, evaluator: Evaluator, temperature: float = 0.0, *, name: str = "policy") -> None:
-        if temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {temperature}")
+    def __init__(self, evaluator: PositionEvaluator, temperature: float = 0.0, *, name: str = "policy") -> None:
+        if not (math.isfinite(temperature) and temperature >= 0):
+            raise ValueError(f"temperature must be a finite number >= 0, got {temperature}")
         self.evaluator = evaluator
         self.temperature = temperature
         self.name = name
@@ -204,16 +211,27 @@ def _no_fields(make: Callable[[], Player], kind: str) -> PlayerFactory:
     return factory
 
 
-def _positive_int(options: dict[str, str], key: str, spec: str) -> int | None:
-    if key not in options:
-        return None
+MAX_SIMULATIONS = 10_000
+"""The most simulations per move a ``mcts`` or ``net`` spec may ask for (AlphaZero searched 800)."""
+MAX_FAIRY_NODES = 1_000_000_000
+"""The most nodes per move a ``fairy`` spec may ask for (minutes per move; more would never finish)."""
+MAX_FAIRY_DEPTH = 100
+"""The deepest search per move a ``fairy`` spec may ask for."""
+
+
+def _positive_int(text: str, key: str, spec: str, maximum: int) -> int:
+    """``text`` as an integer in ``[1, maximum]``; ``ValueError`` naming ``spec`` and the range otherwise."""
     try:
-        value = int(options[key])
+        value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise ValueError(f"player {spec!r}: {key} must be a positive integer, got {options[key]!r}")
+    if not 1 <= value <= maximum:
+        raise ValueError(f"player {spec!r}: {key} must be a positive integer up to {maximum}, got {text!r}")
     return value
+
+
+def _int_option(options: dict[str, str], key: str, spec: str, maximum: int) -> int | None:
+    return None if key not in options else _positive_int(options[key], key, spec, maximum)
 
 
 def _fairy(fields: list[str], variant: str) -> Player:
@@ -222,7 +240,8 @@ def _fairy(fields: list[str], variant: str) -> Player:
     unknown = set(options) - {"nodes", "depth"}
     if unknown or not options:
         raise ValueError(f"player {spec!r}: expected fairy:nodes=N and/or fairy:depth=N")
-    nodes, depth = _positive_int(options, "nodes", spec), _positive_int(options, "depth", spec)
+    nodes = _int_option(options, "nodes", spec, MAX_FAIRY_NODES)
+    depth = _int_option(options, "depth", spec, MAX_FAIRY_DEPTH)
     return FairyPlayer(variant, nodes=nodes, depth=depth)
 
 
@@ -237,6 +256,8 @@ def _policy(fields: list[str], variant: str) -> Player:
         temperature = float(options.get("temperature", "0"))
     except ValueError:
         raise ValueError(f"player {spec!r}: temperature must be a number") from None
+    if not (math.isfinite(temperature) and temperature >= 0):
+        raise ValueError(f"player {spec!r}: temperature must be a finite number >= 0")
     from mmc.nn import NetworkEvaluator, load_checkpoint  # torch is slow to import: only when asked for
 
     net, _ = load_checkpoint(fields[0])
@@ -245,11 +266,12 @@ def _policy(fields: list[str], variant: str) -> Player:
 
 def _mcts(fields: list[str], variant: str) -> Player:
     spec = ":".join(["mcts", *fields])
-    if len(fields) != 1 or not fields[0].isdigit() or int(fields[0]) < 1:
-        raise ValueError(f"player {spec!r}: expected mcts:N with N simulations per move (a positive integer)")
+    if len(fields) != 1:
+        raise ValueError(f"player {spec!r}: expected mcts:N with N simulations per move")
+    simulations = _positive_int(fields[0], "simulations", spec, MAX_SIMULATIONS)
     from mmc.play.search_players import mcts_player  # numba search: only when asked for
 
-    return mcts_player(int(fields[0]))
+    return mcts_player(simulations)
 
 
 def _net(fields: list[str], variant: str) -> Player:
@@ -259,7 +281,7 @@ def _net(fields: list[str], variant: str) -> Player:
     options = parse_options(fields[1:], spec)
     if set(options) - {"sims", "gumbel"} or options.get("gumbel", "0") not in ("0", "1"):
         raise ValueError(f"player {spec!r}: the options are sims=N and gumbel=0|1")
-    sims = _positive_int(options, "sims", spec) or 64
+    sims = _int_option(options, "sims", spec, MAX_SIMULATIONS) or 64
     from mmc.play.search_players import network_player  # torch is slow to import: only when asked for
 
     return network_player(fields[0], sims, gumbel=options.get("gumbel") == "1", name=spec)

@@ -1,8 +1,9 @@
 """Players that search: pure MCTS with random rollouts (no network) and the network with MCTS.
 
-Both search every position of a ``play`` batch together (one forest, one evaluator call per step) with
-no root noise and the most visited move (``temperature_plies=0``): in the arena, variety comes from the
-openings. Specs: ``mcts:200`` (simulations), ``net:PATH.pt:sims=64[:gumbel=1]``.
+Both search every position of a ``play`` batch together (one forest, one evaluator call per step) without
+Dirichlet noise and play the most visited move (``temperature_plies=0``; Gumbel search still draws its
+Gumbel noise from the ``rng`` and plays :func:`mmc.search.select_move`'s choice among the most visited): in
+the arena, variety comes from the openings. Specs: ``mcts:200`` (simulations), ``net:PATH.pt:sims=64[:gumbel=1]``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from mmc.engine import Move, State
-from mmc.search import Evaluator, RolloutEvaluator, SearchConfig, search, select_move
+from mmc.search import LeafEvaluator, RolloutEvaluator, SearchConfig, search, select_move
 
 __all__ = ["MCTSPlayer", "mcts_player", "network_player"]
 
@@ -23,7 +24,7 @@ class MCTSPlayer:
     given to :meth:`play`) and play the most visited move; ``name`` as in game records."""
 
     def __init__(
-        self, evaluator: Evaluator | None, config: SearchConfig, *, name: str, rollout_plies: int = 150
+        self, evaluator: LeafEvaluator | None, config: SearchConfig, *, name: str, rollout_plies: int = 150
     ) -> None:
         self.evaluator = evaluator
         self.config = replace(config, temperature_plies=0)

@@ -17,7 +17,7 @@ from tqdm import tqdm
 
 from mmc.engine import Move, State, apply_move, initial_state, outcome
 from mmc.play.records import GameRecord
-from mmc.search import Evaluator, Forest, SearchConfig, SearchResult, result_of, search, select_move
+from mmc.search import Forest, LeafEvaluator, SearchConfig, SearchResult, result_of, search, select_move
 from mmc.train.examples import ExampleBuilder, Examples
 
 __all__ = ["SelfPlayResult", "self_play"]
@@ -45,7 +45,7 @@ class _Game:
 
 
 def self_play(
-    evaluator: Evaluator, variant: str, games: int, config: SearchConfig, rng: np.random.Generator, *,
+    evaluator: LeafEvaluator, variant: str, games: int, config: SearchConfig, rng: np.random.Generator, *,
     concurrent: int = 128, max_plies: int = 150, first_game_id: int = 0, player_name: str = "self",
     seed_label: str = "0", progress: bool = False,
 ) -> SelfPlayResult:  # fmt: skip
@@ -53,8 +53,9 @@ def self_play(
 
     Each searched position becomes a training example (observation planes, the search's policy target, the
     final result from the side to move's view); games get ids ``first_game_id + i``, so that chunks played
-    in different processes stay distinct. Root noise is on (Dirichlet, or Gumbel draws), moves are sampled
-    with ``config.temperature`` for ``config.temperature_plies`` plies.
+    in different processes stay distinct. Root noise is on (Dirichlet, or Gumbel draws). With PUCT, moves are
+    sampled with ``config.temperature`` for ``config.temperature_plies`` plies; Gumbel search plays its own
+    choice (:func:`mmc.search.select_move`), its exploration being the Gumbel draws.
     """
     if games < 1 or concurrent < 1:
         raise ValueError(f"games and concurrent must be >= 1, got games={games}, concurrent={concurrent}")
@@ -108,7 +109,7 @@ def self_play(
     return SelfPlayResult(builder.build(), records, plies)
 
 
-def _search(forest: Forest | None, games: Sequence[_Game], trees: list[int], evaluator: Evaluator,
+def _search(forest: Forest | None, games: Sequence[_Game], trees: list[int], evaluator: LeafEvaluator,
             config: SearchConfig) -> list[SearchResult]:  # fmt: skip
     """One search per active game: in the shared forest, or (dark chess) on fresh determinizations."""
     if forest is None:

@@ -6,15 +6,15 @@
 
 from mmc.search.config import SearchConfig
 from mmc.search.dark import DarkObservation, observe, sample_boards
-from mmc.search.evaluators import Evaluator, LeafBatch, NetworkLeafEvaluator, RolloutEvaluator
+from mmc.search.evaluators import LeafBatch, LeafEvaluator, NetworkLeafEvaluator, RolloutEvaluator
 from mmc.search.forest import Forest, RootStats
 from mmc.search.mcts import SearchResult, improved_policy, result_of, search, select_move
 
 __all__ = [
     "DarkObservation",
-    "Evaluator",
     "Forest",
     "LeafBatch",
+    "LeafEvaluator",
     "NetworkLeafEvaluator",
     "RolloutEvaluator",
     "RootStats",

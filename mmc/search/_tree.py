@@ -7,7 +7,7 @@ when a simulation first reaches it, so the board table stays as small as the num
 
     node arrays [T, node_cap]     parent move action prior visits value_sum first_child num_children slot gumbel
     slot arrays [T, slot_cap]     board[64] side halfmove ply terminal terminal_value net_value
-    per tree    [T]               nodes slots sims_done sims_target pending_node pending_count
+    per tree    [T]               nnodes nslots sims_done sims_target pending_node pending_count
                                   history[T, 128, 64] (boards since the root's last irreversible move)
 
 Values: ``value_sum[n]`` is from the view of the player who moved *into* node ``n`` (the parent's side to

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from mmc.configs import ConfigError
+
 __all__ = ["SearchConfig"]
 
 
@@ -12,7 +14,8 @@ class SearchConfig:
     """How MCTS searches (Silver et al. 2018 for PUCT and noise; Danihelka et al. 2022 for Gumbel)."""
 
     simulations: int = 200
-    """Simulations per move (leaf evaluations that reach the tree; the root's own evaluation is extra)."""
+    """Simulations per move: descents from the root, each ending in one leaf evaluation or at a finished game (the
+    root's own evaluation is extra). Dark chess splits them between its determinizations, rounding up."""
     c_puct: float = 1.25
     """PUCT exploration constant ``c_init`` (AlphaZero pseudocode ``pb_c_init``)."""
     c_puct_base: float = 19652.0
@@ -22,11 +25,13 @@ class SearchConfig:
     dirichlet_fraction: float = 0.25
     """Root noise weight: prior = (1 - fraction) * prior + fraction * Dirichlet(alpha). 0 disables it."""
     temperature: float = 1.0
-    """Move sampling temperature for the first ``temperature_plies`` plies: p(a) ~ N(a) ** (1 / temperature)."""
+    """PUCT's move sampling temperature for the first ``temperature_plies`` plies: p(a) ~ N(a) ** (1 / temperature).
+    Gumbel search ignores it (and ``temperature_plies``): its exploration is the Gumbel draws."""
     temperature_plies: int = 10
     """Plies played with ``temperature``; afterwards the most visited move (temperature 0)."""
     reuse_tree: bool = True
-    """Keep the chosen child's subtree for the next move and top its visits up to ``simulations``."""
+    """Keep the chosen child's subtree for the next move and top its visits up to ``simulations`` (PUCT only:
+    Gumbel's sequential halving needs unvisited root children, so it starts every move afresh)."""
     gumbel: bool = False
     """Gumbel root selection with sequential halving instead of PUCT and Dirichlet noise at the root."""
     gumbel_considered: int = 16
@@ -45,16 +50,16 @@ class SearchConfig:
             value = getattr(self, f.name)
             if f.type in ("bool",):
                 if not isinstance(value, bool):
-                    raise ValueError(f"SearchConfig.{f.name} must be a bool, got {value!r}")
+                    raise ConfigError("SearchConfig", f.name, f"must be a bool, got {value!r}")
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ValueError(f"SearchConfig.{f.name} must be a number, got {value!r}")
+                raise ConfigError("SearchConfig", f.name, f"must be a number, got {value!r}")
             if f.name in positive and value <= 0:
-                raise ValueError(f"SearchConfig.{f.name} must be > 0, got {value}")
+                raise ConfigError("SearchConfig", f.name, f"must be > 0, got {value}")
             if value < 0:
-                raise ValueError(f"SearchConfig.{f.name} must be >= 0, got {value}")
+                raise ConfigError("SearchConfig", f.name, f"must be >= 0, got {value}")
         if self.dirichlet_fraction > 1:
-            raise ValueError(f"SearchConfig.dirichlet_fraction must be <= 1, got {self.dirichlet_fraction}")
+            raise ConfigError("SearchConfig", "dirichlet_fraction", f"must be <= 1, got {self.dirichlet_fraction}")
         for name in ("simulations", "temperature_plies", "gumbel_considered", "determinizations"):
             if not isinstance(getattr(self, name), int):
-                raise ValueError(f"SearchConfig.{name} must be an int, got {getattr(self, name)!r}")
+                raise ConfigError("SearchConfig", name, f"must be an int, got {getattr(self, name)!r}")

@@ -17,7 +17,7 @@ from mmc.engine.state import table
 from mmc.nn.network import PolicyValueNet, inference_copy
 from mmc.search import _tree
 
-__all__ = ["Evaluator", "LeafBatch", "NetworkLeafEvaluator", "RolloutEvaluator"]
+__all__ = ["LeafBatch", "LeafEvaluator", "NetworkLeafEvaluator", "RolloutEvaluator"]
 
 
 class LeafBatch(NamedTuple):
@@ -32,7 +32,10 @@ class LeafBatch(NamedTuple):
     """``int8[n]``: +1 White to move, -1 Black."""
 
 
-class Evaluator(Protocol):
+class LeafEvaluator(Protocol):
+    """What search calls on the leaves of a step: ``evaluator(batch) -> (logits, values)``, as in the module
+    docstring. Not :data:`mmc.play.players.PositionEvaluator`, which takes states and returns priors."""
+
     def __call__(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]: ...
 
 

@@ -18,7 +18,7 @@ from mmc.engine.observe import NUM_PLANES
 from mmc.engine.state import _MOVES, State, _array, get_variant, table
 from mmc.search import _tree
 from mmc.search.config import SearchConfig
-from mmc.search.evaluators import Evaluator, LeafBatch
+from mmc.search.evaluators import LeafBatch, LeafEvaluator
 
 __all__ = ["Forest", "RootStats", "considered_visits_table"]
 
@@ -133,8 +133,9 @@ class Forest:
         self.nnodes[t], self.nslots[t], self.sims_done[t] = 1, 1, 0
 
     def advance(self, t: int, move: Move, child_state: State) -> None:
-        """Play ``move`` at tree ``t``'s root: keep the child's subtree if ``config.reuse_tree`` (and it was
-        expanded), else start afresh at ``child_state``."""
+        """Play ``move`` at tree ``t``'s root: keep the child's subtree, its statistics included, if
+        ``config.reuse_tree`` and not ``config.gumbel`` (and the child was expanded), else start afresh at
+        ``child_state``. The next :meth:`search` counts the kept visits and runs only the missing simulations."""
         n = self.nodes
         start, k = n["first_child"][t, 0], n["num_children"][t, 0]
         child = -1
@@ -156,7 +157,7 @@ class Forest:
 
     # -- search --------------------------------------------------------------------------------------------
     def search(
-        self, trees: np.ndarray, evaluator: Evaluator, rng: np.random.Generator | Mapping[int, np.random.Generator],
+        self, trees: np.ndarray, evaluator: LeafEvaluator, rng: np.random.Generator | Mapping[int, np.random.Generator],
         *, add_noise: bool, simulations: int | None = None,
     ) -> None:  # fmt: skip
         """Run simulations in ``trees`` until each root's children hold ``simulations`` visits in total
@@ -174,7 +175,7 @@ class Forest:
         while self._step(active, evaluator, roots_only=False):
             pass
 
-    def _step(self, active: np.ndarray, evaluator: Evaluator, *, roots_only: bool) -> int:
+    def _step(self, active: np.ndarray, evaluator: LeafEvaluator, *, roots_only: bool) -> int:
         n, s, c = self.nodes, self.slots, self.config
         count = _tree.select_leaves(
             active, roots_only, n["parent"], n["move"], n["prior"], n["visits"], n["value_sum"], n["first_child"],

@@ -20,7 +20,7 @@ from mmc.engine import Move, State, legal_moves, outcome
 from mmc.search import _tree
 from mmc.search.config import SearchConfig
 from mmc.search.dark import observe, sample_boards
-from mmc.search.evaluators import Evaluator
+from mmc.search.evaluators import LeafEvaluator
 from mmc.search.forest import Forest, RootStats
 
 __all__ = ["SearchResult", "improved_policy", "result_of", "search", "select_move"]
@@ -31,7 +31,8 @@ class SearchResult(NamedTuple):
 
     moves: tuple[Move, ...]
     visit_counts: np.ndarray
-    """``int32[k]``, summing to the simulations run (``SearchConfig.simulations``)."""
+    """``int32[k]``, summing to the simulations run: ``SearchConfig.simulations``, rounded up to a multiple of
+    ``determinizations`` in dark chess (more after :meth:`Forest.advance` if the kept subtree held more)."""
     prior: np.ndarray
     """``float32[k]``: the evaluator's prior at the root (with noise, if added)."""
     q_values: np.ndarray
@@ -101,7 +102,7 @@ def select_move(result: SearchResult, config: SearchConfig, ply: int, rng: np.ra
 
 
 def search(
-    states: Sequence[State], evaluator: Evaluator, config: SearchConfig, rng: np.random.Generator, *,
+    states: Sequence[State], evaluator: LeafEvaluator, config: SearchConfig, rng: np.random.Generator, *,
     add_noise: bool = False,
 ) -> list[SearchResult]:  # fmt: skip
     """Search every state (games not over; any mix of variants) and return one result per state.
@@ -131,7 +132,7 @@ def search(
     return [r for r in results if r is not None]
 
 
-def _search_dark(states: list[State], evaluator: Evaluator, config: SearchConfig, rng: np.random.Generator, *,
+def _search_dark(states: list[State], evaluator: LeafEvaluator, config: SearchConfig, rng: np.random.Generator, *,
                  add_noise: bool) -> list[SearchResult]:  # fmt: skip
     d = config.determinizations
     forest = Forest(states[0].variant_name, len(states) * d, config, states[0].max_plies)

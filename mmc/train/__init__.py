@@ -17,7 +17,7 @@ from mmc.train.examples import (
     policy_target,
     save_examples,
 )
-from mmc.train.train import EpochLosses, TrainConfig, replay_window, train
+from mmc.train.train import EpochLosses, TrainConfig, Trained, replay_window, train, trained_copy
 
 __all__ = [
     "FORMAT_VERSION",
@@ -27,6 +27,7 @@ __all__ = [
     "Examples",
     "ExamplesFileError",
     "TrainConfig",
+    "Trained",
     "check_mirror_symmetric",
     "concatenate",
     "group_by_size",
@@ -38,4 +39,5 @@ __all__ = [
     "replay_window",
     "save_examples",
     "train",
+    "trained_copy",
 ]

@@ -25,18 +25,21 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping, Sequence
+from copy import deepcopy
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
 import torch
 from torch import Tensor
 
-from mmc.configs import config_from_dict
+from mmc.configs import ConfigError, config_from_dict
 from mmc.nn.network import PolicyValueNet, masked_log_softmax
+from mmc.seeding import torch_generator
 from mmc.train.augment import check_mirror_symmetric, mirror_batch
 from mmc.train.examples import Examples, group_by_size
 
-__all__ = ["EpochLosses", "TrainConfig", "replay_window", "train"]
+__all__ = ["EpochLosses", "TrainConfig", "Trained", "replay_window", "train", "trained_copy"]
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +67,7 @@ class TrainConfig:
         for name in ("epochs", "batch_size"):
             value = getattr(self, name)
             if type(value) is not int or value < 1:
-                raise ValueError(f"TrainConfig.{name} must be an int >= 1, got {value!r}")
+                raise ConfigError("TrainConfig", name, f"must be an int >= 1, got {value!r}")
         for name, low, high in (
             ("learning_rate", 0.0, math.inf),
             ("momentum", 0.0, 1.0),
@@ -73,13 +76,13 @@ class TrainConfig:
         ):
             value = getattr(self, name)
             if type(value) not in (int, float) or not math.isfinite(value):
-                raise ValueError(f"TrainConfig.{name} must be a finite number, got {value!r}")
+                raise ConfigError("TrainConfig", name, f"must be a finite number, got {value!r}")
             positive = name == "learning_rate"
             if value < low or (positive and value == low) or value >= high:
                 bound = "> 0" if positive else f"in [{low}, {high})"
-                raise ValueError(f"TrainConfig.{name} must be {bound}, got {value!r}")
+                raise ConfigError("TrainConfig", name, f"must be {bound}, got {value!r}")
         if type(self.augment_mirror) is not bool:
-            raise ValueError(f"TrainConfig.augment_mirror must be a bool, got {self.augment_mirror!r}")
+            raise ConfigError("TrainConfig", "augment_mirror", f"must be a bool, got {self.augment_mirror!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict, in declaration order."""
@@ -212,3 +215,22 @@ def train(
     finally:
         net.train(was_training)
     return history
+
+
+@dataclass(frozen=True)
+class Trained:
+    """A trained copy of a network and the losses of its epochs."""
+
+    net: PolicyValueNet
+    losses: list[EpochLosses]
+
+
+def trained_copy(
+    net: PolicyValueNet, examples: Sequence[Examples], config: TrainConfig, seed: np.random.SeedSequence
+) -> Trained:
+    """:func:`train` on a copy of ``net`` (left untouched) with a generator seeded from ``seed``; the copy in
+    eval mode. The training step of every loop (an AlphaZero generation, an inner update, an adaptation)."""
+    copy = deepcopy(net)
+    losses = train(copy, examples, config, torch_generator(seed))
+    copy.eval()
+    return Trained(copy, losses)

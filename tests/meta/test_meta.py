@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
 
-from mmc.meta import adapt, meta_aggregate, sample_tasks
+from mmc.configs import ConfigError
+from mmc.meta import (
+    MetaConfig,
+    adapt,
+    joat_generation,
+    meta_aggregate,
+    meta_train,
+    multitask_generation,
+    sample_tasks,
+    task_batch,
+)
 from mmc.nn import NetworkConfig, build_network
 from mmc.search import SearchConfig
+from mmc.seeding import derive, root
 from mmc.train import TrainConfig
 
 
@@ -64,37 +77,65 @@ def test_budget_zero_returns_the_start_unchanged_and_a_budget_trains_a_copy() ->
     start = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
     before = {k: v.clone() for k, v in start.state_dict().items()}
     search, training = SearchConfig(simulations=4), TrainConfig(epochs=1)
-    same = adapt(start, "rifle", 0, search, training, np.random.default_rng(0))
+    same = adapt(start, "rifle", 0, search, training, root(0))
     assert same.net is not start and same.losses == [] and same.self_play is None
     assert all(torch.equal(before[k], v) for k, v in same.net.state_dict().items())
-    moved = adapt(start, "rifle", 3, search, training, np.random.default_rng(0), max_plies=20)
+    moved = adapt(start, "rifle", 3, search, training, root(0), max_plies=20)
     assert len(moved.losses) == 1 and moved.self_play is not None and len(moved.self_play.records) == 3
     assert any(not torch.equal(before[k], v) for k, v in moved.net.state_dict().items())
     assert all(torch.equal(before[k], v) for k, v in start.state_dict().items()), "start is never modified"
     with pytest.raises(ValueError, match="budget"):
-        adapt(start, "rifle", -1, search, training, np.random.default_rng(0))
+        adapt(start, "rifle", -1, search, training, root(0))
+
+
+TINY_META = MetaConfig(train_variants=("gardner", "atomic"), tasks=2, generations=2, games=2, epochs=1, concurrent=2,
+                       max_plies=16)  # fmt: skip
 
 
 def test_joat_generation_with_epsilon_one_is_the_mean_of_the_task_networks() -> None:
-    from mmc.meta import joat_generation
-
     theta = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
-    search, training = SearchConfig(simulations=4), TrainConfig(epochs=1)
-    step = joat_generation(theta, ["gardner", "atomic"], 2, search, training, 1.0, np.random.default_rng(0),
-                           max_plies=16)  # fmt: skip
-    again = [adapt(theta, task, 2, search, training, child, max_plies=16)
-             for task, child in zip(["gardner", "atomic"], np.random.default_rng(0).spawn(2), strict=True)]  # fmt: skip
+    search, training = SearchConfig(simulations=4), TrainConfig(epochs=3)
+    step = joat_generation(0, theta, ["gardner", "atomic"], TINY_META, search, training, root(0))
+    # the inner update is an adaptation with the task's seed and meta.epochs (not train.epochs)
+    again = [adapt(theta, task, 2, search, TINY_META.training(training), derive(root(0), "task", 0, task), max_plies=16,
+                   concurrent=2) for task in ("gardner", "atomic")]  # fmt: skip
     mean = torch.stack([a.net.state_dict()["stem_conv.weight"] for a in again]).mean(0)
     assert torch.allclose(step.net.state_dict()["stem_conv.weight"], mean, atol=1e-6)
     assert set(step.losses) == {"gardner", "atomic"} and set(step.self_play) == {"gardner", "atomic"}
+    assert all(len(losses) == 1 for losses in step.losses.values())
 
 
 def test_multitask_generation_trains_one_network_on_pooled_boards_of_both_sizes() -> None:
-    from mmc.meta import multitask_generation
-
     net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
-    step = multitask_generation(net, ["gardner", "los_alamos"], 2, SearchConfig(simulations=4), TrainConfig(epochs=2),
-                                np.random.default_rng(0), max_plies=16)  # fmt: skip
+    config = replace(TINY_META, train_variants=("gardner", "los_alamos"), epochs=2)
+    step = multitask_generation(0, net, ["gardner", "los_alamos"], config, SearchConfig(simulations=4),
+                                TrainConfig(), root(0))  # fmt: skip
     assert list(step.losses) == ["pooled"] and len(step.losses["pooled"]) == 2
     assert {r.variant for results in step.self_play.values() for r in results.records} == {"gardner", "los_alamos"}
     assert step.net is not net
+
+
+def test_joat_and_multitask_share_task_batches_and_first_games() -> None:
+    """Given one seed and network, both kinds draw the same batches and play the same first meta-generation."""
+    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    config = replace(TINY_META, train_variants=("gardner", "atomic", "rifle"), tasks=2)
+    search, training = SearchConfig(simulations=4), TrainConfig(epochs=1)
+    joat = list(meta_train("joat", net, config, search, training, root(3)))
+    multitask = list(meta_train("multitask", net, config, search, training, root(3)))
+    assert [g.tasks for g in joat] == [g.tasks for g in multitask]
+    first = joat[0].tasks[0]
+    assert joat[0].self_play[first].records == multitask[0].self_play[first].records
+    assert [task_batch(config, root(3), g) for g in range(2)] == [g.tasks for g in joat]
+    with pytest.raises(ValueError, match="kind"):
+        next(meta_train("maml", net, config, search, training, root(3)))
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [({"epsilon": 1.5}, "epsilon"), ({"tasks": 3}, "tasks"), ({"train_variants": ("gardner", "x")}, "train_variants"),
+     ({"probs": (1.0, 0.0)}, "probs"), ({"games": 0}, "games")],
+)  # fmt: skip
+def test_meta_config_names_the_bad_field(change: dict[str, object], field: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        replace(TINY_META, **change)
+    assert caught.value.field == field and caught.value.config == "MetaConfig"

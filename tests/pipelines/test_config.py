@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 import yaml
 
-from pipelines.config import ParamsError, flatten, load_params, parse_params
+from mmc.alphazero import AlphaZeroConfig
+from mmc.evaluate import EvaluateConfig
+from mmc.meta import AdaptConfig, MetaConfig
+from mmc.train import TrainConfig
+from pipelines.config import ParamsError, RunnerConfig, flatten, load_params, parse_params
 from pipelines.paths import ADAPT_CODE, EVALUATE_CODE, EXPERT_CODE, META_CODE, Paths
-from pipelines.seeds import seed_sequence
 
 from .conftest import REPO, TINY_PARAMS, tool_env
 
@@ -24,11 +27,22 @@ def test_the_shipped_parameter_files_load() -> None:
     study = load_params(REPO / "params.yaml")
     assert study.variants == ["gardner"]
     expert = study.experts["gardner"]
-    assert expert.loop.generations >= 1 and study.evaluate.games >= 100
+    assert expert.loop.generations >= 1 and study.evaluate.config.games >= 100
     assert set(study.evaluate.opponents) >= {"random", "greedy"}
     tiny = load_params(TINY_PARAMS)
     assert set(flatten(yaml.safe_load(TINY_PARAMS.read_text()))) == set(flatten(DEFAULT))
     assert tiny.experts["gardner"].loop.games < expert.loop.games
+
+
+def test_the_configs_defaults_are_the_default_study() -> None:
+    """No default of a config disagrees with params.yaml: a notebook calling mmc without arguments runs what the
+    study runs (the search settings excepted: self-play and evaluation search differently)."""
+    study = load_params(REPO / "params.yaml")
+    assert study.experts["gardner"].loop == AlphaZeroConfig()
+    assert (
+        study.meta == MetaConfig() and study.adapt.config == AdaptConfig() and study.evaluate.config == EvaluateConfig()
+    )
+    assert study.train == TrainConfig() and study.runner == RunnerConfig()
 
 
 def test_a_variant_override_changes_only_that_variant() -> None:
@@ -39,7 +53,6 @@ def test_a_variant_override_changes_only_that_variant() -> None:
     assert study.experts["baby"].loop.generations == 9 and study.experts["baby"].search.simulations == 8
     assert study.experts["gardner"].loop == load_params(REPO / "params.yaml").experts["gardner"].loop
     assert study.experts["baby"].search.gumbel == study.experts["gardner"].search.gumbel
-    assert sum(study.experts["baby"].chunk_games()) == study.experts["baby"].loop.games
 
 
 def _set(data: dict[str, Any], key: str, value: Any) -> None:
@@ -58,18 +71,18 @@ BAD = [
     ("expert.generations", _DELETE, "params.yaml: expert.generations: missing"),
     ("expert.generations", "x", "params.yaml: expert.generations: must be an int, got 'x'"),
     ("expert.generations", True, "params.yaml: expert.generations: must be an int, got True"),
-    ("expert.generations", 0, "params.yaml: expert.generations: must be >= 1, got 0"),
+    ("expert.generations", 0, "params.yaml: expert.generations: must be an int >= 1, got 0"),
     ("expert.variants", {"chess960": {}}, "params.yaml: expert.variants: unknown variant 'chess960'"),
     ("expert.variants", {}, "params.yaml: expert.variants: must name at least one variant"),
     ("expert.variants", ["gardner"], "params.yaml: expert.variants: the section must be a mapping"),
-    ("expert.variants.gardner", {"games": 0}, "params.yaml: expert.variants.gardner.games: must be >= 1, got 0"),
+    ("expert.variants.gardner", {"games": 0}, "params.yaml: expert.variants.gardner.games: must be an int >= 1, got 0"),
     ("expert.variants.gardner", {"speed": 1}, "params.yaml: expert.variants.gardner.speed: unknown key"),
     (
         "expert.variants.gardner",
         {"search": {"simulations": -1}},
         "params.yaml: expert.variants.gardner.search.simulations: must be > 0, got -1",
     ),
-    ("expert.chunks", 1000, "params.yaml: expert.chunks: must be an int in [1, games="),
+    ("expert.chunks", 1000, "params.yaml: expert.chunks: must be <= games=192, got 1000"),
     ("expert.gate_threshold", 1.5, "params.yaml: expert.gate_threshold: must be in [0, 1], got 1.5"),
     ("search.simulations", 0, "params.yaml: search.simulations: must be > 0, got 0"),
     ("search.gumbel", "yes", "params.yaml: search.gumbel: must be a bool, got 'yes'"),
@@ -84,7 +97,7 @@ BAD = [
     ("meta.tasks", 9, "params.yaml: meta.tasks: must be <= the 4 train_variants, got 9"),
     ("meta.epsilon", 1.5, "params.yaml: meta.epsilon: must be in [0, 1], got 1.5"),
     ("meta.probs", [0.5, 0.5], "params.yaml: meta.probs: must be null or 4 numbers >= 0 summing to 1"),
-    ("meta.probs", [1.0, 0, 0, 0], "params.yaml: meta.probs: gives fewer than meta.tasks=4 variants a chance"),
+    ("meta.probs", [1.0, 0, 0, 0], "params.yaml: meta.probs: gives fewer than tasks=4 variants a chance"),
     ("meta.probs", ["a"], "params.yaml: meta.probs: must be a list of numbers, got ['a']"),
     ("meta.games", 0, "params.yaml: meta.games: must be an int >= 1, got 0"),
     ("adapt.targets", [], "params.yaml: adapt.targets: must name at least one variant"),
@@ -93,6 +106,10 @@ BAD = [
     ("adapt.starts", ["joat", "expert-baby"], "params.yaml: adapt.starts: unknown start 'expert-baby' (known: joat,"),
     ("adapt.speed", 1, "params.yaml: adapt.speed: unknown key"),
     ("evaluate.games", 0, "params.yaml: evaluate.games: must be an int >= 1, got 0"),
+    ("evaluate.search.simulations", 0, "params.yaml: evaluate.search.simulations: must be > 0, got 0"),
+    ("evaluate.search.c_puct", _DELETE, "params.yaml: evaluate.search.c_puct: missing"),
+    ("evaluate.simulations", 24, "params.yaml: evaluate.simulations: unknown key"),
+    ("adapt.epochs", 0, "params.yaml: adapt.epochs: must be an int >= 1, got 0"),
     ("runner.kind", "ray", "params.yaml: runner.kind: must be one of process, dask, thread, got 'ray'"),
     ("runner.address", "tcp://127.0.0.1:8786", "params.yaml: runner.address: is only used with kind: dask"),
 ]
@@ -150,11 +167,12 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
     assert set(META_CODE) <= set(stages["meta_train"]["deps"]) and set(META_CODE) <= set(stages["multitask"]["deps"])
     expert_keys = {f"expert.{k}" for k in DEFAULT["expert"] if k != "variants"}
     assert set(expert["params"]) == {"seed", "network", "search", "train", "expert.variants.${key}", *expert_keys}
-    assert set(stages["meta_train"]["params"]) == {"seed", "network", "search", "train", "meta"}
+    train_keys = {f"train.{k}" for k in DEFAULT["train"] if k != "epochs"}  # meta.epochs, adapt.epochs replace it
+    assert set(stages["meta_train"]["params"]) == {"seed", "network", "search", *train_keys, "meta"}
     meta_keys = {f"meta.{k}" for k in DEFAULT["meta"] if k != "epsilon"}
-    assert set(stages["multitask"]["params"]) == {"seed", "network", "search", "train", *meta_keys}
+    assert set(stages["multitask"]["params"]) == {"seed", "network", "search", *train_keys, *meta_keys}
     adapt_keys = {f"adapt.{k}" for k in DEFAULT["adapt"] if k != "targets"}
-    assert set(adapt["params"]) == {"seed", "network", "search", "train", *adapt_keys}
+    assert set(adapt["params"]) == {"seed", "network", "search", *train_keys, *adapt_keys}
     assert set(evaluate["params"]) == {"seed", "network", "adapt.budgets", "adapt.starts", "evaluate"}
     paths = Paths(REPO)
 
@@ -168,8 +186,7 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
     assert out_paths(expert) == {
         paths.relative(p)
         for p in (
-            paths.selfplay_dir("gardner"),
-            paths.models_dir("gardner"),
+            paths.jobs("expert", "gardner"),
             paths.champion("gardner"),
             paths.champion("gardner").with_suffix(".json"),
             paths.loss_curve("gardner"),
@@ -178,20 +195,22 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
         )
     }
     assert out_paths(evaluate) == {
-        paths.relative(paths.evaluation_dir("gardner")),
-        paths.relative(paths.evaluation_table("gardner")),
-        paths.relative(paths.evaluation_metrics("gardner")),
+        paths.relative(p)
+        for p in (
+            paths.jobs("evaluate", "gardner"),
+            paths.evaluation_table("gardner"),
+            paths.evaluation_metrics("gardner"),
+        )
     }
     assert out_paths(adapt) == {
         paths.relative(p)
-        for p in (paths.adapted_dir("gardner"), paths.adapt_data_dir("gardner"), paths.adapt_metrics("gardner"))
+        for p in (paths.adapted_dir("gardner"), paths.jobs("adapt", "gardner"), paths.adapt_metrics("gardner"))
     }
     for kind, stage in (("joat", "meta_train"), ("multitask", "multitask")):
         assert out_paths(stages[stage]) == {
             paths.relative(p)
             for p in (
-                paths.meta_data_dir(kind),
-                paths.meta_models_dir(kind),
+                paths.jobs("meta", kind),
                 paths.start_model(kind),
                 paths.start_model(kind).with_suffix(".json"),
                 paths.meta_losses(kind),
@@ -203,19 +222,3 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
     }
     starts = {paths.relative(paths.start_model("joat").parent), paths.relative(paths.champion("gardner").parent)}
     assert starts <= set(adapt["deps"]) and starts <= set(evaluate["deps"])
-
-
-def test_seeds_are_keyed_by_place_not_by_order() -> None:
-    def draw(*key: Any) -> int:
-        return int(seed_sequence(0, *key).generate_state(1)[0])
-
-    assert draw("expert", "gardner", 0, 0) == draw("expert", "gardner", 0, 0)
-    keys = [
-        ("expert", "gardner", 0, 0),
-        ("expert", "gardner", 0, 1),
-        ("expert", "gardner", 1, 0),
-        ("expert", "baby", 0, 0),
-        ("evaluate", "gardner", 0, 0),
-    ]
-    assert len({draw(*k) for k in keys}) == len(keys)
-    assert int(seed_sequence(1, "expert", "gardner").generate_state(1)[0]) != draw("expert", "gardner", 0, 0)

@@ -36,12 +36,16 @@ def _expert(root: Path, **changes: object) -> str:
 def test_expert_flow_on_a_local_dask_cluster_then_resumes(prefect_server: str, tmp_path: Path) -> None:
     paths = Paths(tmp_path)
     flow_run_id = _expert(tmp_path, runner__kind="dask")
-    # files: two generations, each with its chunks, candidate and manifest; the champion and the curves
+    # files: every job of both generations kept with its record; the champion and the curves
+    jobs = paths.jobs("expert", "gardner")
     for generation in (0, 1):
-        manifest = json.loads(paths.manifest("gardner", generation).read_text())
-        assert manifest["generation"] == generation and manifest["selfplay"]["games"] == 4
-        assert all((tmp_path / name).is_file() for name in manifest["files"])
-        assert len(read_records(paths.arena_records("gardner", generation))) == 4
+        for chunk in (0, 1):
+            record = json.loads((jobs / f"self-play-gardner-gen00{generation}-chunk0{chunk}.done.json").read_text())
+            assert record["result"] == "self-play" and record["summary"]["games"] == 2
+            assert all((tmp_path / name).is_file() for name in record["files"])
+        assert (jobs / f"train-gardner-gen00{generation}.pt").is_file()
+        arena = [read_records(jobs / f"arena-gardner-gen00{generation}-chunk0{c}.pgn") for c in (0, 1)]
+        assert sum(map(len, arena)) == 4
     net, _ = load_checkpoint(paths.champion("gardner"))
     metrics = json.loads(paths.expert_metrics("gardner").read_text())
     assert metrics["generations"] == 2 and metrics["selfplay_games"] == 8
@@ -67,22 +71,21 @@ def test_expert_flow_on_a_local_dask_cluster_then_resumes(prefect_server: str, t
     assert all(torch.equal(a, b) for a, b in zip(loaded.state_dict().values(), net.state_dict().values(), strict=True))
 
     # one more generation: the first two are kept as they are, only generation 2 runs
-    kept = {
-        p: p.stat().st_mtime_ns
-        for p in (*paths.models_dir("gardner").rglob("gen_00[01]*"), *paths.generation_dir("gardner", 0).iterdir())
-    }
+    kept = {p: p.stat().st_mtime_ns for p in jobs.iterdir()}
     second = _expert(tmp_path, runner__kind="thread", expert__generations=3)
     assert {p: p.stat().st_mtime_ns for p in kept} == kept
-    assert json.loads(paths.manifest("gardner", 2).read_text())["generation"] == 2
     names = task_runs(prefect_server, second)
-    assert all("-gen002" in name for name in names)
+    assert names and all("-gen002" in name for name in names)
     assert {name.split("-")[0] for name in names} == {"self", "train", "arena"}
     latest = mlflow_runs(tmp_path)[-1].info.run_id
     assert [m.step for m in client.get_metric_history(latest, "loss_policy")] == [0, 1, 2]
-    # a parameter that changes what the generations are starts the variant over
-    _expert(tmp_path, runner__kind="thread", expert__generations=1, seed=7)
-    assert not paths.manifest("gardner", 1).exists()
-    assert paths.manifest("gardner", 0).stat().st_mtime_ns > max(kept.values())
+    # a parameter that changes what the jobs compute recomputes them; files of jobs no longer run are removed
+    third = _expert(tmp_path, runner__kind="thread", expert__generations=1, seed=7)
+    assert len(task_runs(prefect_server, third)) == 2 + 1 + 2
+    assert sorted({p.name.split(".")[0] for p in jobs.iterdir()}) == [
+        "arena-gardner-gen000-chunk00", "arena-gardner-gen000-chunk01", "self-play-gardner-gen000-chunk00",
+        "self-play-gardner-gen000-chunk01", "train-gardner-gen000",
+    ]  # fmt: skip
 
 
 def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_path: Path) -> None:
@@ -99,10 +102,10 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
     runner = task_runner(study.runner)
     state = adapt_flow.with_options(task_runner=runner)("atomic", study, tmp_path, return_state=True)
     assert state.is_completed(), state
-    # budget 2 of both starts: one self-play and one train task run each (same names: the budget is in them)
+    # budget 2 of both starts: one self-play and one train task run each
     assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {
-        "self-play-atomic-gen000-chunk02", "train-atomic-gen002"
-    }  # fmt: skip
+        f"{job}-{start}-b2" for job in ("self-play", "train") for start in ("joat", "scratch")
+    }
     adapted = {(s, b): load_checkpoint(paths.adapted("atomic", s, b))[0] for s in ("joat", "scratch") for b in (0, 2)}
     assert _same(adapted["joat", 0], joat) and not _same(adapted["joat", 2], joat)
     assert _same(adapted["scratch", 0], load_start(paths, study, "scratch"))
@@ -121,16 +124,16 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
             for m in cells.values():
                 assert m["games"] == m["wins"] + m["draws"] + m["losses"] == 4
                 assert 0 <= m["ci_low"] <= m["score"] <= m["ci_high"] <= 1
-    records = read_records(paths.evaluation_cell("atomic", "joat", 2, "unadapted", ".pgn"))
+    records = read_records(paths.jobs("evaluate", "atomic") / "match-atomic-joat-b2-vs-unadapted.pgn")
     assert len(records) == 4 and records[0].white == records[1].black == "joat-b2"
     assert records[0].black == "joat (unadapted)"
     assert len(task_runs(prefect_server, str(state.state_details.flow_run_id))) == 6
 
     # a rerun plays nothing; a changed evaluation setting replays every cell
-    before = {p: p.stat().st_mtime_ns for p in paths.evaluation_dir("atomic").iterdir()}
+    before = {p: p.stat().st_mtime_ns for p in paths.jobs("evaluate", "atomic").iterdir()}
     state = evaluate_flow.with_options(task_runner=runner)("atomic", study, tmp_path, return_state=True)
     assert task_runs(prefect_server, str(state.state_details.flow_run_id)) == {}
-    assert {p: p.stat().st_mtime_ns for p in paths.evaluation_dir("atomic").iterdir()} == before
+    assert {p: p.stat().st_mtime_ns for p in paths.jobs("evaluate", "atomic").iterdir()} == before
     study = load_params(write_params(tmp_path, TINY_PARAMS, {**changes, "evaluate.games": 2}))
     state = evaluate_flow.with_options(task_runner=runner)("atomic", study, tmp_path, return_state=True)
     assert len(task_runs(prefect_server, str(state.state_details.flow_run_id))) == 6
@@ -139,23 +142,20 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
 
 
 def test_meta_flow_resumes_inside_a_meta_generation(prefect_server: str, tmp_path: Path) -> None:
-    """JOAT's finished meta-generations and the finished self-play of the next one are kept."""
+    """JOAT's finished jobs are kept: with one inner update of meta-generation 1 lost, only it is redone."""
     paths = Paths(tmp_path)
     study = load_params(write_params(tmp_path, TINY_PARAMS, {"runner.kind": "thread"}))
     runner = task_runner(study.runner)
     assert meta_flow.with_options(task_runner=runner)("joat", study, tmp_path, return_state=True).is_completed()
-    models = paths.meta_models_dir("joat")
     theta = load_checkpoint(paths.start_model("joat"))[0]
-    assert _same(theta, load_checkpoint(models / "gen_001.pt")[0])
-    (models / "gen_001.manifest.json").unlink()
-    kept = {p: p.stat().st_mtime_ns for p in [*models.glob("gen_000*"), *paths.meta_data_dir("joat").rglob("*")]}
+    jobs = paths.jobs("meta", "joat")
+    (jobs / "train-rifle-gen001.pt").unlink()  # its record no longer checks out
+    kept = {p: p.stat().st_mtime_ns for p in jobs.iterdir() if "train-rifle-gen001" not in p.name}
     state = meta_flow.with_options(task_runner=runner)("joat", study, tmp_path, return_state=True)
     assert state.is_completed()
     assert {p: p.stat().st_mtime_ns for p in kept} == kept
-    assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {
-        "train-gardner-gen001", "train-rifle-gen001"
-    }  # fmt: skip
-    assert _same(theta, load_checkpoint(paths.start_model("joat"))[0])  # the same inner updates, the same theta
+    assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {"train-rifle-gen001"}
+    assert _same(theta, load_checkpoint(paths.start_model("joat"))[0])  # the same inner update, the same theta
 
 
 def _same(a: torch.nn.Module, b: torch.nn.Module) -> bool:

@@ -72,7 +72,7 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     # DVC: every stage locked, everything up to date, metrics and plots readable
     lock = yaml.safe_load((project / "dvc.lock").read_text())["stages"]
     assert set(lock) == STAGES
-    assert {o["path"] for o in lock["meta_train"]["outs"]} >= {"data/meta/joat", "models/meta/joat"}
+    assert {o["path"] for o in lock["meta_train"]["outs"]} >= {"data/jobs/meta/joat", "models/starts/joat.pt"}
     assert lock["expert@gardner"]["params"]["params.yaml"]["expert.generations"] == 2
     assert _dvc_status(project) == {}
     shown = _run(project, "dvc", "metrics", "show", "--json").stdout
@@ -81,12 +81,15 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     page = (tmp_path / "plots" / "index.html").read_text()
     assert "#plots_losses_gardner_csv" in page and "#plots_arena_gardner_csv" in page
 
-    # meta-training: every task's games and every theta kept; the tasks' inner losses per generation
-    for kind in ("joat", "multitask"):
-        for generation in (0, 1):
-            manifest = json.loads((paths.meta_models_dir(kind) / f"gen_{generation:03d}.manifest.json").read_text())
-            assert manifest["tasks"] == ["gardner", "rifle"]
-            assert all((project / name).is_file() for name in manifest["files"])
+    # meta-training: every task's games and every training kept as finished jobs; the inner losses per generation
+    for kind, trains in (("joat", ["gardner", "rifle"]), ("multitask", ["pooled"])):
+        kept = {p.name.removesuffix(".done.json") for p in paths.jobs("meta", kind).glob("*.done.json")}
+        assert kept == {
+            f"{job}-{task}-gen00{g}"
+            for g in (0, 1)
+            for job, tasks in (("self-play", ["gardner", "rifle"]), ("train", trains))
+            for task in tasks
+        }
     losses = pd.read_csv(paths.meta_losses("joat"))
     assert set(zip(losses["stage"], losses["variant"], strict=True)) == {
         ("inner", "gardner"), ("inner", "rifle"), ("meta_train", "mean")
@@ -169,13 +172,8 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     meta_id = children["meta_train"].data.tags["prefect_flow_run_id"]
     assert flow_run(prefect_server, meta_id)["state_type"] == "COMPLETED"
     assert set(task_runs(prefect_server, meta_id)) == {
-        f"{stage}-{v}-gen00{g}{chunk}"
-        for g in (0, 1)
-        for stage, v, chunk in (
-            ("self-play", "gardner", "-chunk00"), ("self-play", "rifle", "-chunk01"),
-            ("train", "gardner", ""), ("train", "rifle", ""),
-        )
-    }  # fmt: skip
+        f"{job}-{v}-gen00{g}" for g in (0, 1) for job in ("self-play", "train") for v in ("gardner", "rifle")
+    }
     evaluate_id = children["evaluate@atomic"].data.tags["prefect_flow_run_id"]
     evaluate_tasks = task_runs(prefect_server, evaluate_id)
     assert len(evaluate_tasks) == len(table[table["game"] == "atomic"]) and set(evaluate_tasks.values()) == {
@@ -214,21 +212,17 @@ def test_kill_9_then_resume(prefect_server: str, tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+    jobs = paths.jobs("expert", "gardner")
     deadline = time.monotonic() + 300
-    while not paths.manifest("gardner", 0).is_file():
+    arena = [jobs / f"arena-gardner-gen000-chunk0{c}.done.json" for c in (0, 1)]
+    while not all(path.is_file() for path in arena):
         assert repro.poll() is None and time.monotonic() < deadline, "dvc repro ended before generation 0 was done"
         time.sleep(0.05)
     os.killpg(repro.pid, signal.SIGKILL)
     repro.wait()
-    assert not paths.manifest("gardner", 3).exists(), "killed too late to test anything"
-    kept = {
-        p: (p.stat().st_mtime_ns, sha256(p))
-        for p in (
-            *paths.generation_dir("gardner", 0).iterdir(),
-            *paths.models_dir("gardner").glob("gen_000*"),
-            paths.initial_model("gardner"),
-        )
-    }
+    assert not (jobs / "train-gardner-gen003.done.json").exists(), "killed too late to test anything"
+    kept = {p: (p.stat().st_mtime_ns, sha256(p)) for p in jobs.iterdir() if p.is_file() and "-gen000" in p.name}
+    assert len(kept) == 2 * 3 + 3 + 2 * 2  # self-play chunks (npz, pgn, done), candidate (pt, json, done), arena
 
     done = _run(project, "dvc", "repro", "expert@gardner")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

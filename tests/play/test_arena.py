@@ -108,5 +108,5 @@ def test_score_wilson_interval_and_gate() -> None:
     low, high = even.wilson_interval()
     assert even.score == 0.5 and low == pytest.approx(1 - high)
     assert MatchResult(0, 0, 5, []).wilson_interval()[0] == 0.0
-    assert gate(MatchResult(6, 0, 4, [])) and not gate(MatchResult(5, 1, 4, []))
-    assert gate(MatchResult(5, 1, 4, []), threshold=0.55) and gate(MatchResult(5, 2, 3, []))
+    assert gate(MatchResult(6, 0, 4, []), 0.6) and not gate(MatchResult(5, 1, 4, []), 0.6)
+    assert gate(MatchResult(5, 1, 4, []), threshold=0.55) and gate(MatchResult(5, 2, 3, []), 0.6)

@@ -131,8 +131,9 @@ def test_policy_player_breaks_ties_at_random_and_samples_at_temperature() -> Non
     assert len({uniform.play([start], np.random.default_rng(s))[0] for s in range(30)}) >= 4
     warm = PolicyPlayer(KnownPriors("c2c3"), temperature=1.0)
     assert {warm.play([start], np.random.default_rng(s))[0].uci() for s in range(10)} == {"c2c3"}
-    with pytest.raises(ValueError, match="temperature"):
-        PolicyPlayer(KnownPriors(None), temperature=-1)
+    for temperature in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="temperature"):
+            PolicyPlayer(KnownPriors(None), temperature=temperature)
 
 
 def test_human_reprompts_on_bad_input_then_plays_the_legal_move() -> None:
@@ -196,6 +197,15 @@ def test_parse_player_builds_each_kind(tmp_path: Path) -> None:
         ("policy:x.pt:temperature=hot", "temperature must be a number"),
         ("fairy:nodes", "expected distinct key=value options"),
         ("fairy:nodes=0", "nodes must be a positive integer"),
+        ("fairy:nodes=99999999999999999999", "nodes must be a positive integer up to 1000000000"),
+        ("fairy:depth=101", "depth must be a positive integer up to 100"),
+        ("policy:x.pt:temperature=nan", "temperature must be a finite number >= 0"),
+        ("policy:x.pt:temperature=-1", "temperature must be a finite number >= 0"),
+        ("mcts:0", "simulations must be a positive integer up to 10000, got '0'"),
+        ("mcts:10001", "simulations must be a positive integer up to 10000, got '10001'"),
+        ("mcts:²", "simulations must be a positive integer"),
+        ("mcts:1:2", "expected mcts:N"),
+        ("net:x.pt:sims=99999999999", "sims must be a positive integer up to 10000"),
         ("fairy:speed=3", "expected fairy:nodes=N and/or fairy:depth=N"),
     ],
 )

@@ -13,6 +13,7 @@ from mmc.search import (
     LeafBatch,
     NetworkLeafEvaluator,
     RolloutEvaluator,
+    RootStats,
     SearchConfig,
     _tree,
     search,
@@ -113,26 +114,70 @@ def test_finished_game_is_refused() -> None:
         search([state], uniform, SearchConfig(simulations=8), np.random.default_rng(0))
 
 
+class Counting:
+    """``material``, counting the positions it evaluates."""
+
+    def __init__(self) -> None:
+        self.positions = 0
+
+    def __call__(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        self.positions += len(batch.planes)
+        return material(batch)
+
+
+def searched(state: State, config: SearchConfig, simulations: int) -> tuple[RootStats, int]:
+    """A fresh tree at ``state`` after ``simulations`` simulations (no noise): its root and the positions evaluated."""
+    forest = Forest(state.variant_name, 1, config, state.max_plies)
+    forest.set_root(0, state)
+    evaluator = Counting()
+    forest.search(np.arange(1), evaluator, np.random.default_rng(0), add_noise=False, simulations=simulations)
+    return forest.root(0), evaluator.positions
+
+
 def test_subtree_reuse_keeps_the_chosen_child_and_tops_up() -> None:
+    """After a move the chosen child's subtree is the new root's, statistics and all; the next search runs only
+    the missing simulations and, with a deterministic evaluator and no noise, ends where a fresh search ends."""
     config = SearchConfig(simulations=60, dirichlet_fraction=0.0)
     state = initial_state("gardner")
     forest = Forest("gardner", 1, config, state.max_plies)
     forest.set_root(0, state)
-    rng = np.random.default_rng(6)
-    forest.search(np.arange(1), material, rng, add_noise=False)
+    forest.search(np.arange(1), material, np.random.default_rng(6), add_noise=False)
     stats = forest.root(0)
     best = int(np.argmax(stats.visit_counts))
     kept = int(stats.visit_counts[best])
+    assert 2 < kept < config.simulations
+    n = forest.nodes
+    node = n["first_child"][0, 0] + best
+    grandchildren = slice(n["first_child"][0, node], n["first_child"][0, node] + n["num_children"][0, node])
+    kept_visits = n["visits"][0, grandchildren].copy()
+    kept_values = n["value_sum"][0, grandchildren].copy()
+    kept_prior = n["prior"][0, grandchildren].copy()
     child = apply_move(state, stats.moves[best])
     forest.advance(0, stats.moves[best], child)
-    assert forest.nodes["visits"][0, 0] == kept
-    forest.search(np.arange(1), material, rng, add_noise=False)
+
+    reused = forest.root(0)
+    assert n["visits"][0, 0] == kept
+    assert reused.moves == legal_moves(child)
+    assert np.array_equal(reused.visit_counts, kept_visits) and kept_visits.sum() == kept - 1
+    start = n["first_child"][0, 0]
+    assert np.array_equal(n["value_sum"][0, start : start + len(reused.moves)], kept_values)
+    assert np.array_equal(reused.prior, kept_prior)
+    # The kept subtree is the one a fresh search of the child with as many simulations builds.
+    partial, partial_positions = searched(child, config, kept - 1)
+    assert np.array_equal(reused.visit_counts, partial.visit_counts)
+    assert np.allclose(reused.q_values, partial.q_values) and reused.value == pytest.approx(partial.value)
+
+    evaluator = Counting()
+    forest.search(np.arange(1), evaluator, np.random.default_rng(7), add_noise=False)
     after = forest.root(0)
-    assert after.moves == legal_moves(child)
     assert after.visit_counts.sum() == config.simulations
-    # The reused tree searches on exactly as a fresh one given the same counts would allow.
-    fresh = search([child], material, config, np.random.default_rng(7))[0]
-    assert fresh.moves == after.moves
+    assert np.all(after.visit_counts >= reused.visit_counts)
+    # The reused tree searches on exactly as a fresh one given the same counts would allow: the top-up
+    # evaluates only the positions the kept subtree lacked, and ends with the full search's statistics.
+    full, full_positions = searched(child, config, config.simulations)
+    assert evaluator.positions == full_positions - partial_positions
+    assert np.array_equal(after.visit_counts, full.visit_counts)
+    assert np.allclose(after.q_values, full.q_values) and after.value == pytest.approx(full.value)
 
 
 def random_positions(variant: str, count: int, seed: int, max_plies: int = 150) -> list[State]:

@@ -1,0 +1,245 @@
+"""The stages' runner: each ``mmc`` job becomes a Prefect task run, and each finished job is kept on disk.
+
+The library's loops (``mmc.alphazero``, ``mmc.meta``, ``mmc.evaluate``) hand lists of jobs to a runner
+(``mmc.fanout``). :class:`JobStore` is the stages' runner. For every job it
+
+1. derives the job's **fingerprint** from the job itself: its function's name and every argument it is
+   called with (networks by their weights, configs field by field, examples by their arrays, the seed by its
+   entropy and spawn key) plus the hash of the library code that computes it (:func:`fingerprint`). Nothing is
+   kept by hand, so the key cannot drift from what runs;
+2. returns the result kept under the stage's folder if its record (``{job}.done.json``, written last, listing the
+   hashes of the job's files) checks out and has that fingerprint;
+3. otherwise submits the job as a Prefect task run named after it (``self-play-gardner-gen003-chunk01``) to
+   the flow's task runner (a process pool, a Dask cluster, threads), and writes the result as soon as it
+   comes back.
+
+So a stage resumes after a crash or ``kill -9`` at the first unfinished job, a rerun with the same parameters
+computes nothing, and a changed parameter recomputes exactly the jobs whose inputs it changes. Results are
+written per type: self-play games (``.npz`` examples, ``.pgn`` records), trained networks (``.pt`` + config
+``.json``), matches (``.pgn``). :meth:`JobStore.prune` removes the files of jobs that the finished run no
+longer used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+import torch
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import PrefectFuture, as_completed
+
+from mmc.fanout import Job
+from mmc.nn import load_checkpoint, save_checkpoint
+from mmc.nn.checkpoint import config_path
+from mmc.play import MatchResult, read_records, write_records
+from mmc.play.selfplay import SelfPlayResult
+from mmc.train import EpochLosses, Trained, load_examples, save_examples
+from pipelines.config import RunnerConfig
+from pipelines.files import file_hashes, remove_temporaries, tree_sha256
+from pipelines.paths import Paths
+from pipelines.records import JobRecord
+
+__all__ = ["JobStore", "Timed", "digest", "fingerprint", "job_store", "run_job"]
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Timed(Generic[T]):
+    """A job's result and the seconds it took."""
+
+    value: T
+    seconds: float
+
+
+@task(name="job", cache_policy=NO_CACHE, retries=1)
+def run_job(job: Job[Any], single_thread: bool) -> Timed[Any]:
+    """Run one ``mmc`` job (pure compute: no file access), timed. A worker process evaluates and trains with one
+    torch thread: the machine's cores are shared between workers, not between the threads of one."""
+    if single_thread:
+        torch.set_num_threads(1)
+    start = time.perf_counter()
+    value = job()
+    return Timed(value, time.perf_counter() - start)
+
+
+def fingerprint(job: Job[Any], code: str) -> str:
+    """The job's cache key: a SHA-256 over its function, every argument and ``code`` (the library's hash)."""
+    digest = hashlib.sha256(code.encode())
+    _feed(digest, (job.fn, job.args))
+    return digest.hexdigest()
+
+
+def _feed(digest: Any, value: Any) -> None:
+    """Feed ``value`` to ``digest`` unambiguously (type tags and lengths); ``TypeError`` for anything unknown,
+    so that a new kind of argument is never silently left out of a cache key."""
+    tag = type(value).__qualname__.encode()
+    if value is None or isinstance(value, bool | int | float | str):
+        digest.update(b"%s:%r;" % (tag, value))
+    elif isinstance(value, enum.Enum):
+        digest.update(b"%s:%r;" % (tag, value.value))
+    elif isinstance(value, np.random.SeedSequence):
+        _feed(digest, ("SeedSequence", value.entropy, tuple(value.spawn_key), value.pool_size))
+    elif isinstance(value, torch.nn.Module):
+        digest.update(b"module:" + tag)
+        _feed(digest, getattr(value, "config", None))
+        for name, tensor in value.state_dict().items():
+            digest.update(name.encode())
+            _feed(digest, tensor)
+    elif isinstance(value, torch.Tensor):
+        _feed(digest, value.detach().cpu().contiguous().numpy())
+    elif isinstance(value, np.ndarray):
+        digest.update(b"array:%s:%r;" % (value.dtype.str.encode(), value.shape))
+        digest.update(np.ascontiguousarray(value).tobytes())
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        digest.update(b"dataclass:" + tag)
+        for item in dataclasses.fields(value):
+            digest.update(item.name.encode())
+            _feed(digest, getattr(value, item.name))
+    elif isinstance(value, list | tuple):
+        digest.update(b"%s:%d;" % (tag, len(value)))
+        for item in value:
+            _feed(digest, item)
+    elif isinstance(value, dict):
+        digest.update(b"dict:%d;" % len(value))
+        for key in sorted(value, key=repr):
+            _feed(digest, key)
+            _feed(digest, value[key])
+    elif callable(value) and hasattr(value, "__qualname__"):
+        digest.update(f"function:{value.__module__}.{value.__qualname__};".encode())
+    else:
+        raise TypeError(f"cannot fingerprint a {type(value).__qualname__}: teach pipelines.jobs._feed about it")
+
+
+class JobStore:
+    """The runner of one stage: jobs as Prefect task runs, results kept in ``folder`` (a persistent DVC output).
+
+    ``code`` is the hash of the library code that computes the jobs (``pipelines.paths``); ``single_thread``
+    limits worker processes to one torch thread. Call it inside a Prefect flow: the flow's task runner runs the
+    submitted jobs. :attr:`seconds` has the seconds of every job it returned (measured when the job ran).
+    """
+
+    def __init__(self, root: Path, folder: Path, code: str, *, single_thread: bool = True) -> None:
+        self.root, self.folder, self.code, self.single_thread = root, folder, code, single_thread
+        self.seconds: dict[str, float] = {}
+        self.done_before = 0
+        self.computed = 0
+        remove_temporaries(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, jobs: Sequence[Job[Any]]) -> list[Any]:
+        names = [job.name for job in jobs]
+        if len(set(names)) < len(names):
+            raise ValueError(f"job names must be unique within a call: {names}")
+        results: list[Any] = [None] * len(jobs)
+        pending: dict[PrefectFuture[Any], tuple[int, str]] = {}
+        for index, job in enumerate(jobs):
+            key = fingerprint(job, self.code)
+            kept = self._load(job, key)
+            if kept is not None:
+                results[index] = kept
+                self.done_before += 1
+                continue
+            submitted = run_job.with_options(name=job.kind, task_run_name=job.name).submit(job, self.single_thread)
+            pending[submitted] = (index, key)
+        for future in as_completed(list(pending)):
+            index, key = pending[future]
+            timed: Timed[Any] = future.result()
+            self._save(jobs[index], key, timed)
+            results[index] = timed.value
+            self.computed += 1
+        return results
+
+    def finish(self, log: Any, name: str) -> None:
+        """Log how many jobs were kept and computed (``log``: the flow's logger), then :meth:`prune`."""
+        log.info("%s: %d jobs were done already, %d computed now", name, self.done_before, self.computed)
+        self.prune()
+
+    def prune(self) -> list[Path]:
+        """Delete the files of jobs this store did not return (left from other parameters or a longer run)."""
+        used = set(self.seconds)
+        stale = [p for p in self.folder.iterdir() if p.is_file() and _job_name(p) not in used]
+        for path in stale:
+            path.unlink()
+        return stale
+
+    # -- files -----------------------------------------------------------------------------------------------
+    def _path(self, job: Job[Any], suffix: str) -> Path:
+        return self.folder / f"{job.name}{suffix}"
+
+    def _load(self, job: Job[Any], key: str) -> Any:
+        record = JobRecord.read(self.root, self._path(job, ".done.json"))
+        if record is None or record.fingerprint != key or record.name != job.name:
+            return None
+        self.seconds[job.name] = record.seconds
+        if record.result == "self-play":
+            examples = load_examples(self._path(job, ".npz"))
+            return SelfPlayResult([examples], read_records(self._path(job, ".pgn")), int(record.summary["plies"]))
+        if record.result == "trained":
+            losses = [EpochLosses(**epoch) for epoch in record.summary["losses"]]
+            return Trained(load_checkpoint(self._path(job, ".pt"))[0], losses)
+        if record.result == "match":
+            tally = record.summary
+            return MatchResult(tally["wins"], tally["draws"], tally["losses"], read_records(self._path(job, ".pgn")))
+        return None
+
+    def _save(self, job: Job[Any], key: str, timed: Timed[Any]) -> None:
+        value = timed.value
+        summary: dict[str, Any]
+        if isinstance(value, SelfPlayResult):
+            (examples,) = value.examples  # one variant: one board size
+            files = [
+                save_examples(examples, self._path(job, ".npz")),
+                write_records(value.records, self._path(job, ".pgn")),
+            ]
+            kind, summary = "self-play", {"games": len(value.records), "plies": value.plies, "examples": len(examples)}
+        elif isinstance(value, Trained):
+            model = save_checkpoint(value.net, value.net.config, self._path(job, ".pt"))
+            files = [model, config_path(model)]
+            kind, summary = "trained", {"losses": [dataclasses.asdict(epoch) for epoch in value.losses]}
+        elif isinstance(value, MatchResult):
+            files = [write_records(value.records, self._path(job, ".pgn"))]
+            kind, summary = "match", {"wins": value.wins, "draws": value.draws, "losses": value.losses}
+        else:
+            raise TypeError(f"job {job.name} returned a {type(value).__qualname__}, which pipelines.jobs cannot keep")
+        self.seconds[job.name] = round(timed.seconds, 3)
+        record = JobRecord(job.name, kind, key, self.seconds[job.name], summary, file_hashes(self.root, files))
+        record.write(self._path(job, ".done.json"))
+
+    def file(self, name: str, suffix: str) -> Path:
+        """The file a finished job wrote (``.pt``, ``.pgn``, ``.npz``)."""
+        return self.folder / f"{name}{suffix}"
+
+
+def _job_name(path: Path) -> str:
+    """The job a file belongs to: its name without the suffixes this module writes (``x.pt``, ``x.json``)."""
+    name = path.name
+    for suffix in (".done.json", ".npz", ".pgn", ".pt", ".json"):
+        if name.endswith(suffix):
+            return name.removesuffix(suffix)
+    return name
+
+
+def digest(value: Any) -> str:
+    """A SHA-256 of ``value`` as :func:`fingerprint` sees arguments (a stage's inputs, in tests)."""
+    hasher = hashlib.sha256()
+    _feed(hasher, value)
+    return hasher.hexdigest()
+
+
+def job_store(paths: Paths, stage: str, name: str, code: tuple[str, ...], runner: RunnerConfig) -> JobStore:
+    """The :class:`JobStore` of stage ``stage`` for ``name`` (``paths.jobs``), keyed with the hash of ``code``."""
+    return JobStore(
+        paths.root, paths.jobs(stage, name), tree_sha256(paths.root, code), single_thread=runner.kind != "thread"
+    )

@@ -1,0 +1,169 @@
+"""The study's records as dataclasses: one schema per JSON record and per CSV file, with the code to read and
+write them.
+
+- :class:`JobRecord`: a finished job (``data/jobs/{stage}/.../{job}.done.json``), written after the files it lists.
+- CSV rows: :class:`LossRow` (``plots/losses/{v}.csv``), :class:`ArenaRow` (``plots/arena/{v}.csv``),
+  :class:`TrainingLossRow` (``plots/meta/{k}.csv``, ``data/report/losses.csv``), :class:`EvaluationRow`
+  (``plots/evaluation/{t}.csv``, ``reports/evaluation.csv``). The header is the fields' names (a field's
+  ``column`` metadata overrides one: ``player 1``), in field order; :func:`write_rows` and :func:`read_rows`
+  convert.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mmc.play import MatchResult
+from pipelines.files import checked_json, write_csv, write_json
+
+__all__ = [
+    "ArenaRow",
+    "EvaluationRow",
+    "JobRecord",
+    "LossRow",
+    "MatchSummary",
+    "TrainingLossRow",
+    "columns",
+    "read_rows",
+    "write_rows",
+]
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    """A finished job: what it was (name, fingerprint), what it made (``files`` with their SHA-256) and its
+    numbers (``summary``: games and plies of self-play, per-epoch losses of training, W/D/L of a match)."""
+
+    name: str
+    result: str
+    """``self-play``, ``trained`` or ``match``: how its files are read back."""
+    fingerprint: str
+    seconds: float
+    summary: dict[str, Any]
+    files: dict[str, str]
+
+    def write(self, path: Path) -> Path:
+        return write_json(path, dataclasses.asdict(self))
+
+    @classmethod
+    def read(cls, root: Path, path: Path) -> JobRecord | None:
+        """The record at ``path`` if it parses and every file it lists has its hash; else ``None`` (redo it)."""
+        data = checked_json(root, path)
+        if data is None:
+            return None
+        try:
+            return cls(**data)
+        except TypeError:
+            return None
+
+
+@dataclass(frozen=True)
+class MatchSummary:
+    """W/D/L from the first player's view, its score and Wilson 95 % interval."""
+
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    score: float
+    ci_low: float
+    ci_high: float
+
+    @classmethod
+    def of(cls, result: MatchResult) -> MatchSummary:
+        low, high = result.wilson_interval()
+        return cls(result.games, result.wins, result.draws, result.losses, round(result.score, 6), round(low, 6),
+                   round(high, 6))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class LossRow:
+    """An expert generation's training: the last epoch's losses (``plots/losses/{v}.csv``)."""
+
+    generation: int
+    policy: float
+    value: float
+    total: float
+    examples: int
+
+
+@dataclass(frozen=True)
+class ArenaRow:
+    """An expert generation's gate (``plots/arena/{v}.csv``)."""
+
+    generation: int
+    score: float
+    ci_low: float
+    ci_high: float
+    wins: int
+    draws: int
+    losses: int
+    accepted: int
+
+
+@dataclass(frozen=True)
+class TrainingLossRow:
+    """One training run's last epoch, for the report (``plots/meta/{k}.csv``, ``data/report/losses.csv``):
+    series ``joat``/``multitask``/``expert-{v}``, stage ``inner``/``meta_train``/``multitask``/``expert``."""
+
+    series: str
+    stage: str
+    variant: str
+    generation: int
+    policy: float
+    value: float
+    total: float
+
+
+@dataclass(frozen=True)
+class EvaluationRow:
+    """One evaluation cell in the seed's table format (``plots/evaluation/{t}.csv``, ``reports/evaluation.csv``)."""
+
+    game: str
+    start: str
+    budget: int
+    player_1: str = field(metadata={"column": "player 1"})
+    player_2: str = field(metadata={"column": "player 2"})
+    wins: int
+    draws: int
+    losses: int
+    games: int
+    score: float
+    ci_low: float
+    ci_high: float
+
+
+def columns(cls: type[Any]) -> list[str]:
+    """The CSV header of row type ``cls``."""
+    return [f.metadata.get("column", f.name) for f in dataclasses.fields(cls)]
+
+
+def write_rows(path: Path, cls: type[Any], rows: Iterable[Any]) -> Path:
+    """``rows`` (instances of ``cls``) as CSV with ``cls``'s header, atomically."""
+    names = {f.name: f.metadata.get("column", f.name) for f in dataclasses.fields(cls)}
+    return write_csv(path, columns(cls), ({names[k]: v for k, v in dataclasses.asdict(row).items()} for row in rows))
+
+
+def read_rows(path: Path, cls: type[R]) -> list[R]:
+    """The rows of a CSV written by :func:`write_rows` for ``cls``, typed; ``ValueError`` naming the file if its
+    header is not ``cls``'s."""
+    with open(path, newline="") as file:
+        reader = csv.DictReader(file)
+        if reader.fieldnames != columns(cls):
+            raise ValueError(f"{path}: header {reader.fieldnames} is not {columns(cls)}")
+        fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+        return [
+            cls(**{f.name: _typed(row[f.metadata.get("column", f.name)], f.type) for f in fields}) for row in reader
+        ]
+
+
+def _typed(text: str, annotation: Any) -> Any:
+    kind = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "str")
+    return {"int": int, "float": float}.get(kind, str)(text)

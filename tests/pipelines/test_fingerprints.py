@@ -1,0 +1,146 @@
+"""A stage's cache keys are derived from what it runs: every params key that dvc.yaml lists for a stage changes
+the inputs the stage passes to its ``mmc`` call, and no other key does (save the declared exceptions).
+
+The stage's inputs are what ``pipelines.jobs`` fingerprints job by job, so a listed key that left them unchanged
+would be a key DVC reruns the stage for without any effect, and a key that changes them but is not listed would
+leave DVC's lock claiming parameters the outputs were not made with. The ``adapt.epochs`` case, which once kept
+8-epoch models under ``epochs: 2``, is also checked end to end: the adaptations are trained again.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from mmc.nn import build_network, load_checkpoint, save_checkpoint
+from pipelines import adapt, evaluate, expert, meta
+from pipelines.adapt import adapt_flow
+from pipelines.config import flatten, load_params, parse_params
+from pipelines.jobs import digest
+from pipelines.paths import Paths
+from pipelines.runners import task_runner
+
+from .conftest import REPO, TINY_PARAMS
+from .helpers import task_runs, write_params
+
+DEFAULT = yaml.safe_load((REPO / "params.yaml").read_text())
+STAGES = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+
+CHANGED = {
+    "seed": 1,
+    "meta.train_variants": ["gardner", "baby", "rifle", "atomic", "mallet"],
+    "meta.probs": [0.4, 0.2, 0.2, 0.2],
+    "meta.tasks": 3,
+    "adapt.budgets": [0, 20],
+    "adapt.starts": ["joat", "scratch"],
+    "adapt.targets": ["gardner", "baby"],
+    "evaluate.opponents": ["random", "unadapted"],
+    "runner.kind": "thread",
+}
+"""A valid other value for keys that a generic change (int + 1, float / 2, not bool) would make invalid."""
+NOT_READ = {
+    ("multitask", "meta.epsilon"): "the multitask baseline has no outer step (mmc.meta.multitask_generation)",
+    ("meta_train", "train.epochs"): "meta.epochs replaces it (mmc.meta.MetaConfig.training)",
+    ("multitask", "train.epochs"): "meta.epochs replaces it (mmc.meta.MetaConfig.training)",
+}
+"""Keys in a stage's inputs that its computation never reads (declared, with the reason)."""
+
+
+def _changed(key: str, value: Any) -> Any:
+    if key in CHANGED:
+        return CHANGED[key]
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value / 2
+    raise AssertionError(f"no change defined for {key}={value!r}: add one to CHANGED")
+
+
+def _listed(stage: str, key: str) -> bool:
+    """Whether dvc.yaml's params of ``stage`` cover ``key`` (a section, or the key itself)."""
+    entry = STAGES[stage]
+    params = entry.get("do", entry)["params"]
+    return any(key == p or key.startswith(f"{p}.") for p in params)
+
+
+def _project(tmp_path: Path) -> Paths:
+    """Upstream models the adapt and evaluate stages load, for every start and budget a change may ask for."""
+    paths = Paths(tmp_path)
+    study = parse_params(copy.deepcopy(DEFAULT), check_players=False)
+    for index, path in enumerate(
+        [paths.start_model("joat"), paths.start_model("multitask"), paths.champion("gardner")]
+    ):
+        net = build_network(study.network, seed=index)
+        save_checkpoint(net, net.config, path)
+    for start in ("joat", "multitask", "expert-gardner", "scratch"):
+        for budget in (0, 20, 100):
+            net = build_network(study.network, seed=budget + len(start))
+            save_checkpoint(net, net.config, paths.adapted("gardner", start, budget))
+    return paths
+
+
+def _inputs(stage: str, data: dict[str, Any], paths: Paths) -> str:
+    study = parse_params(data, check_players=False)
+    if stage == "expert":
+        return digest(expert.inputs(study, "gardner"))
+    if stage in ("meta_train", "multitask"):
+        return digest(meta.inputs(study, "joat" if stage == "meta_train" else "multitask"))
+    if stage == "adapt":
+        return digest(adapt.inputs(study, paths, "gardner"))
+    return digest(evaluate.inputs(study, paths, "gardner"))
+
+
+@pytest.mark.parametrize("stage", ["expert", "meta_train", "multitask", "adapt", "evaluate"])
+def test_a_stage_inputs_change_exactly_with_its_dvc_params(stage: str, tmp_path: Path) -> None:
+    paths = _project(tmp_path)
+    before = _inputs(stage, copy.deepcopy(DEFAULT), paths)
+    assert before == _inputs(stage, copy.deepcopy(DEFAULT), paths), "the same params give the same inputs"
+    wrong = []
+    for key, value in flatten(DEFAULT).items():
+        if key.startswith("expert.variants") or key == "runner.address":  # the address needs kind: dask
+            continue
+        data = copy.deepcopy(DEFAULT)
+        *parents, last = key.split(".")
+        node = data
+        for part in parents:
+            node = node[part]
+        node[last] = _changed(key, value)
+        changed = _inputs(stage, data, paths) != before
+        if changed != _listed(stage, key) and (stage, key) not in NOT_READ:
+            wrong.append(f"{key}: {'changes the inputs, not listed' if changed else 'listed, changes nothing'}")
+    assert not wrong, f"{stage}: " + "; ".join(wrong)
+
+
+def test_an_expert_variant_override_changes_only_its_own_inputs(tmp_path: Path) -> None:
+    data = copy.deepcopy(DEFAULT)
+    data["expert"]["variants"] = {"gardner": {}, "baby": {}}
+    both = parse_params(data, check_players=False)
+    data["expert"]["variants"]["baby"] = {"search": {"simulations": 8}}
+    changed = parse_params(data, check_players=False)
+    assert digest(expert.inputs(both, "gardner")) == digest(expert.inputs(changed, "gardner"))
+    assert digest(expert.inputs(both, "baby")) != digest(expert.inputs(changed, "baby"))
+
+
+def test_changing_adapt_epochs_trains_the_adaptations_again(prefect_server: str, tmp_path: Path) -> None:
+    paths = Paths(tmp_path)
+    changes: dict[str, Any] = {"runner.kind": "thread", "adapt.starts": ["scratch"]}
+    study = load_params(write_params(tmp_path, TINY_PARAMS, changes))
+    runner = task_runner(study.runner)
+    assert adapt_flow.with_options(task_runner=runner)("gardner", study, tmp_path, return_state=True).is_completed()
+    first = load_checkpoint(paths.adapted("gardner", "scratch", 2))[0]
+    study = load_params(write_params(tmp_path, TINY_PARAMS, {**changes, "adapt.epochs": 3}))
+    state = adapt_flow.with_options(task_runner=runner)("gardner", study, tmp_path, return_state=True)
+    # the self-play is the same (the epochs do not enter it); the training is redone with 3 epochs
+    assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {"train-scratch-b2"}
+    metrics = json.loads(paths.adapt_metrics("gardner").read_text())
+    record = json.loads((paths.jobs("adapt", "gardner") / "train-scratch-b2.done.json").read_text())
+    assert len(record["summary"]["losses"]) == 3 and metrics["scratch"]["b2"]["games"] == 2
+    second = load_checkpoint(paths.adapted("gardner", "scratch", 2))[0]
+    assert any(not a.equal(b) for a, b in zip(first.state_dict().values(), second.state_dict().values(), strict=True))
