@@ -116,7 +116,7 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     table = pd.read_csv(paths.summary_table)
     assert list(table.columns[:8]) == ["game", "start", "budget", "player 1", "player 2", "wins", "draws", "losses"]
     assert ((table["wins"] + table["draws"] + table["losses"]) == table["games"]).all()
-    assert (table["games"] == study.evaluate.games).all()
+    assert (table["games"] == study.evaluate.config.games).all()
     cells = {(r.game, r.start, r.budget, r["player 2"]) for _, r in table.iterrows()}
     opponents = {
         "gardner": ["random", "greedy", "unadapted", "fairy:nodes=1"],
@@ -131,7 +131,7 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
         if not (o == "unadapted" and b == 0)
     }
     evaluation = json.loads(paths.evaluation_metrics("gardner").read_text())
-    assert evaluation["joat"]["b2"]["greedy"]["games"] == study.evaluate.games
+    assert evaluation["joat"]["b2"]["greedy"]["games"] == study.evaluate.config.games
 
     # the report: offline HTML with every figure, the table and the run ids
     html = paths.report_html.read_text()
