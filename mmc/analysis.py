@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 __all__ = [
     "MATCH_COLUMNS",
     "adaptation_figure",
+    "elo_curve_figure",
+    "ladder_figure",
     "loss_figure",
     "match_table",
     "wilson_interval",
@@ -133,5 +135,59 @@ def adaptation_figure(table: pd.DataFrame, *, budget: str = "budget", start: str
     figure.tight_layout()
     # Outside the panels, right of them (a figure saved with bbox_inches="tight" grows to include it).
     figure.legend(handles, labels, title="start", loc="center left", bbox_to_anchor=(1.0, 0.5))
+    plt.close(figure)
+    return figure
+
+
+def elo_curve_figure(ratings: pd.DataFrame, *, held_out: Sequence[str] = ()) -> Figure:
+    """Elo (greedy = 0) versus the adaptation budget, one line per starting model with its 95 % interval as a
+    band, one panel per target ``game`` (held-out targets marked in the title). ``ratings`` has the columns of
+    ``plots/ratings/{t}.csv``: ``game, player, kind, start, budget, elo, low, high, games``; anchors are left out."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    models = ratings[ratings["kind"] == "model"]
+    games = list(dict.fromkeys(models["game"]))
+    starts = sorted(models["start"].unique())
+    palette = dict(zip(starts, sns.color_palette(n_colors=len(starts)), strict=True))
+    figure, grid = plt.subplots(1, len(games), figsize=(3.4 * len(games), 3.0), squeeze=False, sharey=True)
+    for axes, game in zip(grid[0], games, strict=True):
+        for name, line in models[models["game"] == game].groupby("start"):
+            line = line.sort_values("budget")
+            axes.plot(line["budget"], line["elo"], marker="o", color=palette[name], label=str(name))
+            axes.fill_between(line["budget"], line["low"], line["high"], color=palette[name], alpha=0.15)
+        axes.axhline(0, color="grey", linewidth=0.8, linestyle=":")
+        axes.set_title(f"{game} (held out)" if game in held_out else game, fontsize=9)
+        axes.set_xlabel("self-play games")
+        axes.set_ylabel("Elo (greedy = 0)")
+    handles, labels = grid[0][0].get_legend_handles_labels()
+    figure.tight_layout()
+    figure.legend(handles, labels, title="start", loc="center left", bbox_to_anchor=(1.0, 0.5))
+    plt.close(figure)
+    return figure
+
+
+def ladder_figure(ratings: pd.DataFrame) -> Figure:
+    """Every model and anchor of each target on one vertical Elo axis (greedy = 0), with its 95 % interval:
+    one panel per ``game``, anchors in grey, models coloured by start."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    games = list(dict.fromkeys(ratings["game"]))
+    starts = sorted(ratings.loc[ratings["kind"] == "model", "start"].unique())
+    palette = dict(zip(starts, sns.color_palette(n_colors=len(starts)), strict=True))
+    tallest = max(len(ratings[ratings["game"] == game]) for game in games)
+    figure, grid = plt.subplots(1, len(games), figsize=(3.4 * len(games), 0.28 * tallest + 1.2), squeeze=False)
+    for axes, game in zip(grid[0], games, strict=True):
+        rows = ratings[ratings["game"] == game].sort_values("elo").reset_index(drop=True)
+        for y, row in rows.iterrows():
+            colour = "grey" if row["kind"] == "anchor" else palette[row["start"]]
+            axes.errorbar(row["elo"], y, xerr=[[row["elo"] - row["low"]], [row["high"] - row["elo"]]], fmt="o",
+                          color=colour, markersize=4, capsize=2)  # fmt: skip
+        axes.set_yticks(range(len(rows)), rows["player"], fontsize=7)
+        axes.axvline(0, color="grey", linewidth=0.8, linestyle=":")
+        axes.set_title(game, fontsize=9)
+        axes.set_xlabel("Elo (greedy = 0)")
+    figure.tight_layout()
     plt.close(figure)
     return figure

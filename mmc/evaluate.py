@@ -7,13 +7,18 @@ searched the same way (the study's "unadapted" opponent: the model's own start).
 pair of games from its own random opening. Cells against the same opponent draw their openings from the same
 stream (``("openings", opponent)`` of the ``seed`` argument), so models are compared on the same positions.
 This is the one implementation: the study's ``evaluate@T`` stage calls :func:`evaluate` with its runner.
+
+:func:`rate` puts the models on one Elo scale (``mmc.rating``): with the cells' games, a ladder of fixed
+anchors (random, pure MCTS, greedy, Fairy-Stockfish at several node counts) and each model's games against the
+anchors and models nearest its first estimate, all fitted together with ``greedy`` at 0.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -22,10 +27,22 @@ from mmc.fanout import Job, Runner, serial
 from mmc.nn.network import PolicyValueNet
 from mmc.play import MatchResult, Player, close_player, parse_player, play_match
 from mmc.play.search_players import MCTSPlayer
+from mmc.rating import Pairing, Ratings, fit_ratings, pairing
 from mmc.search import NetworkLeafEvaluator, SearchConfig
 from mmc.seeding import derive, rng
 
-__all__ = ["Cell", "EvaluateConfig", "evaluate", "evaluation_match", "match_name", "slug"]
+__all__ = [
+    "Cell",
+    "EvaluateConfig",
+    "RateConfig",
+    "Rated",
+    "evaluate",
+    "evaluation_match",
+    "ladder",
+    "match_name",
+    "rate",
+    "slug",
+]
 
 
 @dataclass(frozen=True)
@@ -55,8 +72,9 @@ class Cell:
     """One model against one opponent."""
 
     player: str
-    """The model's name in records and job names (``joat-b100``)."""
-    net: PolicyValueNet = field(repr=False)
+    """The model's name in records and job names (``joat-b100``), or a player spec when ``net`` is ``None``."""
+    net: PolicyValueNet | None = field(repr=False)
+    """The model, searched with the evaluation's search; ``None``: ``player`` is a player spec (an anchor)."""
     opponent: str
     """A player spec, or the label of ``opponent_net`` (``unadapted``); it keys the openings' stream."""
     opponent_net: PolicyValueNet | None = field(default=None, repr=False)
@@ -65,20 +83,26 @@ class Cell:
     """The opponent's name in records (default: ``opponent``)."""
 
 
+def _player(net: PolicyValueNet | None, name: str, variant: str, config: EvaluateConfig) -> Player:
+    if net is None:
+        return parse_player(name, variant=variant)
+    return MCTSPlayer(NetworkLeafEvaluator(net), config.search, name=name)
+
+
 def evaluation_match(
-    net: PolicyValueNet, player: str, opponent: str, opponent_net: PolicyValueNet | None, opponent_name: str,
+    net: PolicyValueNet | None, player: str, opponent: str, opponent_net: PolicyValueNet | None, opponent_name: str,
     variant: str, config: EvaluateConfig, seed: np.random.SeedSequence,
 ) -> MatchResult:  # fmt: skip
-    """``net`` with MCTS (first player) against the opponent: a :class:`MatchResult` from the model's view."""
-    model = MCTSPlayer(NetworkLeafEvaluator(net), config.search, name=player)
-    if opponent_net is not None:
-        other: Player = MCTSPlayer(NetworkLeafEvaluator(opponent_net), config.search, name=opponent_name or opponent)
-    else:
-        other = parse_player(opponent, variant=variant)
+    """The player (first) against the opponent: a :class:`MatchResult` from the first player's view. A network
+    searches with ``config.search``; a spec is a player of ``mmc.play.parse_player``."""
+    first = _player(net, player, variant, config)
+    other = _player(opponent_net, opponent_name or opponent, variant, config) if opponent_net else None
+    other = other or parse_player(opponent, variant=variant)
     try:
-        return play_match(model, other, variant, config.games, rng(seed), opening_plies=config.opening_plies,
+        return play_match(first, other, variant, config.games, rng(seed), opening_plies=config.opening_plies,
                           max_plies=config.max_plies)  # fmt: skip
     finally:
+        close_player(first)
         close_player(other)
 
 
@@ -114,9 +138,109 @@ def slug(name: str) -> str:
 
 
 def _key(variant: str, player: str, opponent: str) -> tuple[str, ...]:
-    return (variant, player, "vs", slug(opponent))
+    return (variant, slug(player), "vs", slug(opponent))
 
 
 def match_name(variant: str, player: str, opponent: str) -> str:
     """The name of a cell's job (``match-gardner-joat-b100-vs-greedy``): its files in a job store."""
     return "-".join(("match", *_key(variant, player, opponent)))
+
+
+@dataclass(frozen=True)
+class RateConfig:
+    """How every model of a target is placed on the Elo scale (the default study's ``params.yaml`` section
+    ``rate``): fixed anchors, a ladder of games between them, then each model's games where they tell most."""
+
+    anchors: tuple[str, ...] = (
+        "random", "mcts:25", "greedy", "mcts:100", "fairy:nodes=1", "fairy:nodes=10", "fairy:nodes=100",
+    )  # fmt: skip
+    """Reference players as ``mmc.play.parse_player`` specs, weakest first as far as known: each plays the next
+    two (the ladder). In a variant one cannot play (Fairy-Stockfish's outside its four) it is left out."""
+    anchor: str = "greedy"
+    """The anchor rated 0 in every variant."""
+    ladder_games: int = 30
+    """Games of each pair of anchors on the ladder."""
+    games: int = 30
+    """Games of each further pairing of a model with an anchor or a model near its first estimate."""
+    neighbours: int = 2
+    """Anchors nearest a model's first estimate (that it has not met) that it then plays; it also plays the
+    models next to it in rating order."""
+    prior_draws: float = 2.0
+    """Virtual draws per player that keep a perfect score's rating finite (``mmc.rating``)."""
+    bootstrap: int = 200
+    """Bootstrap refits for the 95 % intervals."""
+
+    def __post_init__(self) -> None:
+        if len(self.anchors) < 2 or len(set(self.anchors)) < len(self.anchors):
+            raise ConfigError(
+                "RateConfig", "anchors", f"must name at least two distinct players, got {list(self.anchors)}"
+            )
+        if self.anchor not in self.anchors:
+            raise ConfigError("RateConfig", "anchor", f"must be one of the anchors, got {self.anchor!r}")
+        for name in ("ladder_games", "games", "bootstrap"):
+            if getattr(self, name) < 1:
+                raise ConfigError("RateConfig", name, f"must be an int >= 1, got {getattr(self, name)}")
+        if self.neighbours < 0:
+            raise ConfigError("RateConfig", "neighbours", f"must be an int >= 0, got {self.neighbours}")
+        if not self.prior_draws > 0:
+            raise ConfigError("RateConfig", "prior_draws", f"must be > 0, got {self.prior_draws}")
+
+
+@dataclass(frozen=True)
+class Rated:
+    """The Elo ratings of a pool and every game they rest on."""
+
+    ratings: Ratings
+    pairings: list[Pairing]
+    """The played pairings given to :func:`rate`, the ladder's and the neighbours', W/D/L from ``a``'s view."""
+
+
+def ladder(anchors: Sequence[str]) -> list[tuple[str, str]]:
+    """The anchors' pairings: each with the next two in the list (weakest first)."""
+    return [(anchors[i], anchors[j]) for i in range(len(anchors)) for j in (i + 1, i + 2) if j < len(anchors)]
+
+
+def rate(
+    models: Mapping[str, PolicyValueNet], played: Sequence[Pairing], anchors: Sequence[str], variant: str,
+    evaluate_config: EvaluateConfig, config: RateConfig, seed: np.random.SeedSequence, *, run: Runner = serial,
+) -> Rated:  # fmt: skip
+    """Elo of every model (and anchor) of ``variant``, ``config.anchor`` at 0, with 95 % intervals.
+
+    ``played`` are games already played by the models (the evaluation cells; a model and its opponents named
+    as in ``models`` and ``anchors``). The anchors play their ladder (``config.ladder_games`` each pairing; jobs
+    that depend on nothing but the anchors and the seed, so a job store keeps them across every other change);
+    a first fit places every model; each then plays the ``config.neighbours`` anchors nearest it that it has
+    not met, and the model next above it in rating order (``config.games`` each); the final fit over all
+    games gives the ratings, bootstrap intervals from ``("fit",)`` of ``seed``.
+    """
+    games = evaluate(
+        [Cell(a, None, b) for a, b in ladder(anchors)], variant,
+        replace(evaluate_config, games=config.ladder_games), derive(seed, "ladder"), run=run,
+    )  # fmt: skip
+    pairings = [*played, *(pairing(a, b, r) for (a, b), r in zip(ladder(anchors), games, strict=True))]
+    first = fit_ratings(pairings, config.anchor, rng(derive(seed, "first")), prior_draws=config.prior_draws, samples=1)
+    cells = _neighbour_cells(models, anchors, first, pairings, config.neighbours)
+    games = evaluate(cells, variant, replace(evaluate_config, games=config.games), derive(seed, "neighbours"), run=run)
+    pairings += [pairing(c.player, c.opponent, r) for c, r in zip(cells, games, strict=True)]
+    final = fit_ratings(pairings, config.anchor, rng(derive(seed, "fit")), prior_draws=config.prior_draws,
+                        samples=config.bootstrap)  # fmt: skip
+    return Rated(final, pairings)
+
+
+def _neighbour_cells(
+    models: Mapping[str, PolicyValueNet], anchors: Sequence[str], first: Ratings, pairings: Sequence[Pairing],
+    neighbours: int,
+) -> list[Cell]:  # fmt: skip
+    """Each model against the nearest anchors it has not met, and against the next model up in rating order."""
+    met = {frozenset((p.a, p.b)) for p in pairings}
+    estimate = {name: first.elo.get(name, first.elo[first.anchor]) for name in models}  # unplayed: at the anchor
+    cells = []
+    for name, net in models.items():
+        fresh = [a for a in anchors if frozenset((name, a)) not in met]
+        for spec in sorted(fresh, key=lambda a: abs(first.elo[a] - estimate[name]))[:neighbours]:
+            cells.append(Cell(name, net, spec))
+    order = sorted(models, key=lambda name: estimate[name])
+    for lower, upper in itertools.pairwise(order):
+        if frozenset((lower, upper)) not in met:
+            cells.append(Cell(lower, models[lower], upper, models[upper]))
+    return cells

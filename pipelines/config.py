@@ -38,7 +38,7 @@ import yaml
 from mmc.alphazero import AlphaZeroConfig
 from mmc.configs import ConfigError
 from mmc.engine import VARIANTS
-from mmc.evaluate import EvaluateConfig
+from mmc.evaluate import EvaluateConfig, RateConfig
 from mmc.evaluate import slug as opponent_slug
 from mmc.meta import AdaptConfig, MetaConfig
 from mmc.nn import NetworkConfig
@@ -63,7 +63,7 @@ RUNNER_KINDS = ("process", "dask", "thread")
 """``process``: a local process pool; ``dask``: a Dask cluster (``address``) or a local one; ``thread``: in-process."""
 NETWORK_KEYS = ("blocks", "filters", "value_hidden")
 """The network's settable shape; its input and output planes are fixed by the engine."""
-SECTIONS = ("seed", "network", "search", "train", "expert", "meta", "adapt", "evaluate", "runner")
+SECTIONS = ("seed", "network", "search", "train", "expert", "meta", "adapt", "evaluate", "rate", "runner")
 UNADAPTED = "unadapted"
 """The evaluation opponent that is the adapted model's own starting model (cells with budget > 0 only)."""
 SCRATCH = "scratch"
@@ -158,6 +158,8 @@ class StudyConfig:
     meta: MetaConfig
     adapt: AdaptPlan
     evaluate: EvaluatePlan
+    rate: RateConfig
+    """The Elo ladder of every target's models (``mmc.evaluate.rate``)."""
     runner: RunnerConfig
     raw: dict[str, Any] = field(repr=False, compare=False)
     """The file as parsed, for logging."""
@@ -175,6 +177,10 @@ class StudyConfig:
     def opponents(self, target: str) -> list[str]:
         """The evaluation opponents that play ``target`` (a ``fairy`` spec only where the engine knows it)."""
         return [spec for spec in self.evaluate.opponents if plays(spec, target)]
+
+    def anchors(self, target: str) -> list[str]:
+        """The rating anchors that play ``target``."""
+        return [spec for spec in self.rate.anchors if plays(spec, target)]
 
 
 def load_params(path: str | Path = "params.yaml", *, check_players: bool = True) -> StudyConfig:
@@ -215,8 +221,10 @@ def parse_params(data: Any, source: str = "params.yaml", *, check_players: bool 
     opponents = root.typed(evaluate_data.pop("opponents"), "evaluate.opponents", tuple[str, ...])
     evaluate = EvaluatePlan(opponents, root.build(EvaluateConfig, evaluate_data, "evaluate"))
     _check_opponents(root, evaluate, targets, check_players)
+    rate = root.build(RateConfig, mapping["rate"], "rate")
+    _check_anchors(root, rate, targets, check_players)
     runner = root.build(RunnerConfig, mapping["runner"], "runner")
-    return StudyConfig(seed, network, search, train, experts, meta, adapt, evaluate, runner, raw=mapping)
+    return StudyConfig(seed, network, search, train, experts, meta, adapt, evaluate, rate, runner, raw=mapping)
 
 
 def _check_adapt(root: _Checker, plan: AdaptPlan, experts: list[str]) -> None:
@@ -258,6 +266,22 @@ def _check_opponents(root: _Checker, plan: EvaluatePlan, targets: tuple[str, ...
                 close_player(parse_player(spec, variant=variant))
             except (ValueError, OSError, RuntimeError) as error:
                 raise root.error("evaluate.opponents", f"{spec!r} cannot play {variant}: {error}") from None
+
+
+def _check_anchors(root: _Checker, config: RateConfig, targets: tuple[str, ...], check_players: bool) -> None:
+    for variant in targets:
+        if not plays(config.anchor, variant):
+            raise root.error("rate.anchor", f"{config.anchor!r} cannot play {variant}: every target needs the anchor")
+        if sum(plays(spec, variant) for spec in config.anchors) < 2:
+            raise root.error("rate.anchors", f"fewer than two of them play {variant}")
+        if not check_players:
+            continue
+        for spec in config.anchors:
+            if plays(spec, variant):
+                try:
+                    close_player(parse_player(spec, variant=variant))
+                except (ValueError, OSError, RuntimeError) as error:
+                    raise root.error("rate.anchors", f"{spec!r} cannot play {variant}: {error}") from None
 
 
 def _experts(root: _Checker, mapping: dict[str, Any]) -> dict[str, ExpertConfig]:

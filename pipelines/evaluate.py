@@ -7,7 +7,9 @@ plays the target) and its own unadapted start (budgets > 0; the same search). Th
 task run per cell, its games kept as they finish). All cells against one opponent share the openings, so
 starts and budgets are compared on the same positions. The stage writes W/D/L, score and Wilson 95 % interval
 per cell (``metrics/evaluate/{t}.json``, ``dvc metrics``) and the rows of the study's table in the seed's
-format (``plots/evaluation/{t}.csv``).
+format (``plots/evaluation/{t}.csv``). Then ``mmc.evaluate.rate`` puts every model on the Elo scale with the
+cells' games, the anchors' ladder and each model's games near its first estimate (``greedy`` = 0, bootstrap
+95 % intervals): ``metrics/rate/{t}.json`` (``dvc metrics``), ``plots/ratings/{t}.csv`` and MLflow ``elo.*``.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ import torch
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
-from mmc.evaluate import Cell, EvaluateConfig, evaluate
+from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate, rate
 from mmc.nn import PolicyValueNet, load_checkpoint
 from mmc.play import write_records
+from mmc.rating import Pairing, Ratings, compare
 from mmc.seeding import derive, root
 from pipelines import tracking
 from pipelines.adapt import label, load_start, models
@@ -32,9 +35,9 @@ from pipelines.config import UNADAPTED, StudyConfig, flatten, opponent_slug
 from pipelines.files import write_json
 from pipelines.jobs import job_store
 from pipelines.paths import EVALUATE_CODE, Paths
-from pipelines.records import EvaluationRow, MatchSummary, write_rows
+from pipelines.records import ComparisonRow, EvaluationRow, MatchSummary, RatingRow, write_rows
 
-__all__ = ["cells", "evaluate_flow", "inputs"]
+__all__ = ["cells", "comparisons", "evaluate_flow", "inputs", "rating_inputs"]
 
 STAGE = "evaluate"
 SAMPLE_GAMES = 2
@@ -56,7 +59,7 @@ def inputs(
     study: StudyConfig, paths: Paths, target: str
 ) -> tuple[list[Cell], str, EvaluateConfig, np.random.SeedSequence]:
     """The arguments of ``mmc.evaluate.evaluate`` for ``target``: its cells (networks loaded), the variant, the
-    evaluation config and the seed (``("evaluate", target)``)."""
+    evaluation config and the seed (``("evaluate", target)``); :func:`rating_inputs` has the rating's."""
     adapted: dict[tuple[str, int], PolicyValueNet] = {}
     starts: dict[str, PolicyValueNet] = {}
     out: list[Cell] = []
@@ -75,6 +78,24 @@ def inputs(
     return out, target, study.evaluate.config, derive(root(study.seed), STAGE, target)
 
 
+def _opponent_name(study: StudyConfig, start: str, spec: str) -> str:
+    """The opponent of a cell in the rating pool: the unadapted start is its own budget-0 model when there is one."""
+    if spec != UNADAPTED:
+        return spec
+    return label(start, 0) if 0 in study.adapt.budgets else f"{start} ({UNADAPTED})"
+
+
+def rating_inputs(
+    study: StudyConfig, cells: list[Cell], target: str, seed: np.random.SeedSequence
+) -> tuple[dict[str, PolicyValueNet], list[str], RateConfig, np.random.SeedSequence]:
+    """The models (by name), the anchors that play ``target``, the rating config and the rating's seed."""
+    models: dict[str, PolicyValueNet] = {}
+    for cell in cells:
+        assert cell.net is not None
+        models.setdefault(cell.player, cell.net)
+    return models, study.anchors(target), study.rate, derive(seed, "rate")
+
+
 @flow(name="evaluate", flow_run_name="evaluate-{target}", validate_parameters=False)
 def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]:
     """Play every cell of ``target`` under ``root`` (keeping finished ones); the metrics."""
@@ -84,8 +105,16 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
     store = job_store(paths, STAGE, target, EVALUATE_CODE, study.runner)
     with tracking.stage_run(paths, STAGE, target, flow_run.id) as run:
         run.log_params(flatten({"seed": study.seed, "target": target, "evaluate": _logged(study)}))
-        results = evaluate(*inputs(study, paths, target), run=store)
+        cells_, variant, config, seed = inputs(study, paths, target)
+        results = evaluate(cells_, variant, config, seed, run=store)
+        played = [
+            Pairing(label(start, budget), _opponent_name(study, start, spec), r.wins, r.draws, r.losses)
+            for (start, budget, spec), r in zip(cells(study, target), results, strict=True)
+        ]
+        models, anchors, rate_config, rate_seed = rating_inputs(study, cells_, target, seed)
+        rated = rate(models, played, anchors, variant, config, rate_config, rate_seed, run=store)
         store.finish(logger, target)
+        _publish_ratings(paths, study, target, rated.ratings, run)
         metrics: dict[str, Any] = {}
         rows = []
         for (start, budget, spec), result in zip(cells(study, target), results, strict=True):
@@ -110,6 +139,48 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
         with tempfile.TemporaryDirectory() as scratch:
             run.log_artifact(write_records(sample, Path(scratch) / f"evaluate_{target}_sample.pgn"), "games")
     return metrics
+
+
+def comparisons(study: StudyConfig) -> list[tuple[int, str, str]]:
+    """The paired comparisons that answer the study's question, as (budget, a, b): at every budget JOAT against
+    each other start, and every start adapted against itself unadapted (budget 0)."""
+    budgets, starts = study.adapt.budgets, study.adapt.starts
+    pairs = [(b, label("joat", b), label(s, b)) for b in budgets for s in starts if "joat" in starts and s != "joat"]
+    if 0 in budgets:
+        pairs += [(b, label(s, b), label(s, 0)) for b in budgets if b > 0 for s in starts]
+    return pairs
+
+
+def _publish_ratings(paths: Paths, study: StudyConfig, target: str, ratings: Ratings, run: tracking.StageRun) -> None:
+    """``metrics/rate/{t}.json``, ``plots/ratings/{t}.csv`` and ``plots/comparisons/{t}.csv``: every player's
+    Elo and interval, the paired comparisons and their verdicts; MLflow metrics."""
+    logger = get_run_logger()
+    kinds = {label(start, budget): (start, budget) for start, budget in models(study)}
+    rows = []
+    for player in sorted(ratings.players, key=lambda name: ratings.elo[name]):
+        start, budget = kinds.get(player, ("", -1))
+        elo, low, high = (round(v[player], 1) for v in (ratings.elo, ratings.low, ratings.high))
+        kind = "model" if player in kinds else "anchor"
+        rows.append(RatingRow(target, player, kind, start, budget, elo, low, high, ratings.games[player]))
+        logger.info("%s %s: Elo %+.0f (95%% %+.0f..%+.0f)", target, player, elo, low, high)
+    compared = []
+    for budget, a, b in comparisons(study):
+        c = compare(ratings, a, b)
+        numbers = (round(c.difference, 1), round(c.low, 1), round(c.high, 1))
+        compared.append(ComparisonRow(target, budget, a, b, *numbers, c.verdict, round(c.detectable, 1)))
+        logger.info("%s %s - %s: %+.0f Elo (95%% %+.0f..%+.0f): %s", target, a, b, *numbers, c.verdict)
+    rated = {r.player: {k: getattr(r, k) for k in ("elo", "low", "high", "games")} for r in rows}
+    differences = {
+        f"{c.a} - {c.b}": {k: getattr(c, k) for k in ("difference", "low", "high", "verdict", "detectable")}
+        for c in compared
+    }
+    write_json(paths.ratings(target), {"elo": rated, "comparisons": differences})
+    write_rows(paths.rating_table(target), RatingRow, rows)
+    write_rows(paths.comparison_table(target), ComparisonRow, compared)
+    run.log_metrics({f"elo.{opponent_slug(r.player)}": r.elo for r in rows})
+    run.log_metrics({f"difference.{opponent_slug(c.a)}.{opponent_slug(c.b)}": c.difference for c in compared})
+    for path in (paths.ratings(target), paths.rating_table(target), paths.comparison_table(target)):
+        run.log_artifact(path, "dvc")
 
 
 def _describe(summary: MatchSummary) -> str:

@@ -19,8 +19,10 @@ Layout under the project root (``{v}`` a variant, ``{k}`` joat or multitask, ``{
     metrics/adapt/{t}.json                        adaptation losses and sizes per start and budget (dvc metrics)
     metrics/evaluate/{t}.json                     W/D/L, score, Wilson 95 % interval per start, budget, opponent
     plots/evaluation/{t}.csv                      the same as rows in the seed's table format
+    metrics/rate/{t}.json, plots/ratings/{t}.csv  every model's and anchor's Elo (greedy = 0), 95 % interval
+    plots/comparisons/{t}.csv                     JOAT - each other start, adapted - unadapted: Elo, interval, verdict
     reports/evaluation.csv                        every target's rows: the study's summary table
-    data/report/losses.csv|sample.pgn|runs.json   the report's other inputs
+    data/report/losses.csv|sample.pgn|runs.json   the report's other inputs (and ratings.csv, comparisons.csv)
     reports/study.html                            the report (reports/study.ipynb executed)
     mlflow.db, mlartifacts/                       MLflow runs and artifacts (sqlite at an absolute URI)
     .prefect/                                     Prefect's home: server database, logs, pid file
@@ -54,7 +56,7 @@ META_CODE = (*EXPERT_CODE, "mmc/meta")
 """Library code that computes the meta stages' jobs."""
 ADAPT_CODE = META_CODE
 """Library code that computes an adaptation's jobs."""
-EVALUATE_CODE = (*EXPERT_CODE, "mmc/evaluate.py")
+EVALUATE_CODE = (*EXPERT_CODE, "mmc/evaluate.py", "mmc/rating.py")
 """Library code that computes the evaluation's jobs."""
 
 
@@ -145,6 +147,16 @@ class Paths:
     def evaluation_table(self, target: str) -> Path:
         return self.root / "plots" / "evaluation" / f"{target}.csv"
 
+    def ratings(self, target: str) -> Path:
+        """Every model's and anchor's Elo with its 95 % interval (dvc metrics)."""
+        return self.root / "metrics" / "rate" / f"{target}.json"
+
+    def rating_table(self, target: str) -> Path:
+        return self.root / "plots" / "ratings" / f"{target}.csv"
+
+    def comparison_table(self, target: str) -> Path:
+        return self.root / "plots" / "comparisons" / f"{target}.csv"
+
     # report
     @property
     def summary_table(self) -> Path:
@@ -165,6 +177,14 @@ class Paths:
     @property
     def report_runs(self) -> Path:
         return self.report_inputs / "runs.json"
+
+    @property
+    def report_ratings(self) -> Path:
+        return self.report_inputs / "ratings.csv"
+
+    @property
+    def report_comparisons(self) -> Path:
+        return self.report_inputs / "comparisons.csv"
 
     @property
     def report_notebook(self) -> Path:

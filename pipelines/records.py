@@ -4,9 +4,10 @@ write them.
 - :class:`JobRecord`: a finished job (``data/jobs/{stage}/.../{job}.done.json``), written after the files it lists.
 - CSV rows: :class:`LossRow` (``plots/losses/{v}.csv``), :class:`ArenaRow` (``plots/arena/{v}.csv``),
   :class:`TrainingLossRow` (``plots/meta/{k}.csv``, ``data/report/losses.csv``), :class:`EvaluationRow`
-  (``plots/evaluation/{t}.csv``, ``reports/evaluation.csv``). The header is the fields' names (a field's
-  ``column`` metadata overrides one: ``player 1``), in field order; :func:`write_rows` and :func:`read_rows`
-  convert.
+  (``plots/evaluation/{t}.csv``, ``reports/evaluation.csv``), :class:`RatingRow` (``plots/ratings/{t}.csv``),
+  :class:`ComparisonRow` (``plots/comparisons/{t}.csv``).
+  The header is the fields' names (a field's ``column`` metadata overrides one: ``player 1``), in field
+  order; :func:`write_rows` and :func:`read_rows` convert.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from pipelines.files import checked_json, write_csv, write_json
 
 __all__ = [
     "ArenaRow",
+    "ComparisonRow",
     "EvaluationRow",
     "JobRecord",
     "LossRow",
     "MatchSummary",
+    "RatingRow",
     "TrainingLossRow",
     "columns",
     "read_rows",
@@ -138,6 +141,38 @@ class EvaluationRow:
     score: float
     ci_low: float
     ci_high: float
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """A player's Elo in one target (``plots/ratings/{t}.csv``): ``kind`` ``model`` (``start``, ``budget``) or
+    ``anchor`` (``start`` empty, ``budget`` -1); ``elo``, ``low``, ``high`` in Elo points, greedy at 0."""
+
+    game: str
+    player: str
+    kind: str
+    start: str
+    budget: int
+    elo: float
+    low: float
+    high: float
+    games: int
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    """A paired comparison in one target (``plots/comparisons/{t}.csv``): ``a - b`` in Elo points with its 95 %
+    interval, the verdict it gives and the smallest difference the run could have detected (its half-width)."""
+
+    game: str
+    budget: int
+    a: str
+    b: str
+    difference: float
+    low: float
+    high: float
+    verdict: str
+    detectable: float
 
 
 def columns(cls: type[Any]) -> list[str]:

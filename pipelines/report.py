@@ -4,7 +4,8 @@
         --params params.yaml --losses LOSSES.csv --evaluation EVALUATION.csv --games GAMES.pgn --runs RUNS.json
 
 The notebook's inputs are files only (its papermill parameters, documented in ``reports/README.md``):
-``params_path``, ``losses_path``, ``evaluation_path``, ``games_path`` and ``runs_path``. Each is checked here
+``params_path``, ``losses_path``, ``evaluation_path``, ``games_path``, ``runs_path``, ``ratings_path`` and
+``comparisons_path``. Each is checked here
 before the kernel starts, so a missing or malformed input fails in a second with a message naming the file.
 
 The HTML leaves out the code (readers see text, tables and figures) and needs no network: figures are PNGs
@@ -47,6 +48,10 @@ LOSS_COLUMNS = ("series", "stage", "variant", "generation", "policy", "value", "
 """Columns of the losses CSV: one row per series, stage, variant and generation."""
 EVALUATION_COLUMNS = ("game", "start", "budget", "player 1", "player 2", "wins", "draws", "losses")
 """Columns of the evaluation CSV: one row per target, starting model, budget and opponent."""
+RATING_COLUMNS = ("game", "player", "kind", "start", "budget", "elo", "low", "high", "games")
+"""Columns of the ratings CSV: one row per target and player (model or anchor), Elo with its 95 % interval."""
+COMPARISON_COLUMNS = ("game", "budget", "a", "b", "difference", "low", "high", "verdict", "detectable")
+"""Columns of the comparisons CSV: one row per target and paired comparison ``a - b`` in Elo points."""
 HIDDEN_TAGS = ("report-hide", "parameters", "injected-parameters")
 """Cells with these tags are left out of the HTML (the input contract and the parameter cells)."""
 
@@ -123,6 +128,25 @@ def _check_evaluation(name: str, path: Path) -> None:
     _require(empty.empty, name, path, f"every row needs at least one game (row {_row(empty)})")
 
 
+def _check_numbers(name: str, path: Path, table: pd.DataFrame, columns: Sequence[str]) -> None:
+    for column in columns:
+        bad = table[pd.to_numeric(table[column], errors="coerce").isna()]
+        _require(bad.empty, name, path, f"column {column!r} must hold numbers (row {_row(bad)})")
+
+
+def _check_ratings(name: str, path: Path) -> None:
+    table = _read_csv(name, path, RATING_COLUMNS)
+    _check_whole(name, path, table, ["games"])
+    _check_numbers(name, path, table, ["budget", "elo", "low", "high"])  # an anchor's budget is -1
+    _require(set(table["kind"]) <= {"model", "anchor"}, name, path, "column 'kind' must be model or anchor")
+
+
+def _check_comparisons(name: str, path: Path) -> None:
+    table = _read_csv(name, path, COMPARISON_COLUMNS)
+    _check_whole(name, path, table, ["budget"])
+    _check_numbers(name, path, table, ["difference", "low", "high", "detectable"])
+
+
 def _check_games(name: str, path: Path) -> None:
     from mmc.play import RecordError, read_records, replay
 
@@ -152,6 +176,8 @@ INPUTS: Mapping[str, Callable[[str, Path], None]] = {
     "evaluation_path": _check_evaluation,
     "games_path": _check_games,
     "runs_path": _check_runs,
+    "ratings_path": _check_ratings,
+    "comparisons_path": _check_comparisons,
 }
 """The notebook's parameters (all file paths) and the check each file gets before execution."""
 
@@ -278,16 +304,20 @@ def render_report(
     return output_html
 
 
+FLAGS = tuple(name.removesuffix("_path") for name in INPUTS)
+"""The command line's input flags: ``--params``, ``--losses``, ...: one per notebook parameter."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pipelines.report", description=__doc__.split("\n\n")[0])
     parser.add_argument("--notebook", type=Path, default=Path("reports/study.ipynb"), help="the report notebook")
     parser.add_argument("--out", type=Path, default=Path("reports/study.html"), help="the HTML to write")
-    for flag in ("params", "losses", "evaluation", "games", "runs"):
+    for flag in FLAGS:
         parser.add_argument(f"--{flag}", required=True, help=f"the {flag}_path input file")
     parser.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     parser.add_argument("--timeout", type=int, default=600, help="seconds any one cell may run (default: 600)")
     args = parser.parse_args(argv)
-    parameters = {f"{flag}_path": getattr(args, flag) for flag in ("params", "losses", "evaluation", "games", "runs")}
+    parameters = {f"{flag}_path": getattr(args, flag) for flag in FLAGS}
     try:
         path = render_report(args.notebook, args.out, parameters, kernel_name=args.kernel, timeout=args.timeout)
     except (ReportInputError, ReportError) as error:

@@ -92,11 +92,25 @@ def evaluation_lines(paths: Paths, study: StudyConfig) -> list[str]:
                 for opponent, m in cells.items()
             )
             lines.append(f"{target}: {start}-{budget} vs {scores}")
+        lines += _rating_line(paths, study, target)
     if lines:
         lines.append(
             f"every cell: {paths.relative(paths.summary_table)}; the report: {paths.relative(paths.report_html)}"
         )
     return lines
+
+
+def _rating_line(paths: Paths, study: StudyConfig, target: str) -> list[str]:
+    """The target's Elo of every start at each budget (from ``metrics/rate``), greedy = 0."""
+    if not paths.ratings(target).is_file():
+        return []
+    ratings = json.loads(paths.ratings(target).read_text())["elo"]
+    parts = [
+        f"{start} " + " ".join(f"b{b} {r['elo']:+.0f} ({r['low']:+.0f}..{r['high']:+.0f})"
+                                for b in study.adapt.budgets if (r := ratings.get(f"{start}-b{b}")))
+        for start in study.adapt.starts
+    ]  # fmt: skip
+    return [f"{target}: Elo (greedy = 0, 95% interval): " + "; ".join(parts)]
 
 
 def print_urls(mlflow_port: int | None = None) -> None:

@@ -27,7 +27,15 @@ from pipelines.adapt import label
 from pipelines.config import StudyConfig
 from pipelines.files import write_json
 from pipelines.paths import Paths
-from pipelines.records import EvaluationRow, LossRow, TrainingLossRow, read_rows, write_rows
+from pipelines.records import (
+    ComparisonRow,
+    EvaluationRow,
+    LossRow,
+    RatingRow,
+    TrainingLossRow,
+    read_rows,
+    write_rows,
+)
 from pipelines.report import render_report
 
 __all__ = ["report_flow", "study_runs"]
@@ -50,6 +58,10 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
     write_rows(paths.report_losses, TrainingLossRow, losses)
     table = [row for target in study.targets for row in read_rows(paths.evaluation_table(target), EvaluationRow)]
     write_rows(paths.summary_table, EvaluationRow, table)
+    ratings = [row for target in study.targets for row in read_rows(paths.rating_table(target), RatingRow)]
+    write_rows(paths.report_ratings, RatingRow, ratings)
+    compared = [row for target in study.targets for row in read_rows(paths.comparison_table(target), ComparisonRow)]
+    write_rows(paths.report_comparisons, ComparisonRow, compared)
     write_records([_sample_game(paths, study)], paths.report_sample)
     with tracking.stage_run(paths, STAGE, "study", flow_run.id) as run:
         write_json(paths.report_runs, study_runs(run.client, run.run_id))
@@ -59,6 +71,8 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
             "evaluation_path": paths.summary_table,
             "games_path": paths.report_sample,
             "runs_path": paths.report_runs,
+            "ratings_path": paths.report_ratings,
+            "comparisons_path": paths.report_comparisons,
         }
         html = render_report(paths.report_notebook, paths.report_html, parameters)
         run.log_artifact(html, "report")

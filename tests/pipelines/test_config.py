@@ -173,7 +173,7 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
     assert set(stages["multitask"]["params"]) == {"seed", "network", "search", *train_keys, *meta_keys}
     adapt_keys = {f"adapt.{k}" for k in DEFAULT["adapt"] if k != "targets"}
     assert set(adapt["params"]) == {"seed", "network", "search", *train_keys, *adapt_keys}
-    assert set(evaluate["params"]) == {"seed", "network", "adapt.budgets", "adapt.starts", "evaluate"}
+    assert set(evaluate["params"]) == {"seed", "network", "adapt.budgets", "adapt.starts", "evaluate", "rate"}
     paths = Paths(REPO)
 
     def out_paths(stage: dict[str, Any]) -> set[str]:
@@ -200,6 +200,9 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
             paths.jobs("evaluate", "gardner"),
             paths.evaluation_table("gardner"),
             paths.evaluation_metrics("gardner"),
+            paths.ratings("gardner"),
+            paths.rating_table("gardner"),
+            paths.comparison_table("gardner"),
         )
     }
     assert out_paths(adapt) == {

@@ -41,6 +41,8 @@ CHANGED = {
     "adapt.targets": ["gardner", "baby"],
     "evaluate.opponents": ["random", "unadapted"],
     "runner.kind": "thread",
+    "rate.anchors": ["random", "greedy", "fairy:nodes=1"],
+    "rate.anchor": "random",
 }
 """A valid other value for keys that a generic change (int + 1, float / 2, not bool) would make invalid."""
 NOT_READ = {
@@ -94,7 +96,8 @@ def _inputs(stage: str, data: dict[str, Any], paths: Paths) -> str:
         return digest(meta.inputs(study, "joat" if stage == "meta_train" else "multitask"))
     if stage == "adapt":
         return digest(adapt.inputs(study, paths, "gardner"))
-    return digest(evaluate.inputs(study, paths, "gardner"))
+    cells, variant, config, seed = evaluate.inputs(study, paths, "gardner")
+    return digest((cells, variant, config, seed, evaluate.rating_inputs(study, cells, variant, seed)))
 
 
 @pytest.mark.parametrize("stage", ["expert", "meta_train", "multitask", "adapt", "evaluate"])

@@ -67,8 +67,23 @@ def make_inputs(folder: Path) -> dict[str, Path]:
     games = write_records(match.records, folder / "games.pgn")
     runs = folder / "runs.json"
     runs.write_text(json.dumps({"parent": PARENT_RUN, "children": {"meta_train/pooled": CHILD_RUN}}))
+    ratings = _write_csv(
+        folder / "ratings.csv",
+        ["game", "player", "kind", "start", "budget", "elo", "low", "high", "games"],
+        [[game, f"{start}-b{budget}", "model", start, budget, elo + budget, elo - 80, elo + budget + 80, 16]
+         for game in ("gardner", "rifle") for start, elo in (("joat", 40), ("scratch", -250)) for budget in (0, 20)]
+        + [[game, anchor, "anchor", "", -1, elo, elo - half, elo + half, 40]
+           for game in ("gardner", "rifle") for anchor, elo, half in (("random", -400, 60), ("greedy", 0, 0))],
+    )  # fmt: skip
+    comparisons = _write_csv(
+        folder / "comparisons.csv",
+        ["game", "budget", "a", "b", "difference", "low", "high", "verdict", "detectable"],
+        [[game, 20, "joat-b20", "scratch-b20", 290, 180, 400, "better", 110] for game in ("gardner", "rifle")]
+        + [[game, 20, f"{s}-b20", f"{s}-b0", 20, -90, 130, "no detectable difference", 110]
+           for game in ("gardner", "rifle") for s in ("joat", "scratch")],
+    )  # fmt: skip
     return {"params_path": params, "losses_path": losses, "evaluation_path": evaluation, "games_path": games,
-            "runs_path": runs}  # fmt: skip
+            "runs_path": runs, "ratings_path": ratings, "comparisons_path": comparisons}  # fmt: skip
 
 
 def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
@@ -78,7 +93,15 @@ def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
     assert out == (tmp_path / "report" / "study.html").resolve() and out.is_file()
     assert sorted(p.name for p in out.parent.iterdir()) == ["study.html"]  # no executed notebook left behind
     html = out.read_text(encoding="utf-8")
-    assert len(re.findall(r'src="data:image/png;base64,', html)) >= 4  # two loss figures, heatmap, adaptation
+    # the Elo curves and the ladder, two loss figures, the heatmap, the score curves
+    figures = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)
+    assert len(figures) == 6 and figures[0].startswith("Elo versus adaptation budget") and "Elo axis" in figures[1]
+    # the answer first: generated findings from the comparisons, before any figure; the W/D/L table last
+    findings = html.index("Findings")
+    assert findings < html.index("<img alt=") < html.index("Wins, draws and losses")
+    assert "JOAT against scratch: better by +290 Elo (95% +180 to +400)" in html
+    assert "joat: no detectable difference (+20 Elo, 95% -90 to +130)" in html
+    assert "could detect was 110 to 110 Elo" in html and "<details>" in html
     assert external_resources(html) == []
     assert not re.search(r"<(script|link)\b[^>]*(src|href)=\"https?://", html)
     assert "import pandas" not in html and "params_path" not in html  # code and parameter cells are hidden

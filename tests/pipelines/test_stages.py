@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import mlflow
 import pytest
@@ -127,7 +128,27 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
     records = read_records(paths.jobs("evaluate", "atomic") / "match-atomic-joat-b2-vs-unadapted.pgn")
     assert len(records) == 4 and records[0].white == records[1].black == "joat-b2"
     assert records[0].black == "joat (unadapted)"
-    assert len(task_runs(prefect_server, str(state.state_details.flow_run_id))) == 6
+    # the rating: the cells, the anchors' ladder (atomic: no Fairy-Stockfish) and each model's nearest games
+    played = set(task_runs(prefect_server, str(state.state_details.flow_run_id)))
+    cell_runs = {f"match-atomic-{s}-b{b}-vs-{o}" for s in ("joat", "scratch") for b, o in cell_keys(metrics)}
+    ladder = {"match-atomic-random-vs-mcts_4", "match-atomic-random-vs-greedy", "match-atomic-mcts_4-vs-greedy"}
+    assert cell_runs | ladder <= played and len(played) > len(cell_runs | ladder)
+    rated = json.loads(paths.ratings("atomic").read_text())
+    ratings = rated["elo"]
+    assert set(ratings) == {"random", "mcts:4", "greedy", *(f"{s}-b{b}" for s in ("joat", "scratch") for b in (0, 2))}
+    assert ratings["greedy"] == {"elo": 0.0, "low": 0.0, "high": 0.0, "games": ratings["greedy"]["games"]}
+    assert all(r["low"] <= r["elo"] <= r["high"] and r["games"] > 0 for r in ratings.values())
+    table = paths.rating_table("atomic").read_text().splitlines()
+    assert table[0] == "game,player,kind,start,budget,elo,low,high,games" and len(table) == 1 + len(ratings)
+    # the paired comparisons: joat - scratch at both budgets, each start adapted - unadapted
+    assert set(rated["comparisons"]) == {"joat-b0 - scratch-b0", "joat-b2 - scratch-b2", "joat-b2 - joat-b0",
+                                         "scratch-b2 - scratch-b0"}  # fmt: skip
+    for c in rated["comparisons"].values():
+        assert c["low"] <= c["difference"] <= c["high"] and c["verdict"] in (
+            "better",
+            "worse",
+            "no detectable difference",
+        )
 
     # a rerun plays nothing; a changed evaluation setting replays every cell
     before = {p: p.stat().st_mtime_ns for p in paths.jobs("evaluate", "atomic").iterdir()}
@@ -136,7 +157,8 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
     assert {p: p.stat().st_mtime_ns for p in paths.jobs("evaluate", "atomic").iterdir()} == before
     study = load_params(write_params(tmp_path, TINY_PARAMS, {**changes, "evaluate.games": 2}))
     state = evaluate_flow.with_options(task_runner=runner)("atomic", study, tmp_path, return_state=True)
-    assert len(task_runs(prefect_server, str(state.state_details.flow_run_id))) == 6
+    replayed = set(task_runs(prefect_server, str(state.state_details.flow_run_id)))
+    assert cell_runs <= replayed and not replayed & ladder  # the anchors' ladder does not depend on evaluate.games
     runs = {r.data.tags["dvc_stage"] for r in mlflow_runs(tmp_path)}
     assert runs == {"adapt@atomic", "evaluate@atomic"}
 
@@ -156,6 +178,12 @@ def test_meta_flow_resumes_inside_a_meta_generation(prefect_server: str, tmp_pat
     assert {p: p.stat().st_mtime_ns for p in kept} == kept
     assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {"train-rifle-gen001"}
     assert _same(theta, load_checkpoint(paths.start_model("joat"))[0])  # the same inner update, the same theta
+
+
+def cell_keys(metrics: dict[str, Any]) -> list[tuple[int, str]]:
+    """(budget, opponent) of one start's cells in the evaluation metrics."""
+    first = next(iter(metrics.values()))
+    return [(int(b[1:]), o) for b, cells in first.items() for o in cells]
 
 
 def _same(a: torch.nn.Module, b: torch.nn.Module) -> bool:

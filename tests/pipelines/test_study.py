@@ -22,6 +22,7 @@ import torch
 import yaml
 from mlflow.tracking import MlflowClient
 
+from mmc.evaluate import match_name
 from mmc.nn import load_checkpoint
 from pipelines.config import load_params
 from pipelines.files import sha256
@@ -132,13 +133,25 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     }
     evaluation = json.loads(paths.evaluation_metrics("gardner").read_text())
     assert evaluation["joat"]["b2"]["greedy"]["games"] == study.evaluate.config.games
+    # the ratings: every model and the anchors that play the target, greedy at 0; the comparisons
+    for target, anchors in (
+        ("gardner", {"random", "mcts:4", "greedy", "fairy:nodes=1"}),
+        ("atomic", {"random", "mcts:4", "greedy"}),
+    ):
+        rated = json.loads(paths.ratings(target).read_text())
+        models = {f"{s}-b{b}" for s in study.adapt.starts for b in (0, 2)}
+        assert set(rated["elo"]) == models | anchors and rated["elo"]["greedy"]["elo"] == 0
+        assert "joat-b2 - multitask-b2" in rated["comparisons"] and "scratch-b2 - scratch-b0" in rated["comparisons"]
+    assert "gardner: Elo (greedy = 0, 95% interval): joat b0" in done.stdout
 
     # the report: offline HTML with every figure, the table and the run ids
     html = paths.report_html.read_text()
     figures = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)
-    assert len(figures) == 4, figures
+    assert len(figures) == 6, figures
     assert any("losses" in f for f in figures) and any("inner-update" in f for f in figures)
     assert any("adaptation" in f for f in figures) and any("matchup" in f for f in figures)
+    assert figures[0].startswith("Elo versus adaptation budget") and "Elo axis" in figures[1]
+    assert html.index("Findings") < html.index("<img alt=") and "JOAT against multitask" in html
     assert "joat-b2" in html and "fairy:nodes=1" in html and not external_resources(html)
 
     # MLflow: one parent, a child per stage, tagged; the registered models load
@@ -176,9 +189,9 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     }
     evaluate_id = children["evaluate@atomic"].data.tags["prefect_flow_run_id"]
     evaluate_tasks = task_runs(prefect_server, evaluate_id)
-    assert len(evaluate_tasks) == len(table[table["game"] == "atomic"]) and set(evaluate_tasks.values()) == {
-        "COMPLETED"
-    }
+    atomic = table[table["game"] == "atomic"]
+    cells = {match_name("atomic", r["player 1"], r["player 2"]) for _, r in atomic.iterrows()}
+    assert cells < set(evaluate_tasks) and set(evaluate_tasks.values()) == {"COMPLETED"}  # and the rating's games
     expert_id = children["expert@gardner"].data.tags["prefect_flow_run_id"]
     assert {name.rsplit("-chunk", 1)[0] for name in task_runs(prefect_server, expert_id)} == {
         f"{stage}-gardner-gen00{g}" for stage in ("self-play", "train", "arena") for g in (0, 1)

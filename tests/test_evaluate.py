@@ -1,0 +1,62 @@
+"""Evaluation cells and the Elo ladder: what the study's evaluate@T stage runs, on tiny budgets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from mmc.configs import ConfigError
+from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate, ladder, match_name, rate
+from mmc.fanout import Job, serial
+from mmc.nn import NetworkConfig, build_network
+from mmc.rating import pairing
+from mmc.search import SearchConfig
+from mmc.seeding import root
+
+TINY = EvaluateConfig(games=2, search=SearchConfig(simulations=2, temperature_plies=0), opening_plies=2, max_plies=30)
+
+
+def test_the_ladder_pairs_each_anchor_with_the_next_two() -> None:
+    assert ladder(["a", "b", "c", "d"]) == [("a", "b"), ("a", "c"), ("b", "c"), ("b", "d"), ("c", "d")]
+    with pytest.raises(ConfigError) as caught:
+        RateConfig(anchors=("random", "mcts:4"), anchor="greedy")
+    assert caught.value.field == "anchor"
+
+
+def test_cells_against_one_opponent_share_their_openings() -> None:
+    nets = [build_network(NetworkConfig(blocks=1, filters=8), seed=s) for s in (0, 1)]
+    cells = [Cell("a", nets[0], "random"), Cell("b", nets[1], "random"), Cell("greedy", None, "random")]
+    results = evaluate(cells, "gardner", TINY, root(0))
+    openings = [[r.start_fen + " ".join(r.moves[:2]) for r in result.records] for result in results]
+    assert openings[0] == openings[1] == openings[2]
+    assert all(result.games == 2 for result in results)
+    assert match_name("gardner", "fairy:nodes=1", "greedy") == "match-gardner-fairy_nodes_1-vs-greedy"
+
+
+def test_rate_places_models_and_anchors_on_one_scale_with_greedy_at_zero() -> None:
+    models = {name: build_network(NetworkConfig(blocks=1, filters=8), seed=s) for s, name in enumerate(("x", "y"))}
+    names: list[str] = []
+
+    def recording(jobs: Sequence[Job[Any]]) -> list[Any]:
+        names.extend(job.name for job in jobs)
+        return serial(jobs)
+
+    cells = [Cell(name, net, "greedy") for name, net in models.items()]
+    results = evaluate(cells, "gardner", TINY, root(1))
+    played = [pairing(c.player, c.opponent, r) for c, r in zip(cells, results, strict=True)]
+    config = RateConfig(anchors=("random", "mcts:4", "greedy"), ladder_games=4, games=2, neighbours=1, bootstrap=10)
+    rated = rate(models, played, config.anchors, "gardner", TINY, config, root(2), run=recording)
+    ratings = rated.ratings
+    assert set(ratings.players) == {"x", "y", "random", "mcts:4", "greedy"}
+    assert ratings.elo["greedy"] == ratings.low["greedy"] == ratings.high["greedy"] == 0
+    assert all(ratings.low[p] <= ratings.elo[p] <= ratings.high[p] for p in ratings.players)
+    assert len(names) == len(set(names))  # a job store keeps every job under its own name
+    ladder_jobs = {"match-gardner-random-vs-mcts_4", "match-gardner-random-vs-greedy", "match-gardner-mcts_4-vs-greedy"}
+    assert set(names[:3]) == ladder_jobs
+    # each model then met its nearest anchor not yet met (random or mcts:4) and the other model
+    met = {frozenset((p.a, p.b)) for p in rated.pairings}
+    assert frozenset(("x", "y")) in met
+    assert all(any(frozenset((m, a)) in met for a in ("random", "mcts:4")) for m in models)
+    assert sum(p.games for p in rated.pairings) == 2 * 2 + 3 * 4 + 2 * 2 + 2
