@@ -86,11 +86,12 @@ def _opponent_name(study: StudyConfig, start: str, spec: str) -> str:
 
 
 def rating_inputs(
-    study: StudyConfig, cells: list[Cell], target: str, seed: np.random.SeedSequence
+    study: StudyConfig, matches: list[Cell], target: str, seed: np.random.SeedSequence
 ) -> tuple[dict[str, PolicyValueNet], list[str], RateConfig, np.random.SeedSequence]:
-    """The models (by name), the anchors that play ``target``, the rating config and the rating's seed."""
+    """The models of the cells ``matches`` (by name), the anchors that play ``target``, the rating config and the
+    rating's seed (``("rate",)`` of the evaluation's)."""
     models: dict[str, PolicyValueNet] = {}
-    for cell in cells:
+    for cell in matches:
         assert cell.net is not None
         models.setdefault(cell.player, cell.net)
     return models, study.anchors(target), study.rate, derive(seed, "rate")
@@ -105,13 +106,13 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
     store = job_store(paths, STAGE, target, EVALUATE_CODE, study.runner)
     with tracking.stage_run(paths, STAGE, target, flow_run.id) as run:
         run.log_params(flatten({"seed": study.seed, "target": target, "evaluate": _logged(study)}))
-        cells_, variant, config, seed = inputs(study, paths, target)
-        results = evaluate(cells_, variant, config, seed, run=store)
+        matches, variant, config, seed = inputs(study, paths, target)
+        results = evaluate(matches, variant, config, seed, run=store)
         played = [
             Pairing(label(start, budget), _opponent_name(study, start, spec), r.wins, r.draws, r.losses)
             for (start, budget, spec), r in zip(cells(study, target), results, strict=True)
         ]
-        models, anchors, rate_config, rate_seed = rating_inputs(study, cells_, target, seed)
+        models, anchors, rate_config, rate_seed = rating_inputs(study, matches, target, seed)
         rated = rate(models, played, anchors, variant, config, rate_config, rate_seed, run=store)
         store.finish(logger, target)
         _publish_ratings(paths, study, target, rated.ratings, run)
@@ -162,7 +163,8 @@ def _publish_ratings(paths: Paths, study: StudyConfig, target: str, ratings: Rat
         elo, low, high = (round(v[player], 1) for v in (ratings.elo, ratings.low, ratings.high))
         kind = "model" if player in kinds else "anchor"
         rows.append(RatingRow(target, player, kind, start, budget, elo, low, high, ratings.games[player]))
-        logger.info("%s %s: Elo %+.0f (95%% %+.0f..%+.0f)", target, player, elo, low, high)
+        # "mcts:100: Elo" would show ":100:" as an emoji in Prefect's rich console
+        logger.info("%s %s = Elo %+.0f (95%% %+.0f..%+.0f)", target, player, elo, low, high)
     compared = []
     for budget, a, b in comparisons(study):
         c = compare(ratings, a, b)
@@ -177,7 +179,8 @@ def _publish_ratings(paths: Paths, study: StudyConfig, target: str, ratings: Rat
     write_json(paths.ratings(target), {"elo": rated, "comparisons": differences})
     write_rows(paths.rating_table(target), RatingRow, rows)
     write_rows(paths.comparison_table(target), ComparisonRow, compared)
-    run.log_metrics({f"elo.{opponent_slug(r.player)}": r.elo for r in rows})
+    run.log_metrics({f"{key}.{opponent_slug(r.player)}": getattr(r, field) for r in rows
+                     for key, field in (("elo", "elo"), ("elo_low", "low"), ("elo_high", "high"))})  # fmt: skip
     run.log_metrics({f"difference.{opponent_slug(c.a)}.{opponent_slug(c.b)}": c.difference for c in compared})
     for path in (paths.ratings(target), paths.rating_table(target), paths.comparison_table(target)):
         run.log_artifact(path, "dvc")

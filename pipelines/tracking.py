@@ -54,6 +54,8 @@ EXPERIMENT = "meta-minichess"
 PARENT_ENV = "MMC_MLFLOW_PARENT_RUN_ID"
 """Environment variable with the parent run's id, set by the study driver for the stages."""
 CHAMPION_ALIAS = "champion"
+EXPERIMENT_KIND = "mlflow.experimentKind"
+"""The experiment tag that tells MLflow's UI what kind of work the experiment holds (training runs here)."""
 _PARAM_BATCH = 100  # MLflow's limit of params per log_batch call
 
 
@@ -65,7 +67,9 @@ def configure(paths: Paths) -> tuple[MlflowClient, str]:
     if experiment is not None:
         return client, experiment.experiment_id
     paths.mlflow_artifacts.mkdir(parents=True, exist_ok=True)
-    return client, client.create_experiment(EXPERIMENT, artifact_location=paths.mlflow_artifacts.as_uri())
+    # MLflow 3's UI opens an experiment without this tag on its (empty) GenAI overview, not on the runs.
+    tags = {EXPERIMENT_KIND: "custom_model_development"}
+    return client, client.create_experiment(EXPERIMENT, artifact_location=paths.mlflow_artifacts.as_uri(), tags=tags)
 
 
 def git_commit(root: Path) -> str:

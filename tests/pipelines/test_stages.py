@@ -63,6 +63,8 @@ def test_expert_flow_on_a_local_dask_cluster_then_resumes(prefect_server: str, t
     assert run.data.tags["dvc_stage"] == "expert@gardner" and run.data.tags["prefect_flow_run_id"] == flow_run_id
     assert run.data.params["expert.generations"] == "2" and run.data.params["search.simulations"] == "4"
     client = MlflowClient(paths.mlflow_uri)
+    experiment = client.get_experiment(run.info.experiment_id)
+    assert experiment.tags["mlflow.experimentKind"] == "custom_model_development"  # the UI opens on the runs
     assert [m.step for m in client.get_metric_history(run.info.run_id, "loss_policy")] == [0, 1]
     artifacts = {a.path for folder in ("games", "plots", "dvc") for a in client.list_artifacts(run.info.run_id, folder)}
     assert {"plots/losses.png", "plots/arena.png", "games/arena.pgn", "dvc/gardner.json"} <= artifacts
