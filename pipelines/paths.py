@@ -195,5 +195,5 @@ class Paths:
         return self.root / "reports" / "study.html"
 
     def relative(self, path: Path) -> str:
-        """``path`` relative to the root, with forward slashes (as manifests and MLflow show it)."""
+        """``path`` relative to the root, with forward slashes (as job records and MLflow show it)."""
         return Path(path).resolve().relative_to(self.root).as_posix()
