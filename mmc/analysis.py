@@ -111,30 +111,26 @@ def adaptation_figure(table: pd.DataFrame, *, budget: str = "budget", start: str
     """Score against each opponent versus the adaptation budget (self-play games), one line per starting
     model, with the Wilson intervals as bands; one panel per (target ``game``, opponent)."""
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     data = table if opponents is None else table[table["player 2"].isin(opponents)]
     games = sorted(data["game"].unique())
     versus = sorted(data["player 2"].unique())
     figure, grid = plt.subplots(len(games), len(versus), figsize=(3.6 * len(versus), 2.8 * len(games)),
                                 squeeze=False, sharey=True)  # fmt: skip
-    palette = dict(zip(sorted(data[start].unique()), sns.color_palette(n_colors=data[start].nunique()), strict=True))
+    palette = _palette(data[start])
     for i, game in enumerate(games):
         for j, opponent in enumerate(versus):
             axes: Axes = grid[i][j]
             cell = data[(data["game"] == game) & (data["player 2"] == opponent)]
             for name, line in cell.groupby(start):
-                line = line.sort_values(budget)
-                axes.plot(line[budget], line["score"], marker="o", color=palette[name], label=str(name))
-                axes.fill_between(line[budget], line["score_low"], line["score_high"], color=palette[name], alpha=0.15)
+                _line_with_band(
+                    axes, line.sort_values(budget), budget, ("score", "score_low", "score_high"), palette[name], name
+                )
             axes.set_title(f"{game}: vs {opponent}", fontsize=9)
             axes.set_ylim(0, 1)
             axes.set_xlabel("self-play games")
             axes.set_ylabel("score")
-    handles, labels = grid[0][0].get_legend_handles_labels()
-    figure.tight_layout()
-    # Outside the panels, right of them (a figure saved with bbox_inches="tight" grows to include it).
-    figure.legend(handles, labels, title="start", loc="center left", bbox_to_anchor=(1.0, 0.5))
+    _legend_right(figure, grid[0][0])
     plt.close(figure)
     return figure
 
@@ -144,25 +140,19 @@ def elo_curve_figure(ratings: pd.DataFrame, *, held_out: Sequence[str] = ()) -> 
     band, one panel per target ``game`` (held-out targets marked in the title). ``ratings`` has the columns of
     ``plots/ratings/{t}.csv``: ``game, player, kind, start, budget, elo, low, high, games``; anchors are left out."""
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     models = ratings[ratings["kind"] == "model"]
     games = list(dict.fromkeys(models["game"]))
-    starts = sorted(models["start"].unique())
-    palette = dict(zip(starts, sns.color_palette(n_colors=len(starts)), strict=True))
+    palette = _palette(models["start"])
     figure, grid = plt.subplots(1, len(games), figsize=(3.4 * len(games), 3.0), squeeze=False, sharey=True)
     for axes, game in zip(grid[0], games, strict=True):
         for name, line in models[models["game"] == game].groupby("start"):
-            line = line.sort_values("budget")
-            axes.plot(line["budget"], line["elo"], marker="o", color=palette[name], label=str(name))
-            axes.fill_between(line["budget"], line["low"], line["high"], color=palette[name], alpha=0.15)
+            _line_with_band(axes, line.sort_values("budget"), "budget", ("elo", "low", "high"), palette[name], name)
         axes.axhline(0, color="grey", linewidth=0.8, linestyle=":")
         axes.set_title(f"{game} (held out)" if game in held_out else game, fontsize=9)
         axes.set_xlabel("self-play games")
         axes.set_ylabel("Elo (greedy = 0)")
-    handles, labels = grid[0][0].get_legend_handles_labels()
-    figure.tight_layout()
-    figure.legend(handles, labels, title="start", loc="center left", bbox_to_anchor=(1.0, 0.5))
+    _legend_right(figure, grid[0][0])
     plt.close(figure)
     return figure
 
@@ -171,11 +161,9 @@ def ladder_figure(ratings: pd.DataFrame) -> Figure:
     """Every model and anchor of each target on one vertical Elo axis (greedy = 0), with its 95 % interval:
     one panel per ``game``, anchors in grey, models coloured by start."""
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     games = list(dict.fromkeys(ratings["game"]))
-    starts = sorted(ratings.loc[ratings["kind"] == "model", "start"].unique())
-    palette = dict(zip(starts, sns.color_palette(n_colors=len(starts)), strict=True))
+    palette = _palette(ratings.loc[ratings["kind"] == "model", "start"])
     tallest = max(len(ratings[ratings["game"] == game]) for game in games)
     figure, grid = plt.subplots(1, len(games), figsize=(3.4 * len(games), 0.28 * tallest + 1.2), squeeze=False)
     for axes, game in zip(grid[0], games, strict=True):
@@ -191,3 +179,28 @@ def ladder_figure(ratings: pd.DataFrame) -> Figure:
     figure.tight_layout()
     plt.close(figure)
     return figure
+
+
+def _palette(starts: Iterable[Any]) -> dict[Any, Any]:
+    """One colour per start, in sorted order, the same in every figure of a report."""
+    import seaborn as sns
+
+    names = sorted(set(starts))
+    return dict(zip(names, sns.color_palette(n_colors=len(names)), strict=True))
+
+
+def _line_with_band(
+    axes: Axes, line: pd.DataFrame, x: str, columns: tuple[str, str, str], colour: Any, name: Any
+) -> None:
+    """``line[y]`` against ``line[x]`` with the band ``[low, high]``; ``columns`` is ``(y, low, high)``."""
+    y, low, high = columns
+    axes.plot(line[x], line[y], marker="o", color=colour, label=str(name))
+    axes.fill_between(line[x], line[low], line[high], color=colour, alpha=0.15)
+
+
+def _legend_right(figure: Figure, axes: Axes) -> None:
+    """The legend of ``axes``' lines beside the panels, right of them (a figure saved with ``bbox_inches="tight"``
+    grows to include it), after laying the panels out."""
+    handles, labels = axes.get_legend_handles_labels()
+    figure.tight_layout()
+    figure.legend(handles, labels, title="start", loc="center left", bbox_to_anchor=(1.0, 0.5))

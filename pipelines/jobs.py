@@ -49,7 +49,7 @@ from pipelines.files import file_hashes, remove_temporaries, tree_sha256
 from pipelines.paths import Paths
 from pipelines.records import JobRecord
 
-__all__ = ["JobStore", "Timed", "digest", "fingerprint", "job_store", "run_job"]
+__all__ = ["JobStore", "Timed", "digest", "fingerprint", "job_file", "job_store", "run_job"]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -176,7 +176,7 @@ class JobStore:
 
     # -- files -----------------------------------------------------------------------------------------------
     def _path(self, job: Job[Any], suffix: str) -> Path:
-        return self.folder / f"{job.name}{suffix}"
+        return job_file(self.folder, job.name, suffix)
 
     def _load(self, job: Job[Any], key: str) -> Any:
         record = JobRecord.read(self.root, self._path(job, ".done.json"))
@@ -217,9 +217,10 @@ class JobStore:
         record = JobRecord(job.name, kind, key, self.seconds[job.name], summary, file_hashes(self.root, files))
         record.write(self._path(job, ".done.json"))
 
-    def file(self, name: str, suffix: str) -> Path:
-        """The file a finished job wrote (``.pt``, ``.pgn``, ``.npz``)."""
-        return self.folder / f"{name}{suffix}"
+
+def job_file(folder: Path, name: str, suffix: str) -> Path:
+    """The file a finished job ``name`` wrote in a store's ``folder``: ``.pt``, ``.pgn``, ``.npz`` or ``.done.json``."""
+    return folder / f"{name}{suffix}"
 
 
 def _job_name(path: Path) -> str:

@@ -26,6 +26,7 @@ from pipelines import tracking
 from pipelines.adapt import label
 from pipelines.config import StudyConfig
 from pipelines.files import write_json
+from pipelines.jobs import job_file
 from pipelines.paths import Paths
 from pipelines.records import (
     ComparisonRow,
@@ -91,7 +92,7 @@ def _sample_game(paths: Paths, study: StudyConfig) -> GameRecord:
     opponents = study.opponents(target)
     opponent = "greedy" if "greedy" in opponents else opponents[0]
     name = match_name(target, label(start, max(study.adapt.budgets)), opponent)
-    return read_records(paths.jobs("evaluate", target) / f"{name}.pgn")[0]
+    return read_records(job_file(paths.jobs("evaluate", target), name, ".pgn"))[0]
 
 
 def study_runs(client: MlflowClient, own_run: str) -> dict[str, Any]:

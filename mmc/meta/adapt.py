@@ -94,10 +94,15 @@ def adapt_many(
     playing = [item for item in adaptations if item.games > 0]
     played = run([_self_play_job(item, search, concurrent, max_plies) for item in playing])
     trained = run([_train_job(item, games, training) for item, games in zip(playing, played, strict=True)])
-    results = {
-        id(item): Adapted(t.net, t.losses, games) for item, games, t in zip(playing, played, trained, strict=True)
-    }
-    return [results.get(id(item)) or Adapted(copy.deepcopy(item.start), [], None) for item in adaptations]
+    done = iter(zip(played, trained, strict=True))
+    results = []
+    for item in adaptations:
+        if item.games == 0:
+            results.append(Adapted(copy.deepcopy(item.start), [], None))
+        else:
+            games, t = next(done)
+            results.append(Adapted(t.net, t.losses, games))
+    return results
 
 
 def _self_play_job(item: Adaptation, search: SearchConfig, concurrent: int, max_plies: int) -> Job[SelfPlayResult]:
