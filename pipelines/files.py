@@ -19,7 +19,6 @@ from typing import Any
 from mmc.atomic import atomic_write
 
 __all__ = [
-    "as_json",
     "checked_json",
     "file_hashes",
     "remove_temporaries",
@@ -105,8 +104,3 @@ def checked_json(root: Path, path: Path) -> dict[str, Any] | None:
             logging.getLogger(__name__).warning("%s does not match %s: redoing it", name, path)
             return None
     return dict(data)
-
-
-def as_json(data: Any) -> Any:
-    """``data`` as it reads back from JSON (tuples become lists): compare it with a JSON file's contents."""
-    return json.loads(json.dumps(data))

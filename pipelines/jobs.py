@@ -48,6 +48,7 @@ from pipelines.config import RunnerConfig
 from pipelines.files import file_hashes, remove_temporaries, tree_sha256
 from pipelines.paths import Paths
 from pipelines.records import JobRecord
+from pipelines.runners import single_threaded
 
 __all__ = ["JobStore", "Timed", "digest", "fingerprint", "job_file", "job_store", "run_job"]
 
@@ -242,5 +243,5 @@ def digest(value: Any) -> str:
 def job_store(paths: Paths, stage: str, name: str, code: tuple[str, ...], runner: RunnerConfig) -> JobStore:
     """The :class:`JobStore` of stage ``stage`` for ``name`` (``paths.jobs``), keyed with the hash of ``code``."""
     return JobStore(
-        paths.root, paths.jobs(stage, name), tree_sha256(paths.root, code), single_thread=runner.kind != "thread"
+        paths.root, paths.jobs(stage, name), tree_sha256(paths.root, code), single_thread=single_threaded(runner)
     )
