@@ -46,7 +46,7 @@ class AlphaZeroConfig:
 
     generations: int = 6
     """Self-play -> train -> arena rounds."""
-    games: int = 192
+    games: int = 128
     """Self-play games per generation."""
     chunks: int = 2
     """Self-play jobs per generation (and arena jobs): the fan-out. Each job has its own random stream, so

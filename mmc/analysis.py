@@ -135,19 +135,25 @@ def adaptation_figure(table: pd.DataFrame, *, budget: str = "budget", start: str
     return figure
 
 
-def elo_curve_figure(ratings: pd.DataFrame, *, held_out: Sequence[str] = ()) -> Figure:
+def elo_curve_figure(
+    curves: pd.DataFrame, *, models: pd.DataFrame | None = None, held_out: Sequence[str] = ()
+) -> Figure:
     """Elo (greedy = 0) versus the adaptation budget, one line per starting model with its 95 % interval as a
-    band, one panel per target ``game`` (held-out targets marked in the title). ``ratings`` has the columns of
-    ``plots/ratings/{t}.csv``: ``game, player, kind, start, budget, elo, low, high, games``; anchors are left out."""
+    band, one panel per target ``game`` (held-out targets marked in the title). ``curves`` has the columns of
+    ``plots/curves/{t}.csv``: ``game, start, budget, elo, low, high`` (the mean over the training replicates);
+    ``models``, the ratings table (``plots/ratings/{t}.csv``), adds each replicate's model as a dot."""
     import matplotlib.pyplot as plt
 
-    models = ratings[ratings["kind"] == "model"]
-    games = list(dict.fromkeys(models["game"]))
-    palette = _palette(models["start"])
+    games = list(dict.fromkeys(curves["game"]))
+    palette = _palette(curves["start"])
     figure, grid = plt.subplots(1, len(games), figsize=(3.4 * len(games), 3.0), squeeze=False, sharey=True)
     for axes, game in zip(grid[0], games, strict=True):
-        for name, line in models[models["game"] == game].groupby("start"):
+        for name, line in curves[curves["game"] == game].groupby("start"):
             _line_with_band(axes, line.sort_values("budget"), "budget", ("elo", "low", "high"), palette[name], name)
+        if models is not None:
+            dots = models[(models["game"] == game) & (models["kind"] == "model")]
+            for name, points in dots.groupby("start"):
+                axes.scatter(points["budget"], points["elo"], s=10, color=palette[name], alpha=0.5, linewidths=0)
         axes.axhline(0, color="grey", linewidth=0.8, linestyle=":")
         axes.set_title(f"{game} (held out)" if game in held_out else game, fontsize=9)
         axes.set_xlabel("self-play games")

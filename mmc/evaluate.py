@@ -49,7 +49,7 @@ __all__ = [
 class EvaluateConfig:
     """How every cell is played (the default study's ``params.yaml`` section ``evaluate``, less its opponents)."""
 
-    games: int = 100
+    games: int = 30
     """Games per cell, both colours, paired random openings."""
     search: SearchConfig = field(default_factory=lambda: SearchConfig(simulations=24, temperature_plies=0))
     """The models' search (and a network opponent's). Players search without root noise and play the most
@@ -160,7 +160,7 @@ class RateConfig:
     """The anchor rated 0 in every variant."""
     ladder_games: int = 30
     """Games of each pair of anchors on the ladder."""
-    games: int = 30
+    games: int = 20
     """Games of each further pairing of a model with an anchor or a model near its first estimate."""
     neighbours: int = 2
     """Anchors nearest a model's first estimate (that it has not met) that it then plays; it also plays the

@@ -21,6 +21,10 @@ perfect score, whose observed proportions have no spread, still varies), then re
 estimate, all samples in one vectorised fit. The samples are kept, so a difference's interval is paired.
 A perfect scorer's interval lies almost all below its estimate: redrawn games can only lower its score, and
 how far above its opponents the estimate sits is set by the prior, since the games cannot bound it.
+
+Replicates: a study trains each model once per seed. :func:`replicated` (a start's mean Elo) and
+:func:`compare` (a paired difference, ``a[r] - b[r]`` for training run ``r``) add the training noise by a
+two-level bootstrap: each game-level sample is paired with a draw of the replicates with replacement.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Comparison",
+    "Estimate",
     "Pairing",
     "Ratings",
     "compare",
@@ -48,6 +53,7 @@ __all__ = [
     "expected_score",
     "fit_ratings",
     "pairing",
+    "replicated",
 ]
 
 _NATURAL = math.log(10) / 400  # natural log-odds per Elo point
@@ -122,11 +128,22 @@ class Ratings:
 
 
 @dataclass(frozen=True)
-class Comparison:
-    """``a - b`` in Elo points with its interval, and what the interval says."""
+class Estimate:
+    """A mean over training replicates, in Elo points, with its 95% interval (:func:`replicated`)."""
 
-    a: str
-    b: str
+    value: float
+    low: float
+    high: float
+    replicates: int
+    """How many replicates the mean is over."""
+    spread: float
+    """The standard deviation of the replicates' point values (0 for one replicate): the training noise seen."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """``a - b`` in Elo points, paired by replicate, with its interval and what the interval says."""
+
     difference: float
     low: float
     high: float
@@ -134,14 +151,50 @@ class Comparison:
     """``better`` (the interval lies above 0), ``worse`` (below 0) or ``no detectable difference``."""
     detectable: float
     """The smallest difference this run could have told from 0: the interval's half-width, in Elo points."""
+    replicates: int
+    spread: float
+    """The standard deviation of the per-replicate differences (0 for one replicate)."""
 
 
-def compare(ratings: Ratings, a: str, b: str) -> Comparison:
-    """The paired comparison of ``a`` with ``b`` over the ratings' bootstrap (game noise only: a single training
-    run's models; replicates add the training noise)."""
-    difference, low, high = ratings.difference(a, b)
+def replicated(
+    ratings: Ratings, players: Sequence[str], rng: np.random.Generator, *, minus: Sequence[str] = ()
+) -> Estimate:
+    """The mean Elo of ``players`` (one model per training replicate), or with ``minus`` (one per replicate, in
+    the same order) the mean paired difference ``players[r] - minus[r]``, with a two-level bootstrap interval.
+
+    Each of the ratings' bootstrap samples (games redrawn) is paired with a draw of ``len(players)`` replicates
+    with replacement, so the interval covers game noise and training noise (Davison & Hinkley, 1997, sec. 3.8).
+    With one replicate it is the game-noise interval of :meth:`Ratings.difference`. With few replicates the
+    bootstrap understates the training part (its variance is ``(n - 1) / n`` of the sample's): two replicates
+    show that training noise exists and roughly how large, not a precise interval.
+    """
+    if not players or (minus and len(minus) != len(players)):
+        raise ValueError(f"need one or more players and as many to subtract, got {list(players)} and {list(minus)}")
+    for name in (*players, *minus):
+        if name not in ratings.elo:
+            raise ValueError(f"unknown player {name!r}")
+    columns = [ratings.players.index(name) for name in players]
+    values = np.array([ratings.elo[name] for name in players])
+    samples = ratings.samples[:, columns]
+    if minus:
+        values = values - np.array([ratings.elo[name] for name in minus])
+        samples = samples - ratings.samples[:, [ratings.players.index(name) for name in minus]]
+    n = len(players)
+    picks = rng.integers(n, size=(len(samples), n))
+    means = np.take_along_axis(samples, picks, axis=1).mean(axis=1)
+    low, high = _percentiles(means, ratings.level)
+    spread = float(values.std(ddof=1)) if n > 1 else 0.0
+    return Estimate(float(values.mean()), float(low), float(high), n, spread)
+
+
+def compare(ratings: Ratings, a: Sequence[str], b: Sequence[str], rng: np.random.Generator) -> Comparison:
+    """``a - b`` paired by replicate (``a[r]`` and ``b[r]`` come from training run ``r``) with the two-level
+    bootstrap interval of :func:`replicated`, its verdict and the smallest detectable difference."""
+    estimate = replicated(ratings, a, rng, minus=b)
+    low, high = estimate.low, estimate.high
     verdict = "better" if low > 0 else "worse" if high < 0 else "no detectable difference"
-    return Comparison(a, b, difference, low, high, verdict, (high - low) / 2)
+    detectable = (high - low) / 2
+    return Comparison(estimate.value, low, high, verdict, detectable, estimate.replicates, estimate.spread)
 
 
 @dataclass(frozen=True)

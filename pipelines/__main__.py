@@ -1,17 +1,18 @@
 """``python -m pipelines``: the study's command line, run from the project root (where params.yaml is).
 
     python -m pipelines check                  # check params.yaml, print the variants; exit 2 on a problem
-    python -m pipelines expert VARIANT         # stage expert@VARIANT (dvc.yaml runs every stage)
-    python -m pipelines meta_train             # stage meta_train: JOAT (first-order Reptile across variants)
-    python -m pipelines multitask              # stage multitask: the pooled-data baseline, same budget
-    python -m pipelines adapt TARGET           # stage adapt@TARGET: every start x budget
-    python -m pipelines evaluate TARGET        # stage evaluate@TARGET: every adapted model x opponent
+    python -m pipelines expert VARIANT [R]     # stage expert@VARIANT-R (dvc.yaml runs every stage)
+    python -m pipelines meta_train [R]         # stage meta_train@R: JOAT (first-order Reptile across variants)
+    python -m pipelines multitask [R]          # stage multitask@R: the pooled-data baseline, same budget
+    python -m pipelines adapt TARGET [R]       # stage adapt@TARGET-R: every start x budget
+    python -m pipelines evaluate TARGET        # stage evaluate@TARGET: every model x opponent, Elo, comparisons
     python -m pipelines report                 # stage report: reports/study.html
     python -m pipelines study [DVC ARGS...]    # parent MLflow run around `dvc repro` (make study)
     python -m pipelines services up [--ui]     # start the Prefect server (and the MLflow UI); print the URLs
     python -m pipelines services down          # stop what `up` started
 
-Every command checks params.yaml first: a problem prints one line naming the file and the key and exits
+R is a training replicate, an entry of ``replicates`` in params.yaml (default: the first). Every command checks
+params.yaml first: a problem prints one line naming the file and the key and exits
 with status 2 before anything is started, written or logged.
 """
 
@@ -34,11 +35,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--params", default="params.yaml", help="parameter file (default: params.yaml)")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("check", help="check the parameter file")
-    commands.add_parser("expert", help="run stage expert@VARIANT").add_argument("variant")
-    for stage in ("adapt", "evaluate"):
-        commands.add_parser(stage, help=f"run stage {stage}@TARGET").add_argument("variant", metavar="target")
-    for stage in ("meta_train", "multitask", "report"):
-        commands.add_parser(stage, help=f"run stage {stage}")
+    replicate = "training replicate (default: the first in params.yaml)"
+    expert = commands.add_parser("expert", help="run stage expert@VARIANT-R")
+    expert.add_argument("variant")
+    expert.add_argument("replicate", nargs="?", type=int, help=replicate)
+    adapt = commands.add_parser("adapt", help="run stage adapt@TARGET-R")
+    adapt.add_argument("variant", metavar="target")
+    adapt.add_argument("replicate", nargs="?", type=int, help=replicate)
+    commands.add_parser("evaluate", help="run stage evaluate@TARGET").add_argument("variant", metavar="target")
+    for stage in ("meta_train", "multitask"):
+        commands.add_parser(stage, help=f"run stage {stage}@R").add_argument("replicate", nargs="?", type=int,
+                                                                             help=replicate)  # fmt: skip
+    commands.add_parser("report", help="run stage report")
     study = commands.add_parser("study", help="run `dvc ARGS` (default: repro) under one MLflow parent run")
     study.add_argument("dvc_args", nargs=argparse.REMAINDER)
     services = commands.add_parser("services", help="the Prefect server and the MLflow UI")
@@ -47,11 +55,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _stage(command: str, variant: str | None, study: StudyConfig, paths: Paths) -> None:
+def _stage(command: str, variant: str | None, replicate: int | None, study: StudyConfig, paths: Paths) -> None:
     known = {"expert": ("expert.variants", study.variants), "adapt": ("adapt.targets", study.targets)}
     key, names = known.get(command, known["adapt"] if command == "evaluate" else ("", []))
     if variant is not None and variant not in names:
         raise ParamsError(paths.params.name, key, f"has no variant {variant!r} (dvc.yaml and params.yaml disagree?)")
+    replicate = study.replicates[0] if replicate is None else replicate
+    if replicate not in study.replicates:
+        raise ParamsError(paths.params.name, "replicates", f"has no replicate {replicate} ({list(study.replicates)})")
     from pipelines import services
     from pipelines.runners import task_runner
 
@@ -59,6 +70,7 @@ def _stage(command: str, variant: str | None, study: StudyConfig, paths: Paths) 
     from prefect import tags
 
     labels = [f"stage:{command}", *([f"variant:{variant}"] if variant else [])]
+    labels += [f"replicate:{replicate}"] if command in ("expert", "adapt", "meta_train", "multitask") else []
     labels += [f"mlflow-parent:{p}"] if (p := _parent()) else []
     with tags("meta-minichess", *labels):
         runner = task_runner(study.runner)
@@ -66,11 +78,11 @@ def _stage(command: str, variant: str | None, study: StudyConfig, paths: Paths) 
         if command == "expert":
             from pipelines.expert import expert_flow
 
-            expert_flow.with_options(task_runner=runner)(target, study, paths.root)
+            expert_flow.with_options(task_runner=runner)(target, replicate, study, paths.root)
         elif command == "adapt":
             from pipelines.adapt import adapt_flow
 
-            adapt_flow.with_options(task_runner=runner)(target, study, paths.root)
+            adapt_flow.with_options(task_runner=runner)(target, replicate, study, paths.root)
         elif command == "evaluate":
             from pipelines.evaluate import evaluate_flow
 
@@ -79,7 +91,7 @@ def _stage(command: str, variant: str | None, study: StudyConfig, paths: Paths) 
             from pipelines.meta import meta_flow
 
             kind = "joat" if command == "meta_train" else "multitask"
-            meta_flow.with_options(task_runner=runner)(kind, study, paths.root)
+            meta_flow.with_options(task_runner=runner)(kind, replicate, study, paths.root)
         else:
             from pipelines.study_report import report_flow
 
@@ -122,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             print_urls()
             return code
         else:
-            _stage(args.command, getattr(args, "variant", None), study, paths)
+            _stage(args.command, getattr(args, "variant", None), getattr(args, "replicate", None), study, paths)
     except ParamsError as error:
         print(error, file=sys.stderr)
         return 2

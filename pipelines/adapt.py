@@ -1,13 +1,14 @@
-"""Stage ``adapt@{target}``: every starting model adapted to ``target`` with every budget (few-shot adaptation).
+"""Stage ``adapt@{target}-{r}``: every starting model of training replicate ``r`` adapted to ``target`` with every
+budget (few-shot adaptation).
 
-A start is ``joat`` or ``multitask`` (``models/starts``), ``expert-V`` (``models/champion/V.pt``) or ``scratch``
-(a network initialised from the study's seed, the same for every target). The stage lists one
+A start is ``joat`` or ``multitask`` (``models/starts/r{r}``), ``expert-V`` (``models/champion/r{r}/V.pt``) or
+``scratch`` (a network initialised from the replicate's seed, the same for every target). The stage lists one
 ``mmc.meta.Adaptation`` per start and budget (:func:`inputs`) and calls ``mmc.meta.adapt_many``, the one
 implementation of "at most one AlphaZero iteration" (budget 0 is the start unchanged), with its job store
-(``data/jobs/adapt/{t}``: every self-play and training is a Prefect task run, kept as it finishes). All the
-starts of one budget draw from the same seed (common random numbers: differences between starts come from
-the starts). Each adapted model is written as ``models/adapted/{t}/{start}_b{budget}.pt``, logged to the
-stage's MLflow run, and its losses go to ``metrics/adapt/{t}.json``.
+(``data/jobs/adapt/{t}-r{r}``: every self-play and training is a Prefect task run, kept as it finishes). All
+the starts of one budget draw from the same seed (common random numbers: differences between starts come
+from the starts). Each adapted model is written as ``models/adapted/{t}/r{r}/{start}_b{budget}.pt``, logged to
+the stage's MLflow run, and its losses go to ``metrics/adapt/{t}-r{r}.json``.
 """
 
 from __future__ import annotations
@@ -25,41 +26,41 @@ from mmc.nn import PolicyValueNet, build_network, load_checkpoint, save_checkpoi
 from mmc.nn.checkpoint import config_path
 from mmc.play import write_records
 from mmc.search import SearchConfig
-from mmc.seeding import derive, int_seed, root
+from mmc.seeding import derive, int_seed
 from mmc.train import TrainConfig
 from pipelines import tracking
 from pipelines.config import SCRATCH, StudyConfig, flatten
 from pipelines.files import write_json
 from pipelines.jobs import job_store
-from pipelines.paths import ADAPT_CODE, Paths
+from pipelines.paths import ADAPT_CODE, Paths, replicate_name
 
 __all__ = ["adapt_flow", "inputs", "label", "load_start", "models", "start_path"]
 
 STAGE = "adapt"
 
 
-def start_path(paths: Paths, start: str) -> Path | None:
+def start_path(paths: Paths, start: str, replicate: int) -> Path | None:
     """The checkpoint of a starting model (``None`` for ``scratch``, which is made from the seed)."""
     if start == SCRATCH:
         return None
     if start.startswith("expert-"):
-        return paths.champion(start.removeprefix("expert-"))
-    return paths.start_model(start)
+        return paths.champion(start.removeprefix("expert-"), replicate)
+    return paths.start_model(start, replicate)
 
 
-def load_start(paths: Paths, study: StudyConfig, start: str) -> PolicyValueNet:
-    """The starting model ``start`` in eval mode."""
-    path = start_path(paths, start)
+def load_start(paths: Paths, study: StudyConfig, start: str, replicate: int) -> PolicyValueNet:
+    """The starting model ``start`` of replicate ``replicate`` in eval mode."""
+    path = start_path(paths, start, replicate)
     if path is None:
-        return build_network(study.network, int_seed(derive(root(study.seed), SCRATCH, "network")))
+        return build_network(study.network, int_seed(derive(study.training_seed(replicate), SCRATCH, "network")))
     if not path.is_file():
         raise FileNotFoundError(f"starting model {start!r}: {path} does not exist (run its stage first)")
     return load_checkpoint(path)[0]
 
 
-def label(start: str, budget: int) -> str:
-    """An adapted model's name in tables, records and job names: ``joat-b100``."""
-    return f"{start}-b{budget}"
+def label(start: str, budget: int, replicate: int | None = None) -> str:
+    """An adapted model's name in tables, records and job names: ``joat-b100``, of one replicate ``joat-b100-r0``."""
+    return f"{start}-b{budget}" + (f"-r{replicate}" if replicate is not None else "")
 
 
 def models(study: StudyConfig) -> list[tuple[str, int]]:
@@ -68,13 +69,13 @@ def models(study: StudyConfig) -> list[tuple[str, int]]:
 
 
 def inputs(
-    study: StudyConfig, paths: Paths, target: str
+    study: StudyConfig, paths: Paths, target: str, replicate: int
 ) -> tuple[list[Adaptation], SearchConfig, TrainConfig, int, int]:
-    """The arguments of ``mmc.meta.adapt_many`` for ``target``: every start x budget (budget first), the search,
-    the adaptation's training, concurrency and ply cap."""
+    """The arguments of ``mmc.meta.adapt_many`` for ``target`` in replicate ``replicate``: every start x budget
+    (budget first), the search, the adaptation's training, concurrency and ply cap."""
     config = study.adapt.config
-    starts = {start: load_start(paths, study, start) for start in study.adapt.starts}
-    seed = derive(root(study.seed), STAGE, target)
+    starts = {start: load_start(paths, study, start, replicate) for start in study.adapt.starts}
+    seed = derive(study.training_seed(replicate), STAGE, target)
     adaptations = [
         Adaptation(label(start, budget), starts[start], target, budget, derive(seed, "budget", budget))
         for start, budget in models(study)
@@ -82,29 +83,30 @@ def inputs(
     return adaptations, study.search, config.training(study.train), config.concurrent, config.max_plies
 
 
-@flow(name="adapt", flow_run_name="adapt-{target}", validate_parameters=False)
-def adapt_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]:
-    """Adapt every start to ``target`` with every budget under ``root``; the metrics (``metrics/adapt/{t}.json``)."""
+@flow(name="adapt", flow_run_name="adapt-{target}-r{replicate}", validate_parameters=False)
+def adapt_flow(target: str, replicate: int, study: StudyConfig, root: Path) -> dict[str, Any]:
+    """Adapt every start of replicate ``replicate`` to ``target`` with every budget under ``root``; the metrics
+    (``metrics/adapt/{t}-r{r}.json``)."""
     logger = get_run_logger()
     torch.set_num_threads(1)
     paths = Paths(root)
-    store = job_store(paths, STAGE, target, ADAPT_CODE, study.runner)
-    with tracking.stage_run(paths, STAGE, target, flow_run.id) as run:
-        run.log_params(flatten(_logged_params(study, target)))
-        adaptations, search, training, concurrent, max_plies = inputs(study, paths, target)
+    store = job_store(paths, STAGE, replicate_name(target, replicate), ADAPT_CODE, study.runner)
+    with tracking.stage_run(paths, STAGE, target, flow_run.id, replicate) as run:
+        run.log_params(flatten(_logged_params(study, target, replicate)))
+        adaptations, search, training, concurrent, max_plies = inputs(study, paths, target, replicate)
         adapted = adapt_many(adaptations, search, training, concurrent=concurrent, max_plies=max_plies, run=store)
-        store.finish(logger, target)
+        store.finish(logger, replicate_name(target, replicate))
         metrics: dict[str, dict[str, Any]] = {}
         for (start, budget), item, result in zip(models(study), adaptations, adapted, strict=True):
-            model = save_checkpoint(result.net, result.net.config, paths.adapted(target, start, budget))
+            model = save_checkpoint(result.net, result.net.config, paths.adapted(target, replicate, start, budget))
             metrics.setdefault(start, {})[f"b{budget}"] = _summary(result, store.seconds, item.label)
             run.log_artifact(model, f"models/{model.stem}")
             run.log_artifact(config_path(model), f"models/{model.stem}")
             if result.losses:
                 logger.info("%s adapted to %s: %s", item.label, target, _describe(result))
-        write_json(paths.adapt_metrics(target), metrics)
+        write_json(paths.adapt_metrics(target, replicate), metrics)
         run.log_metrics({k: v for k, v in flatten(metrics).items() if isinstance(v, int | float)})
-        run.log_artifact(paths.adapt_metrics(target), "dvc")
+        run.log_artifact(paths.adapt_metrics(target, replicate), "dvc")
         _log_sample(target, adaptations, adapted, run)
     return metrics
 
@@ -135,9 +137,10 @@ def _log_sample(target: str, adaptations: list[Adaptation], adapted: list[Adapte
         run.log_artifact(write_records(records, Path(scratch) / f"adapt_{target}_sample.pgn"), "games")
 
 
-def _logged_params(study: StudyConfig, target: str) -> dict[str, Any]:
+def _logged_params(study: StudyConfig, target: str, replicate: int) -> dict[str, Any]:
     return {
         "seed": study.seed,
+        "replicate": replicate,
         "target": target,
         "adapt": {"starts": study.adapt.starts, **study.adapt.config.__dict__},
         "search": study.search.__dict__,

@@ -5,6 +5,7 @@ config dataclass of ``mmc`` (which owns the defaults and the range checks) plus,
 the study runs::
 
     seed: 0                       # root of every random stream (mmc.seeding)
+    replicates: [0, 1]            # training replicates: expert, meta, multitask and adapt run once for each
     network: {blocks, filters, value_hidden}          # mmc.nn.NetworkConfig
     search: {...every SearchConfig field...}          # self-play search (mmc.search.SearchConfig)
     train: {...every TrainConfig field...}            # mmc.train.TrainConfig
@@ -33,8 +34,10 @@ from pathlib import Path
 from types import NoneType, UnionType
 from typing import Any
 
+import numpy as np
 import yaml
 
+from mmc import seeding
 from mmc.alphazero import AlphaZeroConfig
 from mmc.configs import ConfigError
 from mmc.engine import VARIANTS
@@ -63,7 +66,7 @@ RUNNER_KINDS = ("process", "dask", "thread")
 """``process``: a local process pool; ``dask``: a Dask cluster (``address``) or a local one; ``thread``: in-process."""
 NETWORK_KEYS = ("blocks", "filters", "value_hidden")
 """The network's settable shape; its input and output planes are fixed by the engine."""
-SECTIONS = ("seed", "network", "search", "train", "expert", "meta", "adapt", "evaluate", "rate", "runner")
+SECTIONS = ("seed", "replicates", "network", "search", "train", "expert", "meta", "adapt", "evaluate", "rate", "runner")
 UNADAPTED = "unadapted"
 """The evaluation opponent that is the adapted model's own starting model (cells with budget > 0 only)."""
 SCRATCH = "scratch"
@@ -148,6 +151,9 @@ class StudyConfig:
     """The whole parameter file, checked."""
 
     seed: int
+    replicates: tuple[int, ...]
+    """Training replicates: every training stage (expert, meta_train, multitask, adapt) runs once for each, from
+    its own seed (:meth:`training_seed`); the evaluation rates them together and pairs them."""
     network: NetworkConfig
     search: SearchConfig
     """The shared self-play search (meta stages and adaptation; an expert's may be overridden per variant)."""
@@ -163,6 +169,12 @@ class StudyConfig:
     runner: RunnerConfig
     raw: dict[str, Any] = field(repr=False, compare=False)
     """The file as parsed, for logging."""
+
+    def training_seed(self, replicate: int) -> np.random.SeedSequence:
+        """The root of replicate ``replicate``'s training streams: ``("replicate", r)`` of ``seed``. The stages
+        derive theirs from it (``("expert", variant)``, ``("meta",)``, ``("adapt", target)``, ``("scratch",)``);
+        the evaluation's seed stays the study's, so every replicate is played on the same openings."""
+        return seeding.derive(seeding.root(self.seed), "replicate", replicate)
 
     @property
     def variants(self) -> list[str]:
@@ -207,6 +219,9 @@ def parse_params(data: Any, source: str = "params.yaml", *, check_players: bool 
     seed = root.typed(mapping["seed"], "seed", int)
     if seed < 0:
         raise root.error("seed", f"must be an int >= 0, got {seed!r}")
+    replicates = root.typed(mapping["replicates"], "replicates", tuple[int, ...])
+    if not replicates or min(replicates) < 0 or len(set(replicates)) < len(replicates):
+        raise root.error("replicates", f"must be a list of distinct ints >= 0, got {list(replicates)}")
     network = root.build(NetworkConfig, root.mapping(mapping["network"], "network"), "network", keys=NETWORK_KEYS)
     experts = _experts(root, mapping)
     search = root.build(SearchConfig, mapping["search"], "search")
@@ -224,7 +239,9 @@ def parse_params(data: Any, source: str = "params.yaml", *, check_players: bool 
     rate = root.build(RateConfig, mapping["rate"], "rate")
     _check_anchors(root, rate, targets, check_players)
     runner = root.build(RunnerConfig, mapping["runner"], "runner")
-    return StudyConfig(seed, network, search, train, experts, meta, adapt, evaluate, rate, runner, raw=mapping)
+    return StudyConfig(
+        seed, replicates, network, search, train, experts, meta, adapt, evaluate, rate, runner, raw=mapping
+    )
 
 
 def _check_adapt(root: _Checker, plan: AdaptPlan, experts: list[str]) -> None:

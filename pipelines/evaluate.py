@@ -1,15 +1,20 @@
-"""Stage ``evaluate@{target}``: every adapted model of ``target`` against every opponent (``mmc.evaluate``).
+"""Stage ``evaluate@{target}``: every adapted model of ``target``, of every training replicate, against every
+opponent (``mmc.evaluate``), then every model's Elo and the paired comparisons that answer the study's question.
 
-A cell is (start, budget, opponent): the model ``models/adapted/{t}/{start}_b{budget}.pt`` with MCTS
-(``evaluate.search``) plays ``evaluate.games`` games against random, greedy, Fairy-Stockfish (where the engine
-plays the target) and its own unadapted start (budgets > 0; the same search). The stage lists the cells
-(:func:`inputs`) and calls ``mmc.evaluate.evaluate`` with its job store (``data/jobs/evaluate/{t}``: one Prefect
-task run per cell, its games kept as they finish). All cells against one opponent share the openings, so
-starts and budgets are compared on the same positions. The stage writes W/D/L, score and Wilson 95 % interval
-per cell (``metrics/evaluate/{t}.json``, ``dvc metrics``) and the rows of the study's table in the seed's
-format (``plots/evaluation/{t}.csv``). Then ``mmc.evaluate.rate`` puts every model on the Elo scale with the
-cells' games, the anchors' ladder and each model's games near its first estimate (``greedy`` = 0, bootstrap
-95 % intervals): ``metrics/rate/{t}.json`` (``dvc metrics``), ``plots/ratings/{t}.csv`` and MLflow ``elo.*``.
+A cell is (replicate, start, budget, opponent): the model ``models/adapted/{t}/r{r}/{start}_b{budget}.pt`` with
+MCTS (``evaluate.search``) plays ``evaluate.games`` games against each opponent of ``evaluate.opponents`` that
+plays the target (Fairy-Stockfish only where the engine knows it), and against its own unadapted start of the
+same replicate (``unadapted``, budgets > 0). The stage lists the cells (:func:`inputs`) and calls
+``mmc.evaluate.evaluate`` with its job store (``data/jobs/evaluate/{t}``: one Prefect task run per cell, its
+games kept as they finish). All cells against one opponent share the openings, so starts, budgets and
+replicates are compared on the same positions. It writes W/D/L, score and Wilson 95 % interval per cell
+(``metrics/evaluate/{t}.json``, ``dvc metrics``) and the rows of the study's table in the seed's format
+(``plots/evaluation/{t}.csv``). Then ``mmc.evaluate.rate`` puts every model on one Elo scale with the cells'
+games, the anchors' ladder and each model's games near its first estimate (``greedy`` = 0, bootstrap 95 %
+intervals over games): ``plots/ratings/{t}.csv``. Over the replicates (``mmc.rating.replicated`` and
+``compare``, a two-level bootstrap: games and training runs) come each start's mean Elo per budget
+(``plots/curves/{t}.csv``) and the paired comparisons with their verdicts (``plots/comparisons/{t}.csv``); all
+of them in ``metrics/rate/{t}.json`` (``dvc metrics``) and MLflow ``elo.*``, ``difference.*``.
 """
 
 from __future__ import annotations
@@ -27,29 +32,34 @@ from prefect.runtime import flow_run
 from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate, rate
 from mmc.nn import PolicyValueNet, load_checkpoint
 from mmc.play import write_records
-from mmc.rating import Pairing, Ratings, compare
-from mmc.seeding import derive, root
+from mmc.rating import Pairing, Ratings, compare, replicated
+from mmc.seeding import derive, rng, root
 from pipelines import tracking
 from pipelines.adapt import label, load_start, models
 from pipelines.config import UNADAPTED, StudyConfig, flatten, opponent_slug
 from pipelines.files import write_json
 from pipelines.jobs import job_store
 from pipelines.paths import EVALUATE_CODE, Paths
-from pipelines.records import ComparisonRow, EvaluationRow, MatchSummary, RatingRow, write_rows
+from pipelines.records import ComparisonRow, CurveRow, EvaluationRow, MatchSummary, RatingRow, write_rows
 
-__all__ = ["cells", "comparisons", "evaluate_flow", "inputs", "rating_inputs"]
+__all__ = ["cells", "comparisons", "evaluate_flow", "inputs", "rated_models", "rating_inputs"]
 
 STAGE = "evaluate"
 SAMPLE_GAMES = 2
 """Games per cell logged to MLflow as a sample."""
 
 
-def cells(study: StudyConfig, target: str) -> list[tuple[str, int, str]]:
-    """The target's cells as (start, budget, opponent spec) in table order: budget, then start, then opponent
-    (no ``unadapted`` at budget 0, no ``fairy`` where the engine does not play the target)."""
+def rated_models(study: StudyConfig) -> list[tuple[int, str, int]]:
+    """Every model of a target as (replicate, start, budget): replicate, then budget, then start."""
+    return [(replicate, start, budget) for replicate in study.replicates for start, budget in models(study)]
+
+
+def cells(study: StudyConfig, target: str) -> list[tuple[int, str, int, str]]:
+    """The target's cells as (replicate, start, budget, opponent spec) in table order: replicate, budget, start,
+    opponent (no ``unadapted`` at budget 0, no ``fairy`` where the engine does not play the target)."""
     return [
-        (start, budget, spec)
-        for start, budget in models(study)
+        (replicate, start, budget, spec)
+        for replicate, start, budget in rated_models(study)
         for spec in study.opponents(target)
         if not (spec == UNADAPTED and budget == 0)
     ]
@@ -59,30 +69,32 @@ def inputs(
     study: StudyConfig, paths: Paths, target: str
 ) -> tuple[list[Cell], str, EvaluateConfig, np.random.SeedSequence]:
     """The arguments of ``mmc.evaluate.evaluate`` for ``target``: its cells (networks loaded), the variant, the
-    evaluation config and the seed (``("evaluate", target)``); :func:`rating_inputs` has the rating's."""
-    adapted: dict[tuple[str, int], PolicyValueNet] = {}
-    starts: dict[str, PolicyValueNet] = {}
+    evaluation config and the seed (``("evaluate", target)`` of the study's seed: the same openings for every
+    replicate); :func:`rating_inputs` has the rating's."""
+    adapted: dict[tuple[int, str, int], PolicyValueNet] = {}
+    starts: dict[tuple[int, str], PolicyValueNet] = {}
     out: list[Cell] = []
-    for start, budget, spec in cells(study, target):
-        model = paths.adapted(target, start, budget)
-        if (start, budget) not in adapted:
+    for replicate, start, budget, spec in cells(study, target):
+        key = (replicate, start, budget)
+        if key not in adapted:
+            model = paths.adapted(target, *key)
             if not model.is_file():
-                raise FileNotFoundError(f"{model} does not exist: run adapt@{target} first")
-            adapted[start, budget] = load_checkpoint(model)[0]
-        player = label(start, budget)
+                raise FileNotFoundError(f"{model} does not exist: run adapt@{target}-{replicate} first")
+            adapted[key] = load_checkpoint(model)[0]
+        player = label(start, budget, replicate)
         if spec == UNADAPTED:
-            opponent = starts.setdefault(start, load_start(paths, study, start))
-            out.append(Cell(player, adapted[start, budget], spec, opponent, f"{start} ({UNADAPTED})"))
+            opponent = starts.setdefault((replicate, start), load_start(paths, study, start, replicate))
+            out.append(Cell(player, adapted[key], spec, opponent, _opponent_name(study, start, spec, replicate)))
         else:
-            out.append(Cell(player, adapted[start, budget], spec))
+            out.append(Cell(player, adapted[key], spec))
     return out, target, study.evaluate.config, derive(root(study.seed), STAGE, target)
 
 
-def _opponent_name(study: StudyConfig, start: str, spec: str) -> str:
+def _opponent_name(study: StudyConfig, start: str, spec: str, replicate: int) -> str:
     """The opponent of a cell in the rating pool: the unadapted start is its own budget-0 model when there is one."""
     if spec != UNADAPTED:
         return spec
-    return label(start, 0) if 0 in study.adapt.budgets else f"{start} ({UNADAPTED})"
+    return label(start, 0, replicate) if 0 in study.adapt.budgets else f"{start}-r{replicate} ({UNADAPTED})"
 
 
 def rating_inputs(
@@ -90,16 +102,16 @@ def rating_inputs(
 ) -> tuple[dict[str, PolicyValueNet], list[str], RateConfig, np.random.SeedSequence]:
     """The models of the cells ``matches`` (by name), the anchors that play ``target``, the rating config and the
     rating's seed (``("rate",)`` of the evaluation's)."""
-    models: dict[str, PolicyValueNet] = {}
+    rated: dict[str, PolicyValueNet] = {}
     for cell in matches:
         assert cell.net is not None
-        models.setdefault(cell.player, cell.net)
-    return models, study.anchors(target), study.rate, derive(seed, "rate")
+        rated.setdefault(cell.player, cell.net)
+    return rated, study.anchors(target), study.rate, derive(seed, "rate")
 
 
 @flow(name="evaluate", flow_run_name="evaluate-{target}", validate_parameters=False)
 def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]:
-    """Play every cell of ``target`` under ``root`` (keeping finished ones); the metrics."""
+    """Play every cell of ``target`` under ``root`` (keeping finished ones), rate every model; the metrics."""
     logger = get_run_logger()
     torch.set_num_threads(1)
     paths = Paths(root)
@@ -109,20 +121,21 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
         matches, variant, config, seed = inputs(study, paths, target)
         results = evaluate(matches, variant, config, seed, run=store)
         played = [
-            Pairing(label(start, budget), _opponent_name(study, start, spec), r.wins, r.draws, r.losses)
-            for (start, budget, spec), r in zip(cells(study, target), results, strict=True)
+            Pairing(cell.player, cell.opponent_name or cell.opponent, r.wins, r.draws, r.losses)
+            for cell, r in zip(matches, results, strict=True)
         ]
-        models, anchors, rate_config, rate_seed = rating_inputs(study, matches, target, seed)
-        rated = rate(models, played, anchors, variant, config, rate_config, rate_seed, run=store)
+        rated_nets, anchors, rate_config, rate_seed = rating_inputs(study, matches, target, seed)
+        rated = rate(rated_nets, played, anchors, variant, config, rate_config, rate_seed, run=store)
         store.finish(logger, target)
-        _publish_ratings(paths, study, target, rated.ratings, run)
+        _publish_ratings(paths, study, target, rated.ratings, derive(rate_seed, "replicates"), run)
         metrics: dict[str, Any] = {}
         rows = []
-        for (start, budget, spec), result in zip(cells(study, target), results, strict=True):
+        for (replicate, start, budget, spec), result in zip(cells(study, target), results, strict=True):
             summary = MatchSummary.of(result)
-            metrics.setdefault(start, {}).setdefault(f"b{budget}", {})[opponent_slug(spec)] = asdict(summary)
-            player = label(start, budget)
-            rows.append(EvaluationRow(target, start, budget, player, spec, **asdict(summary)))
+            by_model = metrics.setdefault(f"r{replicate}", {}).setdefault(start, {}).setdefault(f"b{budget}", {})
+            by_model[opponent_slug(spec)] = asdict(summary)
+            player = label(start, budget, replicate)
+            rows.append(EvaluationRow(target, start, budget, replicate, player, spec, **asdict(summary)))
             logger.info("%s %s vs %s: %s", target, player, spec, _describe(summary))
         write_json(paths.evaluation_metrics(target), metrics)
         write_rows(paths.evaluation_table(target), EvaluationRow, rows)
@@ -133,7 +146,7 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
         largest = max(study.adapt.budgets)
         sample = [
             record
-            for (_, budget, _), result in zip(cells(study, target), results, strict=True)
+            for (_, _, budget, _), result in zip(cells(study, target), results, strict=True)
             if budget == largest
             for record in result.records[:SAMPLE_GAMES]
         ]
@@ -143,46 +156,66 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
 
 
 def comparisons(study: StudyConfig) -> list[tuple[int, str, str]]:
-    """The paired comparisons that answer the study's question, as (budget, a, b): at every budget JOAT against
-    each other start, and every start adapted against itself unadapted (budget 0)."""
+    """The paired comparisons that answer the study's question, as (budget, start a, start b) at budget ``budget``
+    (``b`` a start name: a's own budget-0 model, when ``a == b``): at every budget JOAT against each other start,
+    and every start adapted against itself unadapted."""
     budgets, starts = study.adapt.budgets, study.adapt.starts
-    pairs = [(b, label("joat", b), label(s, b)) for b in budgets for s in starts if "joat" in starts and s != "joat"]
+    pairs = [(b, "joat", s) for b in budgets for s in starts if "joat" in starts and s != "joat"]
     if 0 in budgets:
-        pairs += [(b, label(s, b), label(s, 0)) for b in budgets if b > 0 for s in starts]
+        pairs += [(b, s, s) for b in budgets if b > 0 for s in starts]
     return pairs
 
 
-def _publish_ratings(paths: Paths, study: StudyConfig, target: str, ratings: Ratings, run: tracking.StageRun) -> None:
-    """``metrics/rate/{t}.json``, ``plots/ratings/{t}.csv`` and ``plots/comparisons/{t}.csv``: every player's
-    Elo and interval, the paired comparisons and their verdicts; MLflow metrics."""
+def _publish_ratings(
+    paths: Paths, study: StudyConfig, target: str, ratings: Ratings, seed: np.random.SeedSequence,
+    run: tracking.StageRun,
+) -> None:  # fmt: skip
+    """``plots/ratings/{t}.csv`` (every player's Elo and game interval), ``plots/curves/{t}.csv`` (each start's
+    mean over the replicates), ``plots/comparisons/{t}.csv`` (paired by replicate, with verdicts), all in
+    ``metrics/rate/{t}.json``; MLflow metrics. ``seed`` draws the replicates of the two-level bootstrap."""
     logger = get_run_logger()
-    kinds = {label(start, budget): (start, budget) for start, budget in models(study)}
+    kinds = {label(start, budget, r): (start, budget, r) for r, start, budget in rated_models(study)}
     rows = []
     for player in sorted(ratings.players, key=lambda name: ratings.elo[name]):
-        start, budget = kinds.get(player, ("", -1))
+        start, budget, replicate = kinds.get(player, ("", -1, -1))
         elo, low, high = (round(v[player], 1) for v in (ratings.elo, ratings.low, ratings.high))
         kind = "model" if player in kinds else "anchor"
-        rows.append(RatingRow(target, player, kind, start, budget, elo, low, high, ratings.games[player]))
+        rows.append(RatingRow(target, player, kind, start, budget, replicate, elo, low, high, ratings.games[player]))
         # "mcts:100: Elo" would show ":100:" as an emoji in Prefect's rich console
         logger.info("%s %s = Elo %+.0f (95%% %+.0f..%+.0f)", target, player, elo, low, high)
+    draws = rng(seed)
+    replicates = study.replicates
+    curves = []
+    for start, budget in models(study):
+        mean = replicated(ratings, [label(start, budget, r) for r in replicates], draws)
+        numbers = (round(mean.value, 1), round(mean.low, 1), round(mean.high, 1))
+        curves.append(CurveRow(target, start, budget, *numbers, mean.replicates, round(mean.spread, 1)))
     compared = []
     for budget, a, b in comparisons(study):
-        c = compare(ratings, a, b)
+        a_name, b_name = label(a, budget), label(b, 0 if a == b else budget)
+        c = compare(ratings, [label(a, budget, r) for r in replicates],
+                    [label(b, 0 if a == b else budget, r) for r in replicates], draws)  # fmt: skip
         numbers = (round(c.difference, 1), round(c.low, 1), round(c.high, 1))
-        compared.append(ComparisonRow(target, budget, a, b, *numbers, c.verdict, round(c.detectable, 1)))
-        logger.info("%s %s - %s: %+.0f Elo (95%% %+.0f..%+.0f): %s", target, a, b, *numbers, c.verdict)
+        row = ComparisonRow(target, budget, a_name, b_name, *numbers, c.verdict, round(c.detectable, 1),
+                            c.replicates, round(c.spread, 1))  # fmt: skip
+        compared.append(row)
+        logger.info("%s %s - %s: %+.0f Elo (95%% %+.0f..%+.0f): %s", target, a_name, b_name, *numbers, c.verdict)
     rated = {r.player: {k: getattr(r, k) for k in ("elo", "low", "high", "games")} for r in rows}
+    means = {label(c.start, c.budget): {k: getattr(c, k) for k in ("elo", "low", "high", "spread")} for c in curves}
     differences = {
         f"{c.a} - {c.b}": {k: getattr(c, k) for k in ("difference", "low", "high", "verdict", "detectable")}
         for c in compared
     }
-    write_json(paths.ratings(target), {"elo": rated, "comparisons": differences})
+    write_json(paths.ratings(target), {"elo": rated, "starts": means, "comparisons": differences})
     write_rows(paths.rating_table(target), RatingRow, rows)
+    write_rows(paths.curve_table(target), CurveRow, curves)
     write_rows(paths.comparison_table(target), ComparisonRow, compared)
     run.log_metrics({f"{key}.{opponent_slug(r.player)}": getattr(r, field) for r in rows
                      for key, field in (("elo", "elo"), ("elo_low", "low"), ("elo_high", "high"))})  # fmt: skip
+    run.log_metrics({f"elo_mean.{opponent_slug(label(c.start, c.budget))}": c.elo for c in curves})
     run.log_metrics({f"difference.{opponent_slug(c.a)}.{opponent_slug(c.b)}": c.difference for c in compared})
-    for path in (paths.ratings(target), paths.rating_table(target), paths.comparison_table(target)):
+    tables = (paths.rating_table(target), paths.curve_table(target), paths.comparison_table(target))
+    for path in (paths.ratings(target), *tables):
         run.log_artifact(path, "dvc")
 
 

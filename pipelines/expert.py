@@ -1,11 +1,12 @@
-"""Stage ``expert@{variant}``: the single-variant AlphaZero loop, ``mmc.alphazero.alphazero``, G generations.
+"""Stage ``expert@{variant}-{r}``: the single-variant AlphaZero loop, ``mmc.alphazero.alphazero``, G generations,
+for training replicate ``r``.
 
-The stage resolves the variant's configs and seed (:func:`inputs`), calls the library's loop with the stage's
-job store as its runner (``pipelines.jobs``: every self-play chunk, training and arena chunk is a Prefect task
-run, kept on disk under ``data/jobs/expert/{v}`` as it finishes, so a rerun or a resumed run computes only
-what is missing), logs each generation to MLflow as the loop yields it, and at the end publishes the champion
-(``models/champion``), the metrics and curves DVC shows, and registers it in MLflow as ``expert-{variant}``
-(alias ``champion``).
+The stage resolves the variant's configs and the replicate's seed (:func:`inputs`), calls the library's loop
+with the stage's job store as its runner (``pipelines.jobs``: every self-play chunk, training and arena chunk
+is a Prefect task run, kept on disk under ``data/jobs/expert/{v}-r{r}`` as it finishes, so a rerun or a resumed
+run computes only what is missing), logs each generation to MLflow as the loop yields it, and at the end
+publishes the champion (``models/champion/r{r}``), the metrics and curves DVC shows, and registers it in MLflow
+as ``expert-{variant}`` (alias ``r{r}``).
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ from mmc.alphazero import AlphaZeroConfig, Generation, alphazero
 from mmc.nn import PolicyValueNet, build_network, save_checkpoint
 from mmc.play import write_records
 from mmc.search import SearchConfig
-from mmc.seeding import derive, int_seed, root
+from mmc.seeding import derive, int_seed
 from mmc.train import TrainConfig
 from pipelines import plots, tracking
 from pipelines.config import StudyConfig, flatten
 from pipelines.files import write_json
 from pipelines.jobs import JobStore, job_store
-from pipelines.paths import EXPERT_CODE, Paths
+from pipelines.paths import EXPERT_CODE, Paths, replicate_name
 from pipelines.records import ArenaRow, LossRow, MatchSummary, write_rows
 
 __all__ = ["expert_flow", "inputs"]
@@ -40,33 +41,34 @@ SAMPLE_GAMES = 8
 
 
 def inputs(
-    study: StudyConfig, variant: str
+    study: StudyConfig, variant: str, replicate: int
 ) -> tuple[PolicyValueNet, str, AlphaZeroConfig, SearchConfig, TrainConfig, np.random.SeedSequence]:
-    """The arguments of ``mmc.alphazero.alphazero`` for ``variant``'s expert: the initial network, the variant,
-    its loop, search and training configs, and its seed (``("expert", variant)`` of ``params.yaml``'s seed)."""
+    """The arguments of ``mmc.alphazero.alphazero`` for ``variant``'s expert in replicate ``replicate``: the
+    initial network, the variant, its loop, search and training configs, and its seed (``("expert", variant)``
+    of the replicate's)."""
     config = study.experts[variant]
-    seed = derive(root(study.seed), STAGE, variant)
+    seed = derive(study.training_seed(replicate), STAGE, variant)
     net = build_network(study.network, int_seed(derive(seed, "network")))
     return net, variant, config.loop, config.search, config.train, seed
 
 
-@flow(name="expert", flow_run_name="expert-{variant}", validate_parameters=False)
-def expert_flow(variant: str, study: StudyConfig, root: Path) -> dict[str, Any]:
-    """Run (or resume) ``variant``'s expert under ``root``; its summary metrics (``metrics/expert/{v}.json``)."""
+@flow(name="expert", flow_run_name="expert-{variant}-r{replicate}", validate_parameters=False)
+def expert_flow(variant: str, replicate: int, study: StudyConfig, root: Path) -> dict[str, Any]:
+    """Run (or resume) ``variant``'s expert of replicate ``replicate`` under ``root``; its summary metrics."""
     logger = get_run_logger()
     torch.set_num_threads(1)  # training in the flow's process: the same weights on any machine
     paths = Paths(root)
     config = study.experts[variant]
-    store = job_store(paths, STAGE, variant, EXPERT_CODE, study.runner)
-    with tracking.stage_run(paths, STAGE, variant, flow_run.id) as run:
-        run.log_params(flatten(_logged_params(study, variant)))
+    store = job_store(paths, STAGE, replicate_name(variant, replicate), EXPERT_CODE, study.runner)
+    with tracking.stage_run(paths, STAGE, variant, flow_run.id, replicate) as run:
+        run.log_params(flatten(_logged_params(study, variant, replicate)))
         generations: list[Generation] = []
-        for generation in alphazero(*inputs(study, variant), run=store):
+        for generation in alphazero(*inputs(study, variant, replicate), run=store):
             generations.append(generation)
             run.log_metrics(_metrics(generation, store), step=generation.index)
             logger.info("%s generation %d: %s", variant, generation.index, _describe(generation))
-        store.finish(logger, variant)
-        return _publish(paths, config.loop, variant, generations, store, run)
+        store.finish(logger, replicate_name(variant, replicate))
+        return _publish(paths, config.loop, variant, replicate, generations, store, run)
 
 
 def _seconds(store: JobStore, generation: int, kind: str) -> float:
@@ -109,10 +111,11 @@ def _describe(generation: Generation) -> str:
     )
 
 
-def _logged_params(study: StudyConfig, variant: str) -> dict[str, Any]:
+def _logged_params(study: StudyConfig, variant: str, replicate: int) -> dict[str, Any]:
     config = study.experts[variant]
     return {
         "seed": study.seed,
+        "replicate": replicate,
         "variant": variant,
         "network": study.network.to_dict(),
         "expert": config.loop.__dict__,
@@ -129,12 +132,12 @@ def _window_examples(generations: list[Generation], generation: Generation, loop
 
 
 def _publish(
-    paths: Paths, loop: AlphaZeroConfig, variant: str, generations: list[Generation], store: JobStore,
-    run: tracking.StageRun,
+    paths: Paths, loop: AlphaZeroConfig, variant: str, replicate: int, generations: list[Generation],
+    store: JobStore, run: tracking.StageRun,
 ) -> dict[str, Any]:  # fmt: skip
     """Write the champion, curves and metrics DVC tracks; log them, samples and plots to MLflow; register."""
     last = generations[-1]
-    save_checkpoint(last.champion, last.champion.config, paths.champion(variant))
+    save_checkpoint(last.champion, last.champion.config, paths.champion(variant, replicate))
     losses = [
         LossRow(
             g.index, g.losses[-1].policy, g.losses[-1].value, g.losses[-1].total, _window_examples(generations, g, loop)
@@ -146,8 +149,8 @@ def _publish(
         for g in generations
         if g.arena is not None and (s := MatchSummary.of(g.arena))
     ]
-    write_rows(paths.loss_curve(variant), LossRow, losses)
-    write_rows(paths.arena_curve(variant), ArenaRow, arena)
+    write_rows(paths.loss_curve(variant, replicate), LossRow, losses)
+    write_rows(paths.arena_curve(variant, replicate), ArenaRow, arena)
     summary = {
         "generations": len(generations),
         "accepted": sum(g.accepted for g in generations),
@@ -158,7 +161,7 @@ def _publish(
         "final_loss_value": round(last.losses[-1].value, 6),
         "final_arena_score": round(last.arena.score, 6) if last.arena else None,
     }
-    write_json(paths.expert_metrics(variant), summary)
+    write_json(paths.expert_metrics(variant, replicate), summary)
     run.log_metrics({k: v for k, v in summary.items() if v is not None} | {"final_step": len(generations) - 1})
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
@@ -170,9 +173,13 @@ def _publish(
         if arena:
             rows = [row.__dict__ for row in arena]
             run.log_artifact(plots.arena_png(rows, variant, loop.gate_threshold, folder / "arena.png"), "plots")
-    for path in (paths.loss_curve(variant), paths.arena_curve(variant), paths.expert_metrics(variant)):
+    curves = (paths.loss_curve(variant, replicate), paths.arena_curve(variant, replicate))
+    for path in (*curves, paths.expert_metrics(variant, replicate)):
         run.log_artifact(path, "dvc")
-    description = f"{variant} expert: champion after {len(generations)} generations (generation {last.champion_index})"
-    version = run.register_model(last.champion, f"expert-{variant}", description)
-    get_run_logger().info("registered expert-%s version %s (alias champion)", variant, version)
+    description = (
+        f"{variant} expert, replicate {replicate}: champion after {len(generations)} generations "
+        f"(generation {last.champion_index})"
+    )
+    version = run.register_model(last.champion, f"expert-{variant}", description, replicate)
+    get_run_logger().info("registered expert-%s version %s (alias r%d)", variant, version, replicate)
     return summary

@@ -1,12 +1,13 @@
-"""Stages ``meta_train`` (JOAT, first-order Reptile across variants) and ``multitask`` (its equal-budget baseline).
+"""Stages ``meta_train@{r}`` (JOAT, first-order Reptile across variants) and ``multitask@{r}`` (its equal-budget
+baseline), one of each per training replicate ``r``.
 
 Both call ``mmc.meta.meta_train`` (the one implementation of a meta-generation, see its module) with the same
-initial network and seed (``("meta",)`` of ``params.yaml``'s seed), so they draw the same task batches and play
-the same first meta-generation's games; only what happens to the games differs (JOAT: an inner update per
-task and the Reptile step; multitask: one network trained on the pooled games). The stage's job store
-(``pipelines.jobs``) runs every task's self-play and training as a Prefect task run and keeps it under
-``data/jobs/meta/{k}``, so a rerun computes only what is missing. The final network is published as
-``models/starts/{k}.pt`` and registered in MLflow as ``joat`` / ``multitask`` with alias ``champion``; per-task
+initial network and seed (``("meta",)`` of the replicate's seed), so within a replicate they draw the same task
+batches and play the same first meta-generation's games; only what happens to the games differs (JOAT: an
+inner update per task and the Reptile step; multitask: one network trained on the pooled games). The stage's
+job store (``pipelines.jobs``) runs every task's self-play and training as a Prefect task run and keeps it
+under ``data/jobs/meta/{k}-r{r}``, so a rerun computes only what is missing. The final network is published as
+``models/starts/r{r}/{k}.pt`` and registered in MLflow as ``joat`` / ``multitask`` with alias ``r{r}``; per-task
 inner losses are logged per meta-generation (``step``).
 """
 
@@ -27,13 +28,13 @@ from mmc.meta import KINDS, MetaConfig, MetaGeneration, meta_train
 from mmc.nn import PolicyValueNet, build_network, save_checkpoint
 from mmc.play import write_records
 from mmc.search import SearchConfig
-from mmc.seeding import derive, int_seed, root
+from mmc.seeding import derive, int_seed
 from mmc.train import TrainConfig
 from pipelines import tracking
 from pipelines.config import StudyConfig, flatten
 from pipelines.files import write_json
 from pipelines.jobs import JobStore, job_store
-from pipelines.paths import META_CODE, Paths
+from pipelines.paths import META_CODE, Paths, replicate_name
 from pipelines.records import TrainingLossRow, write_rows
 
 __all__ = ["STAGES", "inputs", "loss_rows", "meta_flow"]
@@ -44,35 +45,37 @@ SAMPLE_GAMES = 4
 
 
 def inputs(
-    study: StudyConfig, kind: str
+    study: StudyConfig, kind: str, replicate: int
 ) -> tuple[str, PolicyValueNet, MetaConfig, SearchConfig, TrainConfig, np.random.SeedSequence]:
-    """The arguments of ``mmc.meta.meta_train`` for ``kind``: the same network and seed for both kinds."""
-    seed = derive(root(study.seed), "meta")
+    """The arguments of ``mmc.meta.meta_train`` for ``kind`` in replicate ``replicate``: the same network and seed
+    for both kinds."""
+    seed = derive(study.training_seed(replicate), "meta")
     net = build_network(study.network, int_seed(derive(seed, "network")))
     return kind, net, study.meta, study.search, study.train, seed
 
 
-@flow(name="meta", flow_run_name="{kind}", validate_parameters=False)
-def meta_flow(kind: str, study: StudyConfig, root: Path) -> dict[str, Any]:
-    """Run (or resume) the ``joat`` or ``multitask`` meta-training under ``root``; its summary metrics."""
+@flow(name="meta", flow_run_name="{kind}-r{replicate}", validate_parameters=False)
+def meta_flow(kind: str, replicate: int, study: StudyConfig, root: Path) -> dict[str, Any]:
+    """Run (or resume) the ``joat`` or ``multitask`` meta-training of replicate ``replicate`` under ``root``; its
+    summary metrics."""
     if kind not in KINDS:
         raise ValueError(f"meta stage kind must be one of {', '.join(KINDS)}, got {kind!r}")
     logger = get_run_logger()
     torch.set_num_threads(1)
     paths = Paths(root)
-    store = job_store(paths, "meta", kind, META_CODE, study.runner)
-    with tracking.stage_run(paths, STAGES[kind], kind, flow_run.id) as run:
-        run.log_params(flatten(_logged_params(study, kind)))
+    store = job_store(paths, "meta", replicate_name(kind, replicate), META_CODE, study.runner)
+    with tracking.stage_run(paths, STAGES[kind], kind, flow_run.id, replicate) as run:
+        run.log_params(flatten(_logged_params(study, kind, replicate)))
         generations: list[MetaGeneration] = []
-        for generation in meta_train(*inputs(study, kind), run=store):
+        for generation in meta_train(*inputs(study, kind, replicate), run=store):
             generations.append(generation)
             run.log_metrics(_metrics(generation, store), step=generation.index)
             logger.info("%s meta-generation %d: %s", kind, generation.index, _describe(generation))
-        store.finish(logger, kind)
-        return _publish(paths, kind, study, generations, run)
+        store.finish(logger, replicate_name(kind, replicate))
+        return _publish(paths, kind, replicate, study, generations, run)
 
 
-def loss_rows(kind: str, generations: list[MetaGeneration]) -> list[TrainingLossRow]:
+def loss_rows(kind: str, replicate: int, generations: list[MetaGeneration]) -> list[TrainingLossRow]:
     """The report's loss rows: JOAT's inner update per task (``inner``) and their mean (``meta_train``), or the
     multitask network's pooled training (``multitask``); the last epoch of each training run."""
     rows = []
@@ -80,12 +83,14 @@ def loss_rows(kind: str, generations: list[MetaGeneration]) -> list[TrainingLoss
         last = {variant: epochs[-1] for variant, epochs in generation.losses.items()}
         g = generation.index
         if kind == "joat":
-            rows += [TrainingLossRow(kind, "inner", v, g, e.policy, e.value, e.total) for v, e in last.items()]
+            rows += [
+                TrainingLossRow(kind, replicate, "inner", v, g, e.policy, e.value, e.total) for v, e in last.items()
+            ]
             mean = [sum(getattr(e, k) for e in last.values()) / len(last) for k in ("policy", "value", "total")]
-            rows.append(TrainingLossRow(kind, "meta_train", "mean", g, *mean))
+            rows.append(TrainingLossRow(kind, replicate, "meta_train", "mean", g, *mean))
         else:
             e = last["pooled"]
-            rows.append(TrainingLossRow(kind, "multitask", "pooled", g, e.policy, e.value, e.total))
+            rows.append(TrainingLossRow(kind, replicate, "multitask", "pooled", g, e.policy, e.value, e.total))
     return rows
 
 
@@ -111,9 +116,10 @@ def _describe(generation: MetaGeneration) -> str:
     return f"tasks {', '.join(generation.tasks)}: {games} games, loss policy/value {losses}"
 
 
-def _logged_params(study: StudyConfig, kind: str) -> dict[str, Any]:
+def _logged_params(study: StudyConfig, kind: str, replicate: int) -> dict[str, Any]:
     return {
         "seed": study.seed,
+        "replicate": replicate,
         "kind": kind,
         "network": study.network.to_dict(),
         "meta": asdict(study.meta),
@@ -124,11 +130,12 @@ def _logged_params(study: StudyConfig, kind: str) -> dict[str, Any]:
 
 
 def _publish(
-    paths: Paths, kind: str, study: StudyConfig, generations: list[MetaGeneration], run: tracking.StageRun
-) -> dict[str, Any]:
+    paths: Paths, kind: str, replicate: int, study: StudyConfig, generations: list[MetaGeneration],
+    run: tracking.StageRun,
+) -> dict[str, Any]:  # fmt: skip
     net = generations[-1].net
-    save_checkpoint(net, net.config, paths.start_model(kind))
-    write_rows(paths.meta_losses(kind), TrainingLossRow, loss_rows(kind, generations))
+    save_checkpoint(net, net.config, paths.start_model(kind, replicate))
+    write_rows(paths.meta_losses(kind, replicate), TrainingLossRow, loss_rows(kind, replicate, generations))
     plays = Counter(variant for g in generations for variant in g.tasks)
     summary = {
         "generations": len(generations),
@@ -138,18 +145,18 @@ def _publish(
         "tasks_per_variant": dict(sorted(plays.items())),
         "final_loss": {variant: round(epochs[-1].total, 6) for variant, epochs in generations[-1].losses.items()},
     }
-    write_json(paths.meta_metrics(kind), summary)
+    write_json(paths.meta_metrics(kind, replicate), summary)
     run.log_metrics({k: v for k, v in flatten(summary).items() if isinstance(v, int | float)})
     with tempfile.TemporaryDirectory() as scratch:
         last = generations[-1]
         for variant, played in last.self_play.items():
             sample = Path(scratch) / f"selfplay_gen{last.index:03d}_{variant}_sample.pgn"
             run.log_artifact(write_records(played.records[:SAMPLE_GAMES], sample), "games")
-    for path in (paths.meta_losses(kind), paths.meta_metrics(kind)):
+    for path in (paths.meta_losses(kind, replicate), paths.meta_metrics(kind, replicate)):
         run.log_artifact(path, "dvc")
-    description = f"{kind} after {len(generations)} meta-generations on {', '.join(study.meta.train_variants)}" + (
-        f" (epsilon {study.meta.epsilon})" if kind == "joat" else " (pooled data, same budget as joat)"
-    )
-    version = run.register_model(net, kind, description)
-    get_run_logger().info("registered %s version %s (alias champion)", kind, version)
+    variants = ", ".join(study.meta.train_variants)
+    step = f" (epsilon {study.meta.epsilon})" if kind == "joat" else " (pooled data, same budget as joat)"
+    description = f"{kind}, replicate {replicate}, after {len(generations)} meta-generations on {variants}{step}"
+    version = run.register_model(net, kind, description, replicate)
+    get_run_logger().info("registered %s version %s (alias r%d)", kind, version, replicate)
     return summary

@@ -1,28 +1,32 @@
 """Every artifact path of the study, in one place; ``dvc.yaml`` declares the same paths as stage outputs.
 
 Layout under the project root (``{v}`` a variant, ``{k}`` joat or multitask, ``{t}`` a target, ``{s}`` a start,
-``{b:03d}`` a budget, ``{job}`` a job's name as ``mmc`` gives it: ``self-play-gardner-gen003-chunk01``)::
+``{b:03d}`` a budget, ``{r}`` a training replicate (``replicates`` in params.yaml), ``{job}`` a job's name as
+``mmc`` gives it: ``self-play-gardner-gen003-chunk01``)::
 
     params.yaml                                   parameters (pipelines.config)
     data/jobs/{stage}/{name}/{job}.*              every finished job of a stage (pipelines.jobs): self-play games
                                                   (.npz examples, .pgn records), trained networks (.pt + .json
                                                   config), matches (.pgn); {job}.done.json, written last, has
                                                   its fingerprint, numbers and file hashes
-                                                  ({stage}/{name}: expert/{v}, meta/{k}, adapt/{t}, evaluate/{t})
-    models/champion/{v}.pt|.json                  the expert's final champion (a start of adaptation)
-    metrics/expert/{v}.json                       expert summary (dvc metrics)
-    plots/losses/{v}.csv, plots/arena/{v}.csv     per-generation curves (dvc plots)
-    models/starts/{k}.pt|.json                    the final joat / multitask network (a start of adaptation)
-    plots/meta/{k}.csv                            losses per meta-generation (report input format)
-    metrics/meta/{k}.json                         meta-training summary (dvc metrics)
-    models/adapted/{t}/{s}_b{b}.pt|.json          start {s} adapted to target {t} with {b} self-play games
-    metrics/adapt/{t}.json                        adaptation losses and sizes per start and budget (dvc metrics)
-    metrics/evaluate/{t}.json                     W/D/L, score, Wilson 95 % interval per start, budget, opponent
+                                                  ({stage}/{name}: expert/{v}-r{r}, meta/{k}-r{r}, adapt/{t}-r{r},
+                                                  evaluate/{t})
+    models/champion/r{r}/{v}.pt|.json             the expert's final champion (a start of adaptation)
+    metrics/expert/{v}-r{r}.json                  expert summary (dvc metrics)
+    plots/losses/{v}-r{r}.csv, plots/arena/...    per-generation curves (dvc plots)
+    models/starts/r{r}/{k}.pt|.json               the final joat / multitask network (a start of adaptation)
+    plots/meta/{k}-r{r}.csv                       losses per meta-generation (report input format)
+    metrics/meta/{k}-r{r}.json                    meta-training summary (dvc metrics)
+    models/adapted/{t}/r{r}/{s}_b{b}.pt|.json     start {s} adapted to target {t} with {b} self-play games
+    metrics/adapt/{t}-r{r}.json                   adaptation losses and sizes per start and budget (dvc metrics)
+    metrics/evaluate/{t}.json                     W/D/L, score, Wilson 95 % interval per model and opponent
     plots/evaluation/{t}.csv                      the same as rows in the seed's table format
     metrics/rate/{t}.json, plots/ratings/{t}.csv  every model's and anchor's Elo (greedy = 0), 95 % interval
-    plots/comparisons/{t}.csv                     JOAT - each other start, adapted - unadapted: Elo, interval, verdict
+    plots/curves/{t}.csv                          each start's mean Elo per budget over the replicates, 95 % interval
+    plots/comparisons/{t}.csv                     JOAT - each other start, adapted - unadapted, paired by replicate:
+                                                  Elo, interval (game and training noise), verdict
     reports/evaluation.csv                        every target's rows: the study's summary table
-    data/report/losses.csv|sample.pgn|runs.json   the report's other inputs (and ratings.csv, comparisons.csv)
+    data/report/*.csv|sample.pgn|runs.json        the report's other inputs (losses, ratings, curves, comparisons)
     reports/study.html                            the report (reports/study.ipynb executed)
     mlflow.db, mlartifacts/                       MLflow runs and artifacts (sqlite at an absolute URI)
     .prefect/                                     Prefect's home: server database, logs, pid file
@@ -36,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ADAPT_CODE", "EVALUATE_CODE", "EXPERT_CODE", "META_CODE", "Paths", "stage_name"]
+__all__ = ["ADAPT_CODE", "EVALUATE_CODE", "EXPERT_CODE", "META_CODE", "Paths", "replicate_name"]
 
 EXPERT_CODE = (
     "mmc/__init__.py",
@@ -60,9 +64,9 @@ EVALUATE_CODE = (*EXPERT_CODE, "mmc/evaluate.py", "mmc/rating.py")
 """Library code that computes the evaluation's jobs."""
 
 
-def stage_name(stage: str, variant: str) -> str:
-    """The DVC stage of ``stage`` for ``variant``, as ``foreach`` names it: ``expert@gardner``."""
-    return f"{stage}@{variant}"
+def replicate_name(name: str, replicate: int) -> str:
+    """``name`` of training replicate ``replicate``: ``gardner-r1`` (job folders, files, MLflow runs)."""
+    return f"{name}-r{replicate}"
 
 
 @dataclass(frozen=True)
@@ -105,40 +109,40 @@ class Paths:
         """The finished jobs of stage ``stage`` for ``name`` (a variant, target or meta kind)."""
         return self.root / "data" / "jobs" / stage / name
 
-    # expert@{v}
-    def champion(self, variant: str) -> Path:
-        return self.root / "models" / "champion" / f"{variant}.pt"
+    # expert@{v}-{r}
+    def champion(self, variant: str, replicate: int) -> Path:
+        return self.root / "models" / "champion" / f"r{replicate}" / f"{variant}.pt"
 
-    def expert_metrics(self, variant: str) -> Path:
-        return self.root / "metrics" / "expert" / f"{variant}.json"
+    def expert_metrics(self, variant: str, replicate: int) -> Path:
+        return self.root / "metrics" / "expert" / f"{replicate_name(variant, replicate)}.json"
 
-    def loss_curve(self, variant: str) -> Path:
-        return self.root / "plots" / "losses" / f"{variant}.csv"
+    def loss_curve(self, variant: str, replicate: int) -> Path:
+        return self.root / "plots" / "losses" / f"{replicate_name(variant, replicate)}.csv"
 
-    def arena_curve(self, variant: str) -> Path:
-        return self.root / "plots" / "arena" / f"{variant}.csv"
+    def arena_curve(self, variant: str, replicate: int) -> Path:
+        return self.root / "plots" / "arena" / f"{replicate_name(variant, replicate)}.csv"
 
-    # meta_train (k = joat), multitask (k = multitask)
-    def start_model(self, name: str) -> Path:
+    # meta_train@{r} (k = joat), multitask@{r} (k = multitask)
+    def start_model(self, name: str, replicate: int) -> Path:
         """A published starting model of adaptation (``joat``, ``multitask``)."""
-        return self.root / "models" / "starts" / f"{name}.pt"
+        return self.root / "models" / "starts" / f"r{replicate}" / f"{name}.pt"
 
-    def meta_losses(self, kind: str) -> Path:
-        return self.root / "plots" / "meta" / f"{kind}.csv"
+    def meta_losses(self, kind: str, replicate: int) -> Path:
+        return self.root / "plots" / "meta" / f"{replicate_name(kind, replicate)}.csv"
 
-    def meta_metrics(self, kind: str) -> Path:
-        return self.root / "metrics" / "meta" / f"{kind}.json"
+    def meta_metrics(self, kind: str, replicate: int) -> Path:
+        return self.root / "metrics" / "meta" / f"{replicate_name(kind, replicate)}.json"
 
-    # adapt@{t}
-    def adapted_dir(self, target: str) -> Path:
-        return self.root / "models" / "adapted" / target
+    # adapt@{t}-{r}
+    def adapted_dir(self, target: str, replicate: int) -> Path:
+        return self.root / "models" / "adapted" / target / f"r{replicate}"
 
-    def adapted(self, target: str, start: str, budget: int) -> Path:
-        """Start ``start`` adapted to ``target`` with ``budget`` self-play games."""
-        return self.adapted_dir(target) / f"{start}_b{budget:03d}.pt"
+    def adapted(self, target: str, replicate: int, start: str, budget: int) -> Path:
+        """Start ``start`` of replicate ``replicate`` adapted to ``target`` with ``budget`` self-play games."""
+        return self.adapted_dir(target, replicate) / f"{start}_b{budget:03d}.pt"
 
-    def adapt_metrics(self, target: str) -> Path:
-        return self.root / "metrics" / "adapt" / f"{target}.json"
+    def adapt_metrics(self, target: str, replicate: int) -> Path:
+        return self.root / "metrics" / "adapt" / f"{replicate_name(target, replicate)}.json"
 
     # evaluate@{t}
     def evaluation_metrics(self, target: str) -> Path:
@@ -153,6 +157,10 @@ class Paths:
 
     def rating_table(self, target: str) -> Path:
         return self.root / "plots" / "ratings" / f"{target}.csv"
+
+    def curve_table(self, target: str) -> Path:
+        """Each start's mean Elo per budget over the replicates (the adaptation curves)."""
+        return self.root / "plots" / "curves" / f"{target}.csv"
 
     def comparison_table(self, target: str) -> Path:
         return self.root / "plots" / "comparisons" / f"{target}.csv"
@@ -185,6 +193,10 @@ class Paths:
     @property
     def report_comparisons(self) -> Path:
         return self.report_inputs / "comparisons.csv"
+
+    @property
+    def report_curves(self) -> Path:
+        return self.report_inputs / "curves.csv"
 
     @property
     def report_notebook(self) -> Path:

@@ -25,6 +25,7 @@ from pipelines.files import checked_json, write_csv, write_json
 __all__ = [
     "ArenaRow",
     "ComparisonRow",
+    "CurveRow",
     "EvaluationRow",
     "JobRecord",
     "LossRow",
@@ -113,10 +114,11 @@ class ArenaRow:
 
 @dataclass(frozen=True)
 class TrainingLossRow:
-    """One training run's last epoch, for the report (``plots/meta/{k}.csv``, ``data/report/losses.csv``):
+    """One training run's last epoch, for the report (``plots/meta/{k}-r{r}.csv``, ``data/report/losses.csv``):
     series ``joat``/``multitask``/``expert-{v}``, stage ``inner``/``meta_train``/``multitask``/``expert``."""
 
     series: str
+    replicate: int
     stage: str
     variant: str
     generation: int
@@ -132,6 +134,7 @@ class EvaluationRow:
     game: str
     start: str
     budget: int
+    replicate: int
     player_1: str = field(metadata={"column": "player 1"})
     player_2: str = field(metadata={"column": "player 2"})
     wins: int
@@ -145,14 +148,16 @@ class EvaluationRow:
 
 @dataclass(frozen=True)
 class RatingRow:
-    """A player's Elo in one target (``plots/ratings/{t}.csv``): ``kind`` ``model`` (``start``, ``budget``) or
-    ``anchor`` (``start`` empty, ``budget`` -1); ``elo``, ``low``, ``high`` in Elo points, greedy at 0."""
+    """A player's Elo in one target (``plots/ratings/{t}.csv``): ``kind`` ``model`` (``start``, ``budget``,
+    ``replicate``) or ``anchor`` (``start`` empty, ``budget`` and ``replicate`` -1); ``elo``, ``low``, ``high`` in
+    Elo points, greedy at 0, the interval over games."""
 
     game: str
     player: str
     kind: str
     start: str
     budget: int
+    replicate: int
     elo: float
     low: float
     high: float
@@ -160,9 +165,26 @@ class RatingRow:
 
 
 @dataclass(frozen=True)
+class CurveRow:
+    """A start's strength after adaptation with ``budget`` games in one target (``plots/curves/{t}.csv``): the mean
+    Elo of its replicates' models with the 95 % interval over games and replicates (``mmc.rating.replicated``),
+    and ``spread``, the standard deviation between the replicates."""
+
+    game: str
+    start: str
+    budget: int
+    elo: float
+    low: float
+    high: float
+    replicates: int
+    spread: float
+
+
+@dataclass(frozen=True)
 class ComparisonRow:
-    """A paired comparison in one target (``plots/comparisons/{t}.csv``): ``a - b`` in Elo points with its 95 %
-    interval, the verdict it gives and the smallest difference the run could have detected (its half-width)."""
+    """A paired comparison in one target (``plots/comparisons/{t}.csv``): ``a - b`` in Elo points, the mean over
+    replicates of each replicate's difference, with its 95 % interval over games and replicates, the verdict it
+    gives, the smallest difference the run could have detected (its half-width), and the replicates' spread."""
 
     game: str
     budget: int
@@ -173,6 +195,8 @@ class ComparisonRow:
     high: float
     verdict: str
     detectable: float
+    replicates: int
+    spread: float
 
 
 def columns(cls: type[Any]) -> list[str]:

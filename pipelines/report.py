@@ -4,8 +4,8 @@
         --params params.yaml --losses LOSSES.csv --evaluation EVALUATION.csv --games GAMES.pgn --runs RUNS.json
 
 The notebook's inputs are files only (its papermill parameters, documented in ``reports/README.md``):
-``params_path``, ``losses_path``, ``evaluation_path``, ``games_path``, ``runs_path``, ``ratings_path`` and
-``comparisons_path``. Each is checked here
+``params_path``, ``losses_path``, ``evaluation_path``, ``games_path``, ``runs_path``, ``ratings_path``,
+``curves_path`` and ``comparisons_path``. Each is checked here
 before the kernel starts, so a missing or malformed input fails in a second with a message naming the file.
 
 The HTML leaves out the code (readers see text, tables and figures) and needs no network: figures are PNGs
@@ -44,13 +44,15 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-LOSS_COLUMNS = ("series", "stage", "variant", "generation", "policy", "value", "total")
+LOSS_COLUMNS = ("series", "replicate", "stage", "variant", "generation", "policy", "value", "total")
 """Columns of the losses CSV: one row per series, stage, variant and generation."""
-EVALUATION_COLUMNS = ("game", "start", "budget", "player 1", "player 2", "wins", "draws", "losses")
-"""Columns of the evaluation CSV: one row per target, starting model, budget and opponent."""
-RATING_COLUMNS = ("game", "player", "kind", "start", "budget", "elo", "low", "high", "games")
+EVALUATION_COLUMNS = ("game", "start", "budget", "replicate", "player 1", "player 2", "wins", "draws", "losses")
+"""Columns of the evaluation CSV: one row per target, starting model, budget, training replicate and opponent."""
+RATING_COLUMNS = ("game", "player", "kind", "start", "budget", "replicate", "elo", "low", "high", "games")
 """Columns of the ratings CSV: one row per target and player (model or anchor), Elo with its 95 % interval."""
-COMPARISON_COLUMNS = ("game", "budget", "a", "b", "difference", "low", "high", "verdict", "detectable")
+CURVE_COLUMNS = ("game", "start", "budget", "elo", "low", "high", "replicates", "spread")
+"""Columns of the curves CSV: one row per target, start and budget, the mean Elo over the replicates."""
+COMPARISON_COLUMNS = ("game", "budget", "a", "b", "difference", "low", "high", "verdict", "detectable", "replicates")
 """Columns of the comparisons CSV: one row per target and paired comparison ``a - b`` in Elo points."""
 HIDDEN_TAGS = ("report-hide", "parameters", "injected-parameters")
 """Cells with these tags are left out of the HTML (the input contract and the parameter cells)."""
@@ -123,7 +125,7 @@ def _check_losses(name: str, path: Path) -> None:
 
 def _check_evaluation(name: str, path: Path) -> None:
     table = _read_csv(name, path, EVALUATION_COLUMNS)
-    _check_whole(name, path, table, ["budget", "wins", "draws", "losses"])
+    _check_whole(name, path, table, ["budget", "replicate", "wins", "draws", "losses"])
     empty = table[table[["wins", "draws", "losses"]].sum(axis=1) == 0]
     _require(empty.empty, name, path, f"every row needs at least one game (row {_row(empty)})")
 
@@ -137,13 +139,19 @@ def _check_numbers(name: str, path: Path, table: pd.DataFrame, columns: Sequence
 def _check_ratings(name: str, path: Path) -> None:
     table = _read_csv(name, path, RATING_COLUMNS)
     _check_whole(name, path, table, ["games"])
-    _check_numbers(name, path, table, ["budget", "elo", "low", "high"])  # an anchor's budget is -1
+    _check_numbers(name, path, table, ["budget", "replicate", "elo", "low", "high"])  # an anchor's are -1
     _require(set(table["kind"]) <= {"model", "anchor"}, name, path, "column 'kind' must be model or anchor")
+
+
+def _check_curves(name: str, path: Path) -> None:
+    table = _read_csv(name, path, CURVE_COLUMNS)
+    _check_whole(name, path, table, ["budget", "replicates"])
+    _check_numbers(name, path, table, ["elo", "low", "high", "spread"])
 
 
 def _check_comparisons(name: str, path: Path) -> None:
     table = _read_csv(name, path, COMPARISON_COLUMNS)
-    _check_whole(name, path, table, ["budget"])
+    _check_whole(name, path, table, ["budget", "replicates"])
     _check_numbers(name, path, table, ["difference", "low", "high", "detectable"])
 
 
@@ -163,7 +171,7 @@ def _check_runs(name: str, path: Path) -> None:
         runs = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ReportInputError(f"report input {name} ({path}): not JSON: {error}") from None
-    shape = 'expected {"parent": RUN_ID, "children": {"STAGE/VARIANT": RUN_ID, ...}}'
+    shape = 'expected {"parent": RUN_ID, "children": {"DVC_STAGE": RUN_ID, ...}}'
     _require(isinstance(runs, dict) and isinstance(runs.get("parent"), str), name, path, shape)
     children = runs.get("children")
     _require(isinstance(children, dict), name, path, shape)
@@ -177,6 +185,7 @@ INPUTS: Mapping[str, Callable[[str, Path], None]] = {
     "games_path": _check_games,
     "runs_path": _check_runs,
     "ratings_path": _check_ratings,
+    "curves_path": _check_curves,
     "comparisons_path": _check_comparisons,
 }
 """The notebook's parameters (all file paths) and the check each file gets before execution."""

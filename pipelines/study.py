@@ -4,7 +4,8 @@
 before anything is started or written), makes sure the Prefect server answers, marks the runs of killed
 processes ``KILLED``, opens the parent run (``study-<time>``, with the flattened parameters and the git
 commit), runs ``dvc DVC ARGS`` with ``MMC_MLFLOW_PARENT_RUN_ID`` set so that each stage's run becomes its
-child, then closes the parent with DVC's outcome, the evaluation scores and the wall time, and prints them.
+child, then closes the parent with DVC's outcome, the evaluation scores, each start's mean Elo and the wall time, and
+prints the Elo and the comparisons.
 """
 
 from __future__ import annotations
@@ -63,54 +64,54 @@ def _log_quietly(paths: Paths, run_id: str, path: Path) -> None:
     client.log_artifact(run_id, str(path), folder.as_posix())
 
 
-def _read_metrics(paths: Paths, target: str) -> dict[str, Any]:
-    path = paths.evaluation_metrics(target)
+def _read(path: Path) -> dict[str, Any]:
     return dict(json.loads(path.read_text())) if path.is_file() else {}
 
 
 def _evaluation_metrics(paths: Paths, study: StudyConfig) -> dict[str, float]:
-    """Every evaluation cell's score, ``{target}.{start}.b{budget}.{opponent}.score``, for the parent run."""
-    return {
-        f"{target}.{key}": float(value)
-        for target in study.targets
-        for key, value in flatten(_read_metrics(paths, target)).items()
-        if key.endswith(".score")
-    }
+    """For the parent run: every evaluation cell's score, ``{target}.r{r}.{start}.b{budget}.{opponent}.score``,
+    and each start's mean Elo per budget, ``{target}.elo.{start}-b{budget}``."""
+    metrics: dict[str, float] = {}
+    for target in study.targets:
+        cells = flatten(_read(paths.evaluation_metrics(target)))
+        metrics |= {f"{target}.{key}": float(value) for key, value in cells.items() if key.endswith(".score")}
+        means = _read(paths.ratings(target)).get("starts", {})
+        metrics |= {f"{target}.elo.{model}": float(m["elo"]) for model, m in means.items()}
+    return metrics
 
 
 def evaluation_lines(paths: Paths, study: StudyConfig) -> list[str]:
-    """One line per target and start after the largest budget: the score and its 95 % interval per opponent
-    (from ``metrics/evaluate``; every cell is in ``reports/evaluation.csv``)."""
-    budget = f"b{max(study.adapt.budgets)}"
+    """Per target: each start's mean Elo at every budget, and the comparisons at the largest budget with their
+    verdicts (from ``metrics/rate``; every model's Elo is in ``plots/ratings``, every cell in
+    ``reports/evaluation.csv``)."""
     lines = []
+    largest = max(study.adapt.budgets)
+    replicates = len(study.replicates)
     for target in study.targets:
-        for start, budgets in _read_metrics(paths, target).items():
-            cells = budgets.get(budget, {})
-            scores = ", ".join(
-                f"{opponent} {m['wins']}/{m['draws']}/{m['losses']} "
-                f"({m['score']:.2f}, {m['ci_low']:.2f}-{m['ci_high']:.2f})"
-                for opponent, m in cells.items()
-            )
-            lines.append(f"{target}: {start}-{budget} vs {scores}")
-        lines += _rating_line(paths, study, target)
+        rated = _read(paths.ratings(target))
+        if not rated:
+            continue
+        means = rated.get("starts", {})
+        parts = [
+            f"{start} " + " ".join(f"b{b} {m['elo']:+.0f} ({m['low']:+.0f}..{m['high']:+.0f})"
+                                    for b in study.adapt.budgets if (m := means.get(f"{start}-b{b}")))
+            for start in study.adapt.starts
+        ]  # fmt: skip
+        lines.append(
+            f"{target}: Elo (greedy = 0; mean of {replicates} replicate(s), 95% interval): " + "; ".join(parts)
+        )
+        compared = [
+            f"{name} {c['difference']:+.0f} ({c['low']:+.0f}..{c['high']:+.0f}) {c['verdict']}"
+            for name, c in rated.get("comparisons", {}).items()
+            if name.split(" - ")[0].endswith(f"-b{largest}")
+        ]
+        lines.append(f"{target}: at b{largest}: " + "; ".join(compared))
     if lines:
         lines.append(
-            f"every cell: {paths.relative(paths.summary_table)}; the report: {paths.relative(paths.report_html)}"
+            f"every model: {paths.relative(paths.rating_table(study.targets[0]).parent)}; every cell: "
+            f"{paths.relative(paths.summary_table)}; the report: {paths.relative(paths.report_html)}"
         )
     return lines
-
-
-def _rating_line(paths: Paths, study: StudyConfig, target: str) -> list[str]:
-    """The target's Elo of every start at each budget (from ``metrics/rate``), greedy = 0."""
-    if not paths.ratings(target).is_file():
-        return []
-    ratings = json.loads(paths.ratings(target).read_text())["elo"]
-    parts = [
-        f"{start} " + " ".join(f"b{b} {r['elo']:+.0f} ({r['low']:+.0f}..{r['high']:+.0f})"
-                                for b in study.adapt.budgets if (r := ratings.get(f"{start}-b{b}")))
-        for start in study.adapt.starts
-    ]  # fmt: skip
-    return [f"{target}: Elo (greedy = 0, 95% interval): " + "; ".join(parts)]
 
 
 def print_urls(mlflow_port: int | None = None) -> None:

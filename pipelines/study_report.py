@@ -1,10 +1,12 @@
 """Stage ``report``: gather the study's results into the report's input files, render ``reports/study.html``.
 
-Inputs (``reports/README.md`` has the contract): the losses of every training run (the experts'
-``plots/losses/{v}.csv``, the meta stages' ``plots/meta/{k}.csv``) as ``data/report/losses.csv``; every
-target's evaluation rows as ``reports/evaluation.csv`` (the study's summary table, seed format); a sample game
-(JOAT after the largest adaptation against greedy, in the first target held out of meta-training) as
-``data/report/sample.pgn``; the MLflow runs of this study as ``data/report/runs.json``. Then
+Inputs (``reports/README.md`` has the contract): the losses of every training run of every replicate (the
+experts' ``plots/losses/{v}-r{r}.csv``, the meta stages' ``plots/meta/{k}-r{r}.csv``) as
+``data/report/losses.csv``; every target's evaluation rows as ``reports/evaluation.csv`` (the study's summary
+table, seed format); the ratings, curves and comparisons of every target as ``data/report/{ratings,curves,
+comparisons}.csv``; a sample game (JOAT of the first replicate after the largest adaptation against greedy, in
+the first target held out of meta-training) as ``data/report/sample.pgn``; the MLflow runs of this study as
+``data/report/runs.json``. Then
 ``pipelines.report.render_report`` executes ``reports/study.ipynb`` with papermill into offline HTML, which is
 logged with its inputs to the stage's MLflow run.
 """
@@ -12,8 +14,9 @@ logged with its inputs to the stage's MLflow run.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mlflow.tracking import MlflowClient
 from prefect import flow, get_run_logger
@@ -30,6 +33,7 @@ from pipelines.jobs import job_file
 from pipelines.paths import Paths
 from pipelines.records import (
     ComparisonRow,
+    CurveRow,
     EvaluationRow,
     LossRow,
     RatingRow,
@@ -42,6 +46,7 @@ from pipelines.report import render_report
 __all__ = ["report_flow", "study_runs"]
 
 STAGE = "report"
+R = TypeVar("R")
 
 
 @flow(name="report", flow_run_name="report", validate_parameters=False)
@@ -50,19 +55,20 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
     logger = get_run_logger()
     paths = Paths(root)
     losses = [
-        TrainingLossRow(f"expert-{variant}", "expert", variant, row.generation, row.policy, row.value, row.total)
-        for variant in study.variants
-        for row in read_rows(paths.loss_curve(variant), LossRow)
+        TrainingLossRow(f"expert-{v}", r, "expert", v, row.generation, row.policy, row.value, row.total)
+        for r in study.replicates
+        for v in study.variants
+        for row in read_rows(paths.loss_curve(v, r), LossRow)
     ]
-    for kind in KINDS:
-        losses += read_rows(paths.meta_losses(kind), TrainingLossRow)
+    for replicate in study.replicates:
+        for kind in KINDS:
+            losses += read_rows(paths.meta_losses(kind, replicate), TrainingLossRow)
     write_rows(paths.report_losses, TrainingLossRow, losses)
-    table = [row for target in study.targets for row in read_rows(paths.evaluation_table(target), EvaluationRow)]
+    table = _gather(study, paths.evaluation_table, EvaluationRow)
     write_rows(paths.summary_table, EvaluationRow, table)
-    ratings = [row for target in study.targets for row in read_rows(paths.rating_table(target), RatingRow)]
-    write_rows(paths.report_ratings, RatingRow, ratings)
-    compared = [row for target in study.targets for row in read_rows(paths.comparison_table(target), ComparisonRow)]
-    write_rows(paths.report_comparisons, ComparisonRow, compared)
+    write_rows(paths.report_ratings, RatingRow, _gather(study, paths.rating_table, RatingRow))
+    write_rows(paths.report_curves, CurveRow, _gather(study, paths.curve_table, CurveRow))
+    write_rows(paths.report_comparisons, ComparisonRow, _gather(study, paths.comparison_table, ComparisonRow))
     write_records([_sample_game(paths, study)], paths.report_sample)
     with tracking.stage_run(paths, STAGE, "study", flow_run.id) as run:
         write_json(paths.report_runs, study_runs(run.client, run.run_id))
@@ -73,6 +79,7 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
             "games_path": paths.report_sample,
             "runs_path": paths.report_runs,
             "ratings_path": paths.report_ratings,
+            "curves_path": paths.report_curves,
             "comparisons_path": paths.report_comparisons,
         }
         html = render_report(paths.report_notebook, paths.report_html, parameters)
@@ -83,21 +90,27 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
     return html
 
 
+def _gather(study: StudyConfig, path: Callable[[str], Path], cls: type[R]) -> list[R]:
+    """The rows of every target's table ``path(target)``, in target order."""
+    return [row for target in study.targets for row in read_rows(path(target), cls)]
+
+
 def _sample_game(paths: Paths, study: StudyConfig) -> GameRecord:
-    """JOAT (or the first start) after the largest budget against greedy (or the first opponent), in the first
-    held-out target (or the first target): the cell's first game."""
+    """JOAT (or the first start) of the first replicate after the largest budget against greedy (or the first
+    opponent), in the first held-out target (or the first target): the cell's first game."""
     held_out = [t for t in study.targets if t not in study.meta.train_variants]
     target = (held_out or study.targets)[0]
     start = "joat" if "joat" in study.adapt.starts else study.adapt.starts[0]
     opponents = study.opponents(target)
     opponent = "greedy" if "greedy" in opponents else opponents[0]
-    name = match_name(target, label(start, max(study.adapt.budgets)), opponent)
+    name = match_name(target, label(start, max(study.adapt.budgets), study.replicates[0]), opponent)
     return read_records(job_file(paths.jobs("evaluate", target), name, ".pgn"))[0]
 
 
 def study_runs(client: MlflowClient, own_run: str) -> dict[str, Any]:
-    """``{"parent": id, "children": {"STAGE/VARIANT": id}}``: the study's parent run (the driver's or the DVC
-    experiment's) and its latest child per DVC stage; without a parent, the latest run of each stage."""
+    """``{"parent": id, "children": {"DVC STAGE": id}}``: the study's parent run (the driver's or the DVC
+    experiment's) and its latest child per DVC stage (``adapt@gardner-0``); without a parent, the latest run of
+    each stage."""
     run = client.get_run(own_run)
     parent = run.data.tags.get("mlflow.parentRunId")
     query = f"tags.`mlflow.parentRunId` = '{parent}'" if parent else "tags.`mmc.kind` = 'stage'"
@@ -106,7 +119,10 @@ def study_runs(client: MlflowClient, own_run: str) -> dict[str, Any]:
     )
     children: dict[str, str] = {}
     for child in found:
-        name = f"{child.data.tags.get('mmc.stage', '?')}/{child.data.tags.get('variant', '?')}"
+        name = (
+            child.data.tags.get("dvc_stage")
+            or f"{child.data.tags.get('mmc.stage', '?')}/{child.data.tags.get('variant', '?')}"
+        )
         children.setdefault(name, str(child.info.run_id))
     return {
         "parent": parent or os.environ.get(tracking.PARENT_ENV, "") or "none (a bare dvc repro)",

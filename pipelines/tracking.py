@@ -53,7 +53,6 @@ __all__ = [
 EXPERIMENT = "meta-minichess"
 PARENT_ENV = "MMC_MLFLOW_PARENT_RUN_ID"
 """Environment variable with the parent run's id, set by the study driver for the stages."""
-CHAMPION_ALIAS = "champion"
 EXPERIMENT_KIND = "mlflow.experimentKind"
 """The experiment tag that tells MLflow's UI what kind of work the experiment holds (training runs here)."""
 _PARAM_BATCH = 100  # MLflow's limit of params per log_batch call
@@ -178,9 +177,9 @@ class StageRun:
     def log_text(self, text: str, name: str) -> None:
         self.client.log_text(self.run_id, text, name)
 
-    def register_model(self, net: torch.nn.Module, name: str, description: str) -> str:
+    def register_model(self, net: torch.nn.Module, name: str, description: str, replicate: int) -> str:
         """Log ``net`` (pickled: the two-headed network is no single-tensor function) and register it as ``name``
-        with alias ``champion``; the new version's number. Load it with ``models:/NAME@champion``."""
+        with alias ``r{replicate}``; the new version's number. Load it with ``models:/NAME@r0``."""
         info = mlflow.pytorch.log_model(
             net,
             name="model",
@@ -189,14 +188,17 @@ class StageRun:
             pip_requirements=[f"torch=={torch.__version__.split('+')[0]}", f"numpy=={np.__version__}"],
         )
         version = str(info.registered_model_version)
-        self.client.set_registered_model_alias(name, CHAMPION_ALIAS, version)
+        self.client.set_registered_model_alias(name, f"r{replicate}", version)
         self.client.update_model_version(name, version, description)
         return version
 
 
 @contextmanager
-def stage_run(paths: Paths, stage: str, variant: str, flow_run_id: str | None) -> Iterator[StageRun]:
-    """The child run of ``stage@variant`` under the study's parent run (see the module docstring).
+def stage_run(
+    paths: Paths, stage: str, variant: str, flow_run_id: str | None, replicate: int | None = None
+) -> Iterator[StageRun]:
+    """The child run of ``stage@variant`` (of training replicate ``replicate``, for a training stage) under the
+    study's parent run (see the module docstring).
 
     Ends ``FINISHED``, or ``FAILED`` (``KILLED`` on Ctrl-C) if the body raises; a parent of a DVC experiment
     is marked the same way.
@@ -211,12 +213,16 @@ def stage_run(paths: Paths, stage: str, variant: str, flow_run_id: str | None) -
         "mmc.kind": "stage",
         "mmc.stage": stage,
         "variant": variant,
-        "dvc_stage": os.environ.get("DVC_STAGE", f"{stage}@{variant}"),
+        "dvc_stage": os.environ.get(
+            "DVC_STAGE", f"{stage}@{variant}" + (f"-{replicate}" if replicate is not None else "")
+        ),
         "prefect_flow_run_id": flow_run_id or "",
+        **({"replicate": str(replicate)} if replicate is not None else {}),
     }
     if parent:
         tags["mlflow.parentRunId"] = parent
-    run = client.create_run(experiment, run_name=f"{stage}-{variant}", tags=tags)
+    name = f"{stage}-{variant}" + (f"-r{replicate}" if replicate is not None else "")
+    run = client.create_run(experiment, run_name=name, tags=tags)
     run_id = str(run.info.run_id)
     status = RunStatus.to_string(RunStatus.FAILED)
     try:

@@ -10,7 +10,16 @@ import numpy as np
 import pytest
 
 from mmc.play.arena import MatchResult
-from mmc.rating import Pairing, Ratings, compare, elo_difference, expected_score, fit_ratings, pairing
+from mmc.rating import (
+    Pairing,
+    Ratings,
+    compare,
+    elo_difference,
+    expected_score,
+    fit_ratings,
+    pairing,
+    replicated,
+)
 
 TRUE = {"weak": -300.0, "greedy": 0.0, "fair": 100.0, "good": 250.0, "strong": 400.0}
 
@@ -143,8 +152,72 @@ def test_compare_gives_a_verdict_from_the_interval() -> None:
         Pairing("twin", "greedy", 40, 5, 5),
     ]
     ratings = fit_ratings(pairings, "greedy", np.random.default_rng(0), samples=100)
-    better = compare(ratings, "strong", "weak")
+    rng = np.random.default_rng(1)
+    better = compare(ratings, ["strong"], ["weak"], rng)
     assert better.verdict == "better" and better.low > 0 and better.detectable == (better.high - better.low) / 2
-    assert compare(ratings, "weak", "strong").verdict == "worse"
-    same = compare(ratings, "strong", "twin")
+    assert (better.low, better.high) == pytest.approx(ratings.difference("strong", "weak")[1:])  # one replicate
+    assert better.replicates == 1 and better.spread == 0
+    assert compare(ratings, ["weak"], ["strong"], rng).verdict == "worse"
+    same = compare(ratings, ["strong"], ["twin"], rng)
     assert same.verdict == "no detectable difference" and same.low < 0 < same.high
+
+
+def _replicated_pool(a: list[float], b: list[float], games: int, seed: int) -> tuple[Ratings, list[str], list[str]]:
+    """Models ``a-r{r}`` and ``b-r{r}`` at the given true ratings (one per training replicate) with greedy and two
+    more anchors, a round robin of ``games`` games a pair, fitted."""
+    names_a = [f"a-r{r}" for r in range(len(a))]
+    names_b = [f"b-r{r}" for r in range(len(b))]
+    true = {
+        "greedy": 0.0,
+        "low": -200.0,
+        "high": 300.0,
+        **dict(zip(names_a, a, strict=True)),
+        **dict(zip(names_b, b, strict=True)),
+    }
+    rng = np.random.default_rng([games, seed])
+    return fit_ratings(simulate(true, games, rng), "greedy", rng, samples=200), names_a, names_b
+
+
+def test_paired_replicates_of_the_same_recipe_differ_by_an_interval_covering_zero() -> None:
+    """Two starts trained by one recipe: each replicate's model has its own training noise (SD 40 Elo), so their
+    paired difference over 4 replicates should cover 0 about 95% of the time, training noise included."""
+    covered, widths = 0, []
+    for seed in range(20):
+        noise = np.random.default_rng([7, seed]).normal(0, 40, size=(2, 4))
+        ratings, a, b = _replicated_pool(list(100 + noise[0]), list(100 + noise[1]), 100, seed)
+        c = compare(ratings, a, b, np.random.default_rng(seed))
+        covered += c.low < 0 < c.high
+        widths.append(c.high - c.low)
+        assert c.replicates == 4 and c.spread > 0
+        assert c.difference == pytest.approx(
+            np.mean([ratings.elo[x] - ratings.elo[y] for x, y in zip(a, b, strict=True)])
+        )
+    # the bootstrap over 4 replicates runs narrow ((n - 1) / n of the variance): allow a few more misses
+    assert covered >= 15, f"only {covered} of 20 intervals cover 0"
+    # training noise widens the interval beyond the games' own: compare with replicates that have none
+    quiet = [compare(*_pool_no_noise(seed), np.random.default_rng(seed)) for seed in range(5)]
+    assert np.mean(widths) > 1.2 * np.mean([c.high - c.low for c in quiet])
+
+
+def _pool_no_noise(seed: int) -> tuple[Ratings, list[str], list[str]]:
+    return _replicated_pool([100.0] * 4, [100.0] * 4, 100, 100 + seed)
+
+
+def test_a_real_difference_between_starts_is_found_through_training_noise() -> None:
+    noise = np.random.default_rng(3).normal(0, 30, size=(2, 4))
+    ratings, a, b = _replicated_pool(list(250 + noise[0]), list(50 + noise[1]), 100, 3)
+    c = compare(ratings, a, b, np.random.default_rng(3))
+    assert c.verdict == "better" and 100 < c.difference < 300
+    assert compare(ratings, b, a, np.random.default_rng(3)).verdict == "worse"
+    mean = replicated(ratings, a, np.random.default_rng(3))
+    assert mean.low < mean.value < mean.high and mean.replicates == 4
+    assert mean.value == pytest.approx(np.mean([ratings.elo[x] for x in a]))
+
+
+def test_replicated_rejects_mismatched_or_unknown_players() -> None:
+    ratings, a, b = _replicated_pool([100.0, 120.0], [90.0, 80.0], 30, 0)
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="as many to subtract"):
+        compare(ratings, a, b[:1], rng)
+    with pytest.raises(ValueError, match="unknown player 'nobody'"):
+        replicated(ratings, ["nobody"], rng)

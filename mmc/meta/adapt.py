@@ -31,7 +31,7 @@ __all__ = ["AdaptConfig", "Adaptation", "Adapted", "adapt", "adapt_many"]
 class AdaptConfig:
     """How every start is adapted to a target (the default study's ``params.yaml`` section ``adapt``)."""
 
-    budgets: tuple[int, ...] = (0, 20, 100)
+    budgets: tuple[int, ...] = (0, 100)
     """Self-play games of the adaptation iteration (0: the start unchanged)."""
     epochs: int = 8
     """Passes over the adaptation's games when training (replaces ``train.epochs``)."""

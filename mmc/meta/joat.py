@@ -61,7 +61,7 @@ class MetaConfig:
     """Variants in each meta-generation's task batch (drawn without replacement)."""
     generations: int = 8
     """Meta-generations (outer updates)."""
-    games: int = 64
+    games: int = 48
     """Self-play games per task per meta-generation; the multitask baseline plays the same games."""
     epsilon: float = 1.0
     """Meta step size: ``theta <- theta + epsilon * (mean theta'_i - theta)``; 1 is the seed's plain average."""

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from mmc.alphazero import AlphaZeroConfig
-from mmc.evaluate import EvaluateConfig
+from mmc.evaluate import EvaluateConfig, RateConfig
 from mmc.meta import AdaptConfig, MetaConfig
 from mmc.train import TrainConfig
 from pipelines.config import ParamsError, RunnerConfig, flatten, load_params, parse_params
@@ -27,7 +27,7 @@ def test_the_shipped_parameter_files_load() -> None:
     study = load_params(REPO / "params.yaml")
     assert study.variants == ["gardner"]
     expert = study.experts["gardner"]
-    assert expert.loop.generations >= 1 and study.evaluate.config.games >= 100
+    assert expert.loop.generations >= 1 and study.evaluate.config.games >= 30 and len(study.replicates) >= 2
     assert set(study.evaluate.opponents) >= {"random", "greedy"}
     tiny = load_params(TINY_PARAMS)
     assert set(flatten(yaml.safe_load(TINY_PARAMS.read_text()))) == set(flatten(DEFAULT))
@@ -42,7 +42,7 @@ def test_the_configs_defaults_are_the_default_study() -> None:
     assert (
         study.meta == MetaConfig() and study.adapt.config == AdaptConfig() and study.evaluate.config == EvaluateConfig()
     )
-    assert study.train == TrainConfig() and study.runner == RunnerConfig()
+    assert study.train == TrainConfig() and study.runner == RunnerConfig() and study.rate == RateConfig()
 
 
 def test_a_variant_override_changes_only_that_variant() -> None:
@@ -82,7 +82,7 @@ BAD = [
         {"search": {"simulations": -1}},
         "params.yaml: expert.variants.gardner.search.simulations: must be > 0, got -1",
     ),
-    ("expert.chunks", 1000, "params.yaml: expert.chunks: must be <= games=192, got 1000"),
+    ("expert.chunks", 1000, "params.yaml: expert.chunks: must be <= games=128, got 1000"),
     ("expert.gate_threshold", 1.5, "params.yaml: expert.gate_threshold: must be in [0, 1], got 1.5"),
     ("search.simulations", 0, "params.yaml: search.simulations: must be > 0, got 0"),
     ("search.gumbel", "yes", "params.yaml: search.gumbel: must be a bool, got 'yes'"),
@@ -90,6 +90,10 @@ BAD = [
     ("network.blocks", -1, "params.yaml: network.blocks: must be >= 0, got -1"),
     ("network.in_planes", 19, "params.yaml: network.in_planes: unknown key"),
     ("seed", -3, "params.yaml: seed: must be an int >= 0, got -3"),
+    ("replicates", [0, 0], "params.yaml: replicates: must be a list of distinct ints >= 0, got [0, 0]"),
+    ("replicates", [], "params.yaml: replicates: must be a list of distinct ints >= 0, got []"),
+    ("replicates", [-1], "params.yaml: replicates: must be a list of distinct ints >= 0, got [-1]"),
+    ("replicates", 2, "params.yaml: replicates: must be a list of ints, got 2"),
     ("evaluate.opponents", ["nobody"], "params.yaml: evaluate.opponents: 'nobody' cannot play gardner"),
     ("evaluate.opponents", "random", "params.yaml: evaluate.opponents: must be a list of strings, got 'random'"),
     ("meta.train_variants", ["gardner", "chess960"], "params.yaml: meta.train_variants: unknown variant 'chess960'"),
@@ -161,37 +165,51 @@ def test_the_command_line_stops_before_any_work(tmp_path: Path, command: list[st
 def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
     """The stages' deps cover the code their results depend on; params cover every expert key; outs are Paths'."""
     stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
-    expert, evaluate, adapt = stages["expert"]["do"], stages["evaluate"]["do"], stages["adapt"]["do"]
+    expert, evaluate, adapt = stages["expert"], stages["evaluate"]["do"], stages["adapt"]
+    meta_train, multitask = stages["meta_train"]["do"], stages["multitask"]["do"]
+    # the training stages run once per replicate; the evaluation, once per target, rates every replicate
+    assert expert["matrix"] == {"variant": "${expert.variants}", "replicate": "${replicates}"}
+    assert adapt["matrix"] == {"target": "${adapt.targets}", "replicate": "${replicates}"}
+    assert stages["meta_train"]["foreach"] == stages["multitask"]["foreach"] == "${replicates}"
+    assert stages["evaluate"]["foreach"] == "${adapt.targets}"
     assert set(EXPERT_CODE) <= set(expert["deps"]) and set(EVALUATE_CODE) <= set(evaluate["deps"])
     assert set(ADAPT_CODE) <= set(adapt["deps"])
-    assert set(META_CODE) <= set(stages["meta_train"]["deps"]) and set(META_CODE) <= set(stages["multitask"]["deps"])
+    assert set(META_CODE) <= set(meta_train["deps"]) and set(META_CODE) <= set(multitask["deps"])
     expert_keys = {f"expert.{k}" for k in DEFAULT["expert"] if k != "variants"}
-    assert set(expert["params"]) == {"seed", "network", "search", "train", "expert.variants.${key}", *expert_keys}
+    assert set(expert["params"]) == {"seed", "network", "search", "train", "expert.variants.${item.variant}",
+                                     *expert_keys}  # fmt: skip
     train_keys = {f"train.{k}" for k in DEFAULT["train"] if k != "epochs"}  # meta.epochs, adapt.epochs replace it
-    assert set(stages["meta_train"]["params"]) == {"seed", "network", "search", *train_keys, "meta"}
+    assert set(meta_train["params"]) == {"seed", "network", "search", *train_keys, "meta"}
     meta_keys = {f"meta.{k}" for k in DEFAULT["meta"] if k != "epsilon"}
-    assert set(stages["multitask"]["params"]) == {"seed", "network", "search", *train_keys, *meta_keys}
+    assert set(multitask["params"]) == {"seed", "network", "search", *train_keys, *meta_keys}
     adapt_keys = {f"adapt.{k}" for k in DEFAULT["adapt"] if k != "targets"}
     assert set(adapt["params"]) == {"seed", "network", "search", *train_keys, *adapt_keys}
-    assert set(evaluate["params"]) == {"seed", "network", "adapt.budgets", "adapt.starts", "evaluate", "rate"}
+    assert set(evaluate["params"]) == {
+        "seed", "replicates", "network", "adapt.budgets", "adapt.starts", "evaluate", "rate",
+    }  # fmt: skip
     paths = Paths(REPO)
 
     def out_paths(stage: dict[str, Any]) -> set[str]:
         entries = [*stage.get("outs", []), *stage.get("metrics", [])]
-        return {
-            (e if isinstance(e, str) else next(iter(e))).replace("${key}", "gardner").replace("${item}", "gardner")
-            for e in entries
-        }
+        names = {"${item}": "gardner", "${item.variant}": "gardner", "${item.target}": "gardner",
+                 "${item.replicate}": "1"}  # fmt: skip
+        out = set()
+        for entry in entries:
+            path = entry if isinstance(entry, str) else next(iter(entry))
+            for name, value in names.items():
+                path = path.replace(name, value)
+            out.add(path)
+        return out
 
     assert out_paths(expert) == {
         paths.relative(p)
         for p in (
-            paths.jobs("expert", "gardner"),
-            paths.champion("gardner"),
-            paths.champion("gardner").with_suffix(".json"),
-            paths.loss_curve("gardner"),
-            paths.arena_curve("gardner"),
-            paths.expert_metrics("gardner"),
+            paths.jobs("expert", "gardner-r1"),
+            paths.champion("gardner", 1),
+            paths.champion("gardner", 1).with_suffix(".json"),
+            paths.loss_curve("gardner", 1),
+            paths.arena_curve("gardner", 1),
+            paths.expert_metrics("gardner", 1),
         )
     }
     assert out_paths(evaluate) == {
@@ -202,26 +220,44 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
             paths.evaluation_metrics("gardner"),
             paths.ratings("gardner"),
             paths.rating_table("gardner"),
+            paths.curve_table("gardner"),
             paths.comparison_table("gardner"),
         )
     }
     assert out_paths(adapt) == {
         paths.relative(p)
-        for p in (paths.adapted_dir("gardner"), paths.jobs("adapt", "gardner"), paths.adapt_metrics("gardner"))
+        for p in (paths.adapted_dir("gardner", 1), paths.jobs("adapt", "gardner-r1"), paths.adapt_metrics("gardner", 1))
     }
-    for kind, stage in (("joat", "meta_train"), ("multitask", "multitask")):
-        assert out_paths(stages[stage]) == {
+    for kind, stage in (("joat", meta_train), ("multitask", multitask)):
+        assert {p.replace("gardner", "1") for p in out_paths(stage)} == {
             paths.relative(p)
             for p in (
-                paths.jobs("meta", kind),
-                paths.start_model(kind),
-                paths.start_model(kind).with_suffix(".json"),
-                paths.meta_losses(kind),
-                paths.meta_metrics(kind),
+                paths.jobs("meta", f"{kind}-r1"),
+                paths.start_model(kind, 1),
+                paths.start_model(kind, 1).with_suffix(".json"),
+                paths.meta_losses(kind, 1),
+                paths.meta_metrics(kind, 1),
             )
         }
     assert out_paths(stages["report"]) == {
         paths.relative(p) for p in (paths.report_html, paths.summary_table, paths.report_inputs)
     }
-    starts = {paths.relative(paths.start_model("joat").parent), paths.relative(paths.champion("gardner").parent)}
-    assert starts <= set(adapt["deps"]) and starts <= set(evaluate["deps"])
+    # adapt@T-R reads its own replicate's starts; evaluate@T every replicate's
+    own = {paths.relative(paths.start_model("joat", 1).parent), paths.relative(paths.champion("gardner", 1).parent)}
+    assert own == {d.replace("${item.replicate}", "1") for d in adapt["deps"] if d.startswith("models/")}
+    every = {paths.relative(paths.start_model("joat", 1).parent.parent),
+             paths.relative(paths.champion("gardner", 1).parent.parent)}  # fmt: skip
+    assert every <= set(evaluate["deps"])
+
+
+def test_a_replicate_not_in_the_parameters_stops_before_any_work(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "params.yaml").write_text(yaml.safe_dump(DEFAULT))
+    env = {**tool_env(), "PREFECT_HOME": str(tmp_path / "home"), "PYTHONPATH": str(REPO)}
+    env["PREFECT_API_URL"] = "http://127.0.0.1:9/api"
+    done = subprocess.run([sys.executable, "-m", "pipelines", "adapt", "gardner", "5"], cwd=project, env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr == f"params.yaml: replicates: has no replicate 5 ({DEFAULT['replicates']})\n"
+    assert sorted(p.name for p in project.iterdir()) == ["params.yaml"]

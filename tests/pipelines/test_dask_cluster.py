@@ -100,8 +100,8 @@ def test_expert_stage_runs_on_a_dask_cluster_started_outside_the_project(
     )
     logs = f"{run.stdout[-3000:]}\n{run.stderr[-6000:]}\n--- scheduler\n{_tail(folder / 'scheduler.log')}"
     assert run.returncode == 0, logs
-    assert (project / "models" / "champion" / "gardner.pt").is_file()
-    assert (project / "metrics" / "expert" / "gardner.json").is_file()
+    assert (project / "models" / "champion" / "r0" / "gardner.pt").is_file()  # the first replicate by default
+    assert (project / "metrics" / "expert" / "gardner-r0.json").is_file()
 
     # the fanned-out tasks ran in the cluster's worker processes, which imported the installed pipelines
     def executed(dask_worker: Any) -> dict[str, Any]:  # nested: sent by value, the workers cannot import tests/

@@ -33,6 +33,7 @@ STAGES = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 
 CHANGED = {
     "seed": 1,
+    "replicates": [0, 1, 2],
     "meta.train_variants": ["gardner", "baby", "rifle", "atomic", "mallet"],
     "meta.probs": [0.4, 0.2, 0.2, 0.2],
     "meta.tasks": 3,
@@ -73,29 +74,32 @@ def _listed(stage: str, key: str) -> bool:
 
 
 def _project(tmp_path: Path) -> Paths:
-    """Upstream models the adapt and evaluate stages load, for every start and budget a change may ask for."""
+    """Upstream models the adapt and evaluate stages load, for every start, budget and replicate a change may ask
+    for."""
     paths = Paths(tmp_path)
     study = parse_params(copy.deepcopy(DEFAULT), check_players=False)
-    for index, path in enumerate(
-        [paths.start_model("joat"), paths.start_model("multitask"), paths.champion("gardner")]
-    ):
-        net = build_network(study.network, seed=index)
-        save_checkpoint(net, net.config, path)
-    for start in ("joat", "multitask", "expert-gardner", "scratch"):
-        for budget in (0, 20, 100):
-            net = build_network(study.network, seed=budget + len(start))
-            save_checkpoint(net, net.config, paths.adapted("gardner", start, budget))
+    for replicate in CHANGED["replicates"]:
+        starts = [paths.start_model("joat", replicate), paths.start_model("multitask", replicate),
+                  paths.champion("gardner", replicate)]  # fmt: skip
+        for index, path in enumerate(starts):
+            net = build_network(study.network, seed=index + 10 * replicate)
+            save_checkpoint(net, net.config, path)
+        for start in ("joat", "multitask", "expert-gardner", "scratch"):
+            for budget in (0, 20, 100):
+                net = build_network(study.network, seed=budget + len(start) + 1000 * replicate)
+                save_checkpoint(net, net.config, paths.adapted("gardner", replicate, start, budget))
     return paths
 
 
 def _inputs(stage: str, data: dict[str, Any], paths: Paths) -> str:
+    """The inputs of ``stage`` (a training stage: of replicate 1) under the parameters ``data``."""
     study = parse_params(data, check_players=False)
     if stage == "expert":
-        return digest(expert.inputs(study, "gardner"))
+        return digest(expert.inputs(study, "gardner", 1))
     if stage in ("meta_train", "multitask"):
-        return digest(meta.inputs(study, "joat" if stage == "meta_train" else "multitask"))
+        return digest(meta.inputs(study, "joat" if stage == "meta_train" else "multitask", 1))
     if stage == "adapt":
-        return digest(adapt.inputs(study, paths, "gardner"))
+        return digest(adapt.inputs(study, paths, "gardner", 1))
     cells, variant, config, seed = evaluate.inputs(study, paths, "gardner")
     return digest((cells, variant, config, seed, evaluate.rating_inputs(study, cells, variant, seed)))
 
@@ -127,8 +131,24 @@ def test_an_expert_variant_override_changes_only_its_own_inputs(tmp_path: Path) 
     both = parse_params(data, check_players=False)
     data["expert"]["variants"]["baby"] = {"search": {"simulations": 8}}
     changed = parse_params(data, check_players=False)
-    assert digest(expert.inputs(both, "gardner")) == digest(expert.inputs(changed, "gardner"))
-    assert digest(expert.inputs(both, "baby")) != digest(expert.inputs(changed, "baby"))
+    assert digest(expert.inputs(both, "gardner", 0)) == digest(expert.inputs(changed, "gardner", 0))
+    assert digest(expert.inputs(both, "baby", 0)) != digest(expert.inputs(changed, "baby", 0))
+
+
+def test_each_replicate_trains_from_its_own_seed(tmp_path: Path) -> None:
+    """Replicates differ in their seeds and initial networks, nothing else; a replicate's inputs do not depend on
+    which other replicates the study runs."""
+    study = parse_params(copy.deepcopy(DEFAULT), check_players=False)
+    for inputs in (lambda r: expert.inputs(study, "gardner", r), lambda r: meta.inputs(study, "joat", r)):
+        first, second = inputs(0), inputs(1)
+        assert digest(first) != digest(second) and digest(first[2:-1]) == digest(second[2:-1])  # same configs
+    paths = _project(tmp_path)
+    first, second = adapt.inputs(study, paths, "gardner", 0), adapt.inputs(study, paths, "gardner", 1)
+    assert all(digest(a.seed) != digest(b.seed) for a, b in zip(first[0], second[0], strict=True))
+    data = copy.deepcopy(DEFAULT)
+    data["replicates"] = [1]
+    alone = parse_params(data, check_players=False)
+    assert digest(expert.inputs(alone, "gardner", 1)) == digest(expert.inputs(study, "gardner", 1))
 
 
 def test_changing_adapt_epochs_trains_the_adaptations_again(prefect_server: str, tmp_path: Path) -> None:
@@ -136,14 +156,15 @@ def test_changing_adapt_epochs_trains_the_adaptations_again(prefect_server: str,
     changes: dict[str, Any] = {"runner.kind": "thread", "adapt.starts": ["scratch"]}
     study = load_params(write_params(tmp_path, TINY_PARAMS, changes))
     runner = task_runner(study.runner)
-    assert adapt_flow.with_options(task_runner=runner)("gardner", study, tmp_path, return_state=True).is_completed()
-    first = load_checkpoint(paths.adapted("gardner", "scratch", 2))[0]
+    flow = adapt_flow.with_options(task_runner=runner)
+    assert flow("gardner", 0, study, tmp_path, return_state=True).is_completed()
+    first = load_checkpoint(paths.adapted("gardner", 0, "scratch", 2))[0]
     study = load_params(write_params(tmp_path, TINY_PARAMS, {**changes, "adapt.epochs": 3}))
-    state = adapt_flow.with_options(task_runner=runner)("gardner", study, tmp_path, return_state=True)
+    state = flow("gardner", 0, study, tmp_path, return_state=True)
     # the self-play is the same (the epochs do not enter it); the training is redone with 3 epochs
     assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {"train-scratch-b2"}
-    metrics = json.loads(paths.adapt_metrics("gardner").read_text())
-    record = json.loads((paths.jobs("adapt", "gardner") / "train-scratch-b2.done.json").read_text())
+    metrics = json.loads(paths.adapt_metrics("gardner", 0).read_text())
+    record = json.loads((paths.jobs("adapt", "gardner-r0") / "train-scratch-b2.done.json").read_text())
     assert len(record["summary"]["losses"]) == 3 and metrics["scratch"]["b2"]["games"] == 2
-    second = load_checkpoint(paths.adapted("gardner", "scratch", 2))[0]
+    second = load_checkpoint(paths.adapted("gardner", 0, "scratch", 2))[0]
     assert any(not a.equal(b) for a, b in zip(first.state_dict().values(), second.state_dict().values(), strict=True))

@@ -53,14 +53,14 @@ def make_inputs(folder: Path) -> dict[str, Path]:
                ("multitask", "multitask", "pooled"), ("expert-gardner", "expert", "gardner")]  # fmt: skip
     losses = _write_csv(
         folder / "losses.csv",
-        ["series", "stage", "variant", "generation", "policy", "value", "total"],
-        [[series, stage, variant, g, 2.0 - g / 4 - k / 10, 0.9 - g / 10, 2.9 - g / 3 - k / 10]
-         for k, (series, stage, variant) in enumerate(runs_of) for g in range(3)],
+        ["series", "replicate", "stage", "variant", "generation", "policy", "value", "total"],
+        [[series, r, stage, variant, g, 2.0 - g / 4 - k / 10 - r / 20, 0.9 - g / 10, 2.9 - g / 3 - k / 10]
+         for r in (0, 1) for k, (series, stage, variant) in enumerate(runs_of) for g in range(3)],
     )  # fmt: skip
     evaluation = _write_csv(
         folder / "evaluation.csv",
-        ["game", "start", "budget", "player 1", "player 2", "wins", "draws", "losses"],
-        [[game, start, budget, f"{start}@{budget}", opponent, *counts]
+        ["game", "start", "budget", "replicate", "player 1", "player 2", "wins", "draws", "losses"],
+        [[game, start, budget, 0, f"{start}@{budget}", opponent, *counts]
          for (game, start, budget, opponent), counts in EVALUATION.items()],
     )  # fmt: skip
     match = play_match(GreedyPlayer(), RandomPlayer(), "gardner", 2, np.random.default_rng(3))
@@ -69,21 +69,28 @@ def make_inputs(folder: Path) -> dict[str, Path]:
     runs.write_text(json.dumps({"parent": PARENT_RUN, "children": {"meta_train/pooled": CHILD_RUN}}))
     ratings = _write_csv(
         folder / "ratings.csv",
-        ["game", "player", "kind", "start", "budget", "elo", "low", "high", "games"],
-        [[game, f"{start}-b{budget}", "model", start, budget, elo + budget, elo - 80, elo + budget + 80, 16]
+        ["game", "player", "kind", "start", "budget", "replicate", "elo", "low", "high", "games"],
+        [[game, f"{start}-b{budget}-r0", "model", start, budget, 0, elo + budget, elo - 80, elo + budget + 80, 16]
          for game in ("gardner", "rifle") for start, elo in (("joat", 40), ("scratch", -250)) for budget in (0, 20)]
-        + [[game, anchor, "anchor", "", -1, elo, elo - half, elo + half, 40]
+        + [[game, anchor, "anchor", "", -1, -1, elo, elo - half, elo + half, 40]
            for game in ("gardner", "rifle") for anchor, elo, half in (("random", -400, 60), ("greedy", 0, 0))],
+    )  # fmt: skip
+    curves = _write_csv(
+        folder / "curves.csv",
+        ["game", "start", "budget", "elo", "low", "high", "replicates", "spread"],
+        [[game, start, budget, elo + budget, elo - 80, elo + budget + 80, 1, 0]
+         for game in ("gardner", "rifle") for start, elo in (("joat", 40), ("scratch", -250)) for budget in (0, 20)],
     )  # fmt: skip
     comparisons = _write_csv(
         folder / "comparisons.csv",
-        ["game", "budget", "a", "b", "difference", "low", "high", "verdict", "detectable"],
-        [[game, 20, "joat-b20", "scratch-b20", 290, 180, 400, "better", 110] for game in ("gardner", "rifle")]
-        + [[game, 20, f"{s}-b20", f"{s}-b0", 20, -90, 130, "no detectable difference", 110]
+        ["game", "budget", "a", "b", "difference", "low", "high", "verdict", "detectable", "replicates", "spread"],
+        [[game, 20, "joat-b20", "scratch-b20", 290, 180, 400, "better", 110, 1, 0] for game in ("gardner", "rifle")]
+        + [[game, 20, f"{s}-b20", f"{s}-b0", 20, -90, 130, "no detectable difference", 110, 1, 0]
            for game in ("gardner", "rifle") for s in ("joat", "scratch")],
     )  # fmt: skip
     return {"params_path": params, "losses_path": losses, "evaluation_path": evaluation, "games_path": games,
-            "runs_path": runs, "ratings_path": ratings, "comparisons_path": comparisons}  # fmt: skip
+            "runs_path": runs, "ratings_path": ratings, "curves_path": curves,
+            "comparisons_path": comparisons}  # fmt: skip
 
 
 def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
@@ -107,7 +114,7 @@ def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
     assert "import pandas" not in html and "params_path" not in html  # code and parameter cells are hidden
     assert 'data-mime-type="application/vnd.jupyter.stderr"' not in html and "Warning" not in html  # none shown
     for (game, start, budget, opponent), (wins, draws, losses) in EVALUATION.items():
-        row = rf"<td>{game}</td>\s*<td>{start}@{budget}</td>\s*<td>{opponent}</td>\s*"
+        row = rf"<td>{game}</td>\s*<td>0</td>\s*<td>{start}@{budget}</td>\s*<td>{opponent}</td>\s*"
         assert re.search(row + rf"<td>{wins}</td>\s*<td>{draws}</td>\s*<td>{losses}</td>", html), (game, start)
     game = re.search(r"<pre[^>]*>(start .*?)</pre>", html, re.DOTALL)  # the sample game, boards side by side
     assert game is not None and "♔" in game.group(1) and "⊙" in game.group(1)
@@ -135,9 +142,22 @@ def test_external_resources_finds_what_a_page_would_fetch() -> None:
         ("params_path", None, "no such file"),
         ("params_path", "seed: [0\n", "not YAML"),
         ("losses_path", "series,stage,variant,generation,policy,value\njoat,inner,gardner,0,1,1\n", "'total'"),
-        ("losses_path", "series,stage,variant,generation,policy,value,total\njoat,inner,g,x,1,1,2\n", "generation"),
-        ("evaluation_path", "game,start,budget,player 1,player 2,wins,draws,losses\ng,j,0,j,r,0,0,0\n", "one game"),
-        ("evaluation_path", "game,start,budget,player 1,player 2,wins,draws,losses\ng,j,0,j,r,-1,2,0\n", "'wins'"),
+        (
+            "losses_path",
+            "series,replicate,stage,variant,generation,policy,value,total\nj,0,inner,g,x,1,1,2\n",
+            "generation",
+        ),
+        (
+            "evaluation_path",
+            "game,start,budget,replicate,player 1,player 2,wins,draws,losses\ng,j,0,0,j,r,0,0,0\n",
+            "one game",
+        ),
+        (
+            "evaluation_path",
+            "game,start,budget,replicate,player 1,player 2,wins,draws,losses\ng,j,0,0,j,r,-1,2,0\n",
+            "'wins'",
+        ),
+        ("curves_path", "game,start,budget,elo,low,high,replicates,spread\ng,j,0,x,1,2,2,3\n", "'elo'"),
         ("games_path", "", "no game"),
         ("games_path", '[Variant "gardner"]\n\nb2b3 1-0\n', "missing tag"),
         ("runs_path", '{"children": {}}', "parent"),

@@ -29,7 +29,8 @@ pytestmark = pytest.mark.xdist_group("pipelines")
 
 def _expert(root: Path, **changes: object) -> str:
     study = load_params(write_params(root, TINY_PARAMS, {k.replace("__", "."): v for k, v in changes.items()}))
-    state = expert_flow.with_options(task_runner=task_runner(study.runner))("gardner", study, root, return_state=True)
+    runner = task_runner(study.runner)
+    state = expert_flow.with_options(task_runner=runner)("gardner", 0, study, root, return_state=True)
     assert state.is_completed(), state
     return str(state.state_details.flow_run_id)
 
@@ -38,7 +39,7 @@ def test_expert_flow_on_a_local_dask_cluster_then_resumes(prefect_server: str, t
     paths = Paths(tmp_path)
     flow_run_id = _expert(tmp_path, runner__kind="dask")
     # files: every job of both generations kept with its record; the champion and the curves
-    jobs = paths.jobs("expert", "gardner")
+    jobs = paths.jobs("expert", "gardner-r0")
     for generation in (0, 1):
         for chunk in (0, 1):
             record = json.loads((jobs / f"self-play-gardner-gen00{generation}-chunk0{chunk}.done.json").read_text())
@@ -47,11 +48,11 @@ def test_expert_flow_on_a_local_dask_cluster_then_resumes(prefect_server: str, t
         assert (jobs / f"train-gardner-gen00{generation}.pt").is_file()
         arena = [read_records(jobs / f"arena-gardner-gen00{generation}-chunk0{c}.pgn") for c in (0, 1)]
         assert sum(map(len, arena)) == 4
-    net, _ = load_checkpoint(paths.champion("gardner"))
-    metrics = json.loads(paths.expert_metrics("gardner").read_text())
+    net, _ = load_checkpoint(paths.champion("gardner", 0))
+    metrics = json.loads(paths.expert_metrics("gardner", 0).read_text())
     assert metrics["generations"] == 2 and metrics["selfplay_games"] == 8
-    assert paths.loss_curve("gardner").read_text().splitlines()[0] == "generation,policy,value,total,examples"
-    assert len(paths.arena_curve("gardner").read_text().splitlines()) == 3
+    assert paths.loss_curve("gardner", 0).read_text().splitlines()[0] == "generation,policy,value,total,examples"
+    assert len(paths.arena_curve("gardner", 0).read_text().splitlines()) == 3
     # Prefect: one completed task run per chunk, generation and stage
     expected = {f"self-play-gardner-gen00{g}-chunk0{c}" for g in (0, 1) for c in (0, 1)}
     expected |= {f"arena-gardner-gen00{g}-chunk0{c}" for g in (0, 1) for c in (0, 1)}
@@ -60,17 +61,18 @@ def test_expert_flow_on_a_local_dask_cluster_then_resumes(prefect_server: str, t
     # MLflow: the stage's run (no parent outside the driver), per-generation metrics, artifacts, the model
     (run,) = mlflow_runs(tmp_path)
     assert run.info.status == "FINISHED" and "mlflow.parentRunId" not in run.data.tags
-    assert run.data.tags["dvc_stage"] == "expert@gardner" and run.data.tags["prefect_flow_run_id"] == flow_run_id
+    assert run.data.tags["dvc_stage"] == "expert@gardner-0" and run.data.tags["prefect_flow_run_id"] == flow_run_id
+    assert run.info.run_name == "expert-gardner-r0" and run.data.tags["replicate"] == "0"
     assert run.data.params["expert.generations"] == "2" and run.data.params["search.simulations"] == "4"
     client = MlflowClient(paths.mlflow_uri)
     experiment = client.get_experiment(run.info.experiment_id)
     assert experiment.tags["mlflow.experimentKind"] == "custom_model_development"  # the UI opens on the runs
     assert [m.step for m in client.get_metric_history(run.info.run_id, "loss_policy")] == [0, 1]
     artifacts = {a.path for folder in ("games", "plots", "dvc") for a in client.list_artifacts(run.info.run_id, folder)}
-    assert {"plots/losses.png", "plots/arena.png", "games/arena.pgn", "dvc/gardner.json"} <= artifacts
-    version = client.get_model_version_by_alias("expert-gardner", "champion")
+    assert {"plots/losses.png", "plots/arena.png", "games/arena.pgn", "dvc/gardner-r0.json"} <= artifacts
+    version = client.get_model_version_by_alias("expert-gardner", "r0")
     assert version.run_id == run.info.run_id
-    loaded = mlflow.pytorch.load_model("models:/expert-gardner@champion")
+    loaded = mlflow.pytorch.load_model("models:/expert-gardner@r0")
     assert all(torch.equal(a, b) for a, b in zip(loaded.state_dict().values(), net.state_dict().values(), strict=True))
 
     # one more generation: the first two are kept as they are, only generation 2 runs
@@ -100,49 +102,72 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
         "evaluate.opponents": ["random", "unadapted", "fairy:nodes=1"],
     }
     study = load_params(write_params(tmp_path, TINY_PARAMS, changes))
-    joat = build_network(study.network, seed=7)
-    save_checkpoint(joat, joat.config, paths.start_model("joat"))
+    assert study.replicates == (0, 1)
     runner = task_runner(study.runner)
-    state = adapt_flow.with_options(task_runner=runner)("atomic", study, tmp_path, return_state=True)
-    assert state.is_completed(), state
-    # budget 2 of both starts: one self-play and one train task run each
-    assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {
-        f"{job}-{start}-b2" for job in ("self-play", "train") for start in ("joat", "scratch")
-    }
-    adapted = {(s, b): load_checkpoint(paths.adapted("atomic", s, b))[0] for s in ("joat", "scratch") for b in (0, 2)}
-    assert _same(adapted["joat", 0], joat) and not _same(adapted["joat", 2], joat)
-    assert _same(adapted["scratch", 0], load_start(paths, study, "scratch"))
-    adapt_metrics = json.loads(paths.adapt_metrics("atomic").read_text())
+    joat = {}
+    for replicate in study.replicates:
+        joat[replicate] = build_network(study.network, seed=7 + replicate)
+        save_checkpoint(joat[replicate], joat[replicate].config, paths.start_model("joat", replicate))
+        state = adapt_flow.with_options(task_runner=runner)("atomic", replicate, study, tmp_path, return_state=True)
+        assert state.is_completed(), state
+        # budget 2 of both starts: one self-play and one train task run each
+        assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {
+            f"{job}-{start}-b2" for job in ("self-play", "train") for start in ("joat", "scratch")
+        }
+    adapted = {
+        (s, b, r): load_checkpoint(paths.adapted("atomic", r, s, b))[0]
+        for s in ("joat", "scratch") for b in (0, 2) for r in (0, 1)
+    }  # fmt: skip
+    assert _same(adapted["joat", 0, 1], joat[1]) and not _same(adapted["joat", 2, 1], joat[1])
+    assert _same(adapted["scratch", 0, 0], load_start(paths, study, "scratch", 0))
+    assert not _same(adapted["scratch", 0, 0], adapted["scratch", 0, 1])  # each replicate its own seed
+    adapt_metrics = json.loads(paths.adapt_metrics("atomic", 1).read_text())
     assert adapt_metrics["joat"]["b0"]["games"] == 0 and adapt_metrics["joat"]["b2"]["games"] == 2
 
     state = evaluate_flow.with_options(task_runner=runner)("atomic", study, tmp_path, return_state=True)
     assert state.is_completed(), state
     metrics = json.loads(paths.evaluation_metrics("atomic").read_text())
     # no Fairy-Stockfish cell in atomic, no unadapted opponent at budget 0
-    assert {s: {b: list(cells) for b, cells in budgets.items()} for s, budgets in metrics.items()} == {
-        start: {"b0": ["random"], "b2": ["random", "unadapted"]} for start in ("joat", "scratch")
-    }
-    for budgets in metrics.values():
-        for cells in budgets.values():
-            for m in cells.values():
-                assert m["games"] == m["wins"] + m["draws"] + m["losses"] == 4
-                assert 0 <= m["ci_low"] <= m["score"] <= m["ci_high"] <= 1
-    records = read_records(paths.jobs("evaluate", "atomic") / "match-atomic-joat-b2-vs-unadapted.pgn")
-    assert len(records) == 4 and records[0].white == records[1].black == "joat-b2"
-    assert records[0].black == "joat (unadapted)"
+    assert {
+        r: {s: {b: list(cells) for b, cells in budgets.items()} for s, budgets in starts.items()}
+        for r, starts in metrics.items()
+    } == {r: {s: {"b0": ["random"], "b2": ["random", "unadapted"]} for s in ("joat", "scratch")} for r in ("r0", "r1")}
+    for starts in metrics.values():
+        for budgets in starts.values():
+            for cells in budgets.values():
+                for m in cells.values():
+                    assert m["games"] == m["wins"] + m["draws"] + m["losses"] == 4
+                    assert 0 <= m["ci_low"] <= m["score"] <= m["ci_high"] <= 1
+    records = read_records(paths.jobs("evaluate", "atomic") / "match-atomic-joat-b2-r1-vs-unadapted.pgn")
+    assert len(records) == 4 and records[0].white == records[1].black == "joat-b2-r1"
+    assert records[0].black == "joat-b0-r1"  # its own start, of its own replicate
+    # the replicates' cells against one opponent are played from the same openings
+    twin = read_records(paths.jobs("evaluate", "atomic") / "match-atomic-joat-b2-r0-vs-unadapted.pgn")
+    assert [r.moves[: r.opening_plies] for r in twin] == [r.moves[: r.opening_plies] for r in records]
     # the rating: the cells, the anchors' ladder (atomic: no Fairy-Stockfish) and each model's nearest games
     played = set(task_runs(prefect_server, str(state.state_details.flow_run_id)))
-    cell_runs = {f"match-atomic-{s}-b{b}-vs-{o}" for s in ("joat", "scratch") for b, o in cell_keys(metrics)}
+    cell_runs = {
+        f"match-atomic-{s}-b{b}-r{r}-vs-{o}" for s in ("joat", "scratch") for r in (0, 1) for b, o in cell_keys(metrics)
+    }
     ladder = {"match-atomic-random-vs-mcts_4", "match-atomic-random-vs-greedy", "match-atomic-mcts_4-vs-greedy"}
     assert cell_runs | ladder <= played and len(played) > len(cell_runs | ladder)
     rated = json.loads(paths.ratings("atomic").read_text())
     ratings = rated["elo"]
-    assert set(ratings) == {"random", "mcts:4", "greedy", *(f"{s}-b{b}" for s in ("joat", "scratch") for b in (0, 2))}
+    models = {f"{s}-b{b}-r{r}" for s in ("joat", "scratch") for b in (0, 2) for r in (0, 1)}
+    assert set(ratings) == {"random", "mcts:4", "greedy", *models}
     assert ratings["greedy"] == {"elo": 0.0, "low": 0.0, "high": 0.0, "games": ratings["greedy"]["games"]}
     assert all(r["low"] <= r["elo"] <= r["high"] and r["games"] > 0 for r in ratings.values())
     table = paths.rating_table("atomic").read_text().splitlines()
-    assert table[0] == "game,player,kind,start,budget,elo,low,high,games" and len(table) == 1 + len(ratings)
-    # the paired comparisons: joat - scratch at both budgets, each start adapted - unadapted
+    assert table[0] == "game,player,kind,start,budget,replicate,elo,low,high,games" and len(table) == 1 + len(ratings)
+    # each start's mean over the replicates, per budget
+    means = rated["starts"]
+    assert set(means) == {f"{s}-b{b}" for s in ("joat", "scratch") for b in (0, 2)}
+    mean = (ratings["joat-b2-r0"]["elo"] + ratings["joat-b2-r1"]["elo"]) / 2
+    assert means["joat-b2"]["elo"] == pytest.approx(mean, abs=0.1)
+    assert means["joat-b2"]["low"] <= means["joat-b2"]["elo"] <= means["joat-b2"]["high"]
+    curves = paths.curve_table("atomic").read_text().splitlines()
+    assert curves[0] == "game,start,budget,elo,low,high,replicates,spread" and len(curves) == 1 + 4
+    # the paired comparisons: joat - scratch at both budgets, each start adapted - unadapted; over 2 replicates
     assert set(rated["comparisons"]) == {"joat-b0 - scratch-b0", "joat-b2 - scratch-b2", "joat-b2 - joat-b0",
                                          "scratch-b2 - scratch-b0"}  # fmt: skip
     for c in rated["comparisons"].values():
@@ -151,6 +176,10 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
             "worse",
             "no detectable difference",
         )
+    paired = [ratings[f"joat-b2-r{r}"]["elo"] - ratings[f"scratch-b2-r{r}"]["elo"] for r in (0, 1)]
+    assert rated["comparisons"]["joat-b2 - scratch-b2"]["difference"] == pytest.approx(sum(paired) / 2, abs=0.2)
+    compared = paths.comparison_table("atomic").read_text().splitlines()
+    assert compared[0].endswith(",verdict,detectable,replicates,spread") and compared[1].split(",")[-2] == "2"
 
     # a rerun plays nothing; a changed evaluation setting replays every cell
     before = {p: p.stat().st_mtime_ns for p in paths.jobs("evaluate", "atomic").iterdir()}
@@ -162,7 +191,7 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
     replayed = set(task_runs(prefect_server, str(state.state_details.flow_run_id)))
     assert cell_runs <= replayed and not replayed & ladder  # the anchors' ladder does not depend on evaluate.games
     runs = {r.data.tags["dvc_stage"] for r in mlflow_runs(tmp_path)}
-    assert runs == {"adapt@atomic", "evaluate@atomic"}
+    assert runs == {"adapt@atomic-0", "adapt@atomic-1", "evaluate@atomic"}
 
 
 def test_meta_flow_resumes_inside_a_meta_generation(prefect_server: str, tmp_path: Path) -> None:
@@ -170,21 +199,21 @@ def test_meta_flow_resumes_inside_a_meta_generation(prefect_server: str, tmp_pat
     paths = Paths(tmp_path)
     study = load_params(write_params(tmp_path, TINY_PARAMS, {"runner.kind": "thread"}))
     runner = task_runner(study.runner)
-    assert meta_flow.with_options(task_runner=runner)("joat", study, tmp_path, return_state=True).is_completed()
-    theta = load_checkpoint(paths.start_model("joat"))[0]
-    jobs = paths.jobs("meta", "joat")
+    assert meta_flow.with_options(task_runner=runner)("joat", 1, study, tmp_path, return_state=True).is_completed()
+    theta = load_checkpoint(paths.start_model("joat", 1))[0]
+    jobs = paths.jobs("meta", "joat-r1")
     (jobs / "train-rifle-gen001.pt").unlink()  # its record no longer checks out
     kept = {p: p.stat().st_mtime_ns for p in jobs.iterdir() if "train-rifle-gen001" not in p.name}
-    state = meta_flow.with_options(task_runner=runner)("joat", study, tmp_path, return_state=True)
+    state = meta_flow.with_options(task_runner=runner)("joat", 1, study, tmp_path, return_state=True)
     assert state.is_completed()
     assert {p: p.stat().st_mtime_ns for p in kept} == kept
     assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {"train-rifle-gen001"}
-    assert _same(theta, load_checkpoint(paths.start_model("joat"))[0])  # the same inner update, the same theta
+    assert _same(theta, load_checkpoint(paths.start_model("joat", 1))[0])  # the same inner update, the same theta
 
 
 def cell_keys(metrics: dict[str, Any]) -> list[tuple[int, str]]:
-    """(budget, opponent) of one start's cells in the evaluation metrics."""
-    first = next(iter(metrics.values()))
+    """(budget, opponent) of one start's cells in the evaluation metrics (of the first replicate)."""
+    first = next(iter(next(iter(metrics.values())).values()))
     return [(int(b[1:]), o) for b, cells in first.items() for o in cells]
 
 

@@ -46,16 +46,15 @@ def _dvc_status(project: Path) -> dict[str, object]:
 
 
 STAGES = {
-    "expert@gardner",
-    "meta_train",
-    "multitask",
-    "adapt@gardner",
-    "adapt@atomic",
+    *(f"{stage}@{r}" for stage in ("meta_train", "multitask") for r in (0, 1)),
+    *(f"{stage}@{v}-{r}" for stage, v in (("expert", "gardner"), ("adapt", "gardner"), ("adapt", "atomic"))
+      for r in (0, 1)),
     "evaluate@gardner",
     "evaluate@atomic",
     "report",
-}
-"""The tiny profile's DVC stages (targets gardner and atomic; atomic is held out of meta-training)."""
+}  # fmt: skip
+"""The tiny profile's DVC stages (targets gardner and atomic, atomic held out of meta-training; replicates 0 and
+1 of every training stage)."""
 
 
 def _same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
@@ -68,81 +67,88 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     study = load_params(project / "params.yaml")
     done = _run(project, sys.executable, "-m", "pipelines", "study")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "gardner: joat-b2 vs random" in done.stdout and "atomic: scratch-b2 vs random" in done.stdout
+    assert "gardner: Elo (greedy = 0; mean of 2 replicate(s), 95% interval): joat b0" in done.stdout
+    assert "atomic: at b2: joat-b2 - multitask-b2" in done.stdout
 
     # DVC: every stage locked, everything up to date, metrics and plots readable
     lock = yaml.safe_load((project / "dvc.lock").read_text())["stages"]
     assert set(lock) == STAGES
-    assert {o["path"] for o in lock["meta_train"]["outs"]} >= {"data/jobs/meta/joat", "models/starts/joat.pt"}
-    assert lock["expert@gardner"]["params"]["params.yaml"]["expert.generations"] == 2
+    assert {o["path"] for o in lock["meta_train@1"]["outs"]} >= {"data/jobs/meta/joat-r1", "models/starts/r1/joat.pt"}
+    assert lock["expert@gardner-1"]["params"]["params.yaml"]["expert.generations"] == 2
+    assert lock["evaluate@atomic"]["params"]["params.yaml"]["replicates"] == [0, 1]
     assert _dvc_status(project) == {}
     shown = _run(project, "dvc", "metrics", "show", "--json").stdout
     assert '"fairy_nodes_1"' in shown and '"unadapted"' in shown and '"final_loss"' in shown
     assert _run(project, "dvc", "plots", "show", "-o", str(tmp_path / "plots")).returncode == 0
     page = (tmp_path / "plots" / "index.html").read_text()
-    assert "#plots_losses_gardner_csv" in page and "#plots_arena_gardner_csv" in page
+    assert "#plots_losses_gardner-r0_csv" in page and "#plots_arena_gardner-r1_csv" in page
+    assert not external_resources(page)  # the charting library is in the page (.dvc/config's html_template)
 
     # meta-training: every task's games and every training kept as finished jobs; the inner losses per generation
     for kind, trains in (("joat", ["gardner", "rifle"]), ("multitask", ["pooled"])):
-        kept = {p.name.removesuffix(".done.json") for p in paths.jobs("meta", kind).glob("*.done.json")}
+        kept = {p.name.removesuffix(".done.json") for p in paths.jobs("meta", f"{kind}-r1").glob("*.done.json")}
         assert kept == {
             f"{job}-{task}-gen00{g}"
             for g in (0, 1)
             for job, tasks in (("self-play", ["gardner", "rifle"]), ("train", trains))
             for task in tasks
         }
-    losses = pd.read_csv(paths.meta_losses("joat"))
+    losses = pd.read_csv(paths.meta_losses("joat", 0))
     assert set(zip(losses["stage"], losses["variant"], strict=True)) == {
         ("inner", "gardner"), ("inner", "rifle"), ("meta_train", "mean")
     }  # fmt: skip
 
-    # adaptation: a model per target, start and budget; budget 0 is the start itself
+    # adaptation: a model per target, replicate, start and budget; budget 0 is the start itself
     starts = {
-        "joat": paths.start_model("joat"),
-        "multitask": paths.start_model("multitask"),
-        "expert-gardner": paths.champion("gardner"),
+        "joat": paths.start_model("joat", 1),
+        "multitask": paths.start_model("multitask", 1),
+        "expert-gardner": paths.champion("gardner", 1),
     }
     for target in ("gardner", "atomic"):
         for start in study.adapt.starts:
             for budget in (0, 2):
-                assert paths.adapted(target, start, budget).is_file()
+                assert paths.adapted(target, 0, start, budget).is_file()
             if start in starts:
-                unchanged = load_checkpoint(paths.adapted(target, start, 0))[0]
+                unchanged = load_checkpoint(paths.adapted(target, 1, start, 0))[0]
                 assert _same_weights(unchanged, load_checkpoint(starts[start])[0])
         assert not _same_weights(
-            load_checkpoint(paths.adapted(target, "joat", 2))[0], load_checkpoint(starts["joat"])[0]
+            load_checkpoint(paths.adapted(target, 1, "joat", 2))[0], load_checkpoint(starts["joat"])[0]
         )
+    # the replicates are trained from their own seeds
+    assert not _same_weights(load_checkpoint(paths.start_model("joat", 0))[0], load_checkpoint(starts["joat"])[0])
 
     # evaluation: every cell, the counts add up; no fairy in atomic, no unadapted opponent at budget 0
     table = pd.read_csv(paths.summary_table)
-    assert list(table.columns[:8]) == ["game", "start", "budget", "player 1", "player 2", "wins", "draws", "losses"]
+    columns = ["game", "start", "budget", "replicate", "player 1", "player 2", "wins", "draws", "losses"]
+    assert list(table.columns[:9]) == columns
     assert ((table["wins"] + table["draws"] + table["losses"]) == table["games"]).all()
     assert (table["games"] == study.evaluate.config.games).all()
-    cells = {(r.game, r.start, r.budget, r["player 2"]) for _, r in table.iterrows()}
+    cells = {(r.game, r.start, r.budget, r.replicate, r["player 2"]) for _, r in table.iterrows()}
     opponents = {
         "gardner": ["random", "greedy", "unadapted", "fairy:nodes=1"],
         "atomic": ["random", "greedy", "unadapted"],
     }
     assert cells == {
-        (t, s, b, o)
+        (t, s, b, r, o)
         for t in ("gardner", "atomic")
         for s in study.adapt.starts
         for b in (0, 2)
+        for r in (0, 1)
         for o in opponents[t]
         if not (o == "unadapted" and b == 0)
     }
     evaluation = json.loads(paths.evaluation_metrics("gardner").read_text())
-    assert evaluation["joat"]["b2"]["greedy"]["games"] == study.evaluate.config.games
+    assert evaluation["r1"]["joat"]["b2"]["greedy"]["games"] == study.evaluate.config.games
     # the ratings: every model and the anchors that play the target, greedy at 0; the comparisons
     for target, anchors in (
         ("gardner", {"random", "mcts:4", "greedy", "fairy:nodes=1"}),
         ("atomic", {"random", "mcts:4", "greedy"}),
     ):
         rated = json.loads(paths.ratings(target).read_text())
-        models = {f"{s}-b{b}" for s in study.adapt.starts for b in (0, 2)}
+        models = {f"{s}-b{b}-r{r}" for s in study.adapt.starts for b in (0, 2) for r in (0, 1)}
         assert set(rated["elo"]) == models | anchors and rated["elo"]["greedy"]["elo"] == 0
+        assert set(rated["starts"]) == {f"{s}-b{b}" for s in study.adapt.starts for b in (0, 2)}
         assert "joat-b2 - multitask-b2" in rated["comparisons"] and "scratch-b2 - scratch-b0" in rated["comparisons"]
-    assert "gardner: Elo (greedy = 0, 95% interval): joat b0" in done.stdout
 
     # the report: offline HTML with every figure, the table and the run ids
     html = paths.report_html.read_text()
@@ -152,7 +158,8 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     assert any("adaptation" in f for f in figures) and any("matchup" in f for f in figures)
     assert figures[0].startswith("Elo versus adaptation budget") and "Elo axis" in figures[1]
     assert html.index("Findings") < html.index("<img alt=") and "JOAT against multitask" in html
-    assert "joat-b2" in html and "fairy:nodes=1" in html and not external_resources(html)
+    assert "joat-b2-r1" in html and "fairy:nodes=1" in html and not external_resources(html)
+    assert "2 training replicates per model: the intervals cover game and training noise" in html
 
     # MLflow: one parent, a child per stage, tagged; the registered models load
     runs = mlflow_runs(project)
@@ -165,24 +172,25 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     for run in [parent, *children.values()]:
         assert run.info.status == "FINISHED" and run.data.tags["mlflow.source.git.commit"] == head
     assert parent.data.params["meta.epsilon"] == "1.0"
-    assert parent.data.metrics["gardner.joat.b2.random.score"] >= 0
+    assert parent.data.metrics["gardner.r1.joat.b2.random.score"] >= 0
+    assert "atomic.elo.joat-b2" in parent.data.metrics
     runs_json = json.loads((paths.report_inputs / "runs.json").read_text())
     assert runs_json["parent"] == parent.info.run_id
     assert set(runs_json["children"].values()) == {r.info.run_id for r in children.values()}
     client = MlflowClient(paths.mlflow_uri)
-    meta_run = children["meta_train"].info.run_id
+    meta_run = children["meta_train@1"].info.run_id
     assert [m.step for m in client.get_metric_history(meta_run, "inner.rifle.loss_total")] == [0, 1]
     mlflow.set_tracking_uri(paths.mlflow_uri)
     for name, path in (*starts.items(),):
         registered = "expert-gardner" if name == "expert-gardner" else name
-        model = mlflow.pytorch.load_model(f"models:/{registered}@champion")
+        model = mlflow.pytorch.load_model(f"models:/{registered}@r1")
         assert _same_weights(model, load_checkpoint(path)[0])
-    artifacts = {a.path for a in client.list_artifacts(children["adapt@atomic"].info.run_id, "models/joat_b002")}
+    artifacts = {a.path for a in client.list_artifacts(children["adapt@atomic-1"].info.run_id, "models/joat_b002")}
     assert artifacts == {"models/joat_b002/joat_b002.pt", "models/joat_b002/joat_b002.json"}
     assert {a.path for a in client.list_artifacts(children["report"].info.run_id, "report")} >= {"report/study.html"}
 
     # Prefect: each stage's flow run is the one its MLflow run names, with completed task runs
-    meta_id = children["meta_train"].data.tags["prefect_flow_run_id"]
+    meta_id = children["meta_train@0"].data.tags["prefect_flow_run_id"]
     assert flow_run(prefect_server, meta_id)["state_type"] == "COMPLETED"
     assert set(task_runs(prefect_server, meta_id)) == {
         f"{job}-{v}-gen00{g}" for g in (0, 1) for job in ("self-play", "train") for v in ("gardner", "rifle")
@@ -192,7 +200,7 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     atomic = table[table["game"] == "atomic"]
     cells = {match_name("atomic", r["player 1"], r["player 2"]) for _, r in atomic.iterrows()}
     assert cells < set(evaluate_tasks) and set(evaluate_tasks.values()) == {"COMPLETED"}  # and the rating's games
-    expert_id = children["expert@gardner"].data.tags["prefect_flow_run_id"]
+    expert_id = children["expert@gardner-0"].data.tags["prefect_flow_run_id"]
     assert {name.rsplit("-chunk", 1)[0] for name in task_runs(prefect_server, expert_id)} == {
         f"{stage}-gardner-gen00{g}" for stage in ("self-play", "train", "arena") for g in (0, 1)
     }
@@ -203,11 +211,17 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     write_params(project, TINY_PARAMS, {"evaluate.games": 4})
     assert set(_dvc_status(project)) == {"evaluate@gardner", "evaluate@atomic", "report"}
     write_params(project, TINY_PARAMS, {"meta.epsilon": 0.5})
-    assert set(_dvc_status(project)) == {"meta_train", "report"}  # not multitask: it has no outer step
+    assert set(_dvc_status(project)) == {"meta_train@0", "meta_train@1", "report"}  # multitask has no outer step
     write_params(project, TINY_PARAMS, {"adapt.targets": ["gardner", "atomic", "baby"]})
-    assert set(_dvc_status(project)) == {"adapt@baby", "evaluate@baby", "report"}
+    assert set(_dvc_status(project)) == {"adapt@baby-0", "adapt@baby-1", "evaluate@baby", "report"}
     write_params(project, TINY_PARAMS, {"expert.variants": {"gardner": {}, "baby": {}}})
-    assert set(_dvc_status(project)) == {"expert@baby", "report"}
+    assert set(_dvc_status(project)) == {"expert@baby-0", "expert@baby-1", "report"}
+    # a third replicate trains only itself; every evaluation rates it with the others
+    write_params(project, TINY_PARAMS, {"replicates": [0, 1, 2]})
+    third = {f"{s}@{r}" for s in ("meta_train", "multitask") for r in (2,)} | {
+        "expert@gardner-2", "adapt@gardner-2", "adapt@atomic-2", "evaluate@gardner", "evaluate@atomic", "report"
+    }  # fmt: skip
+    assert set(_dvc_status(project)) == third
     params.write_text(original)
     assert _dvc_status(project) == {}
 
@@ -218,14 +232,14 @@ def test_kill_9_then_resume(prefect_server: str, tmp_path: Path) -> None:
     write_params(project, TINY_PARAMS, {"expert.generations": 4, "search.simulations": 8})
     paths = Paths(project)
     repro = subprocess.Popen(
-        ["dvc", "repro", "expert@gardner"],
+        ["dvc", "repro", "expert@gardner-0"],
         cwd=project,
         env=tool_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    jobs = paths.jobs("expert", "gardner")
+    jobs = paths.jobs("expert", "gardner-r0")
     deadline = time.monotonic() + 300
     arena = [jobs / f"arena-gardner-gen000-chunk0{c}.done.json" for c in (0, 1)]
     while not all(path.is_file() for path in arena):
@@ -237,14 +251,54 @@ def test_kill_9_then_resume(prefect_server: str, tmp_path: Path) -> None:
     kept = {p: (p.stat().st_mtime_ns, sha256(p)) for p in jobs.iterdir() if p.is_file() and "-gen000" in p.name}
     assert len(kept) == 2 * 3 + 3 + 2 * 2  # self-play chunks (npz, pgn, done), candidate (pt, json, done), arena
 
-    done = _run(project, "dvc", "repro", "expert@gardner")
+    done = _run(project, "dvc", "repro", "expert@gardner-0")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert {p: (p.stat().st_mtime_ns, sha256(p)) for p in kept} == kept
-    assert json.loads(paths.expert_metrics("gardner").read_text())["generations"] == 4
+    assert json.loads(paths.expert_metrics("gardner", 0).read_text())["generations"] == 4
     assert not list(project.rglob(".*.tmp"))
-    assert "expert@gardner" not in _dvc_status(project)
+    assert "expert@gardner-0" not in _dvc_status(project)
     # the killed stage's MLflow run is marked as such by the next study driver
     from pipelines.tracking import close_orphans
 
     assert len(close_orphans(paths)) >= 1
     assert {r.info.status for r in mlflow_runs(project)} <= {"FINISHED", "KILLED"}
+
+
+def test_the_rating_resumes_after_kill_9_without_replaying_finished_games(prefect_server: str, tmp_path: Path) -> None:
+    """kill -9 of `dvc repro evaluate@atomic` once some of its matches are kept; the rerun replays none of them."""
+    project = make_project(tmp_path / "project")
+    write_params(project, TINY_PARAMS, {"evaluate.games": 8, "rate.games": 8, "rate.ladder_games": 8})
+    paths = Paths(project)
+    upstream = _run(project, "dvc", "repro", "adapt@atomic-0", "adapt@atomic-1")
+    assert upstream.returncode == 0, upstream.stdout[-3000:] + upstream.stderr[-3000:]
+    repro = subprocess.Popen(
+        ["dvc", "repro", "evaluate@atomic"],
+        cwd=project,
+        env=tool_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    jobs = paths.jobs("evaluate", "atomic")
+    deadline = time.monotonic() + 300
+    while not jobs.is_dir() or len(list(jobs.glob("*.done.json"))) < 3:
+        assert repro.poll() is None and time.monotonic() < deadline, "dvc repro ended before 3 matches were kept"
+        time.sleep(0.02)
+    os.killpg(repro.pid, signal.SIGKILL)
+    repro.wait()
+    assert not paths.ratings("atomic").exists(), "killed too late to test anything"
+    kept = {p: (p.stat().st_mtime_ns, sha256(p)) for p in jobs.iterdir() if p.is_file()}
+    finished = {p.name.removesuffix(".done.json") for p in kept if p.name.endswith(".done.json")}
+
+    done = _run(project, "dvc", "repro", "evaluate@atomic")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert {p: (p.stat().st_mtime_ns, sha256(p)) for p in kept if "done.json" in p.name or p.suffix == ".pgn"} == {
+        p: v for p, v in kept.items() if "done.json" in p.name or p.suffix == ".pgn"
+    }
+    # the rerun's flow ran every other match as a task run, none of the kept ones
+    run = [r for r in mlflow_runs(project) if r.data.tags.get("dvc_stage") == "evaluate@atomic"][-1]
+    replayed = set(task_runs(prefect_server, run.data.tags["prefect_flow_run_id"]))
+    assert replayed and not replayed & finished
+    rated = json.loads(paths.ratings("atomic").read_text())
+    assert rated["elo"]["greedy"]["elo"] == 0 and "joat-b2 - joat-b0" in rated["comparisons"]
+    assert "evaluate@atomic" not in _dvc_status(project)
