@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -261,3 +262,20 @@ def test_a_replicate_not_in_the_parameters_stops_before_any_work(tmp_path: Path)
     assert done.returncode == 2
     assert done.stderr == f"params.yaml: replicates: has no replicate 5 ({DEFAULT['replicates']})\n"
     assert sorted(p.name for p in project.iterdir()) == ["params.yaml"]
+
+
+def test_the_larger_profile_in_the_readme_gives_valid_parameters() -> None:
+    """The README's `dvc exp run -S ...` line of the larger profile, applied to params.yaml, loads; every key it
+    sets exists and takes the value it says."""
+    lines = (REPO / "README.md").read_text().splitlines()
+    command = lines[lines.index("# LARGER_PROFILE (the README test checks that this line gives valid parameters)") + 1]
+    words = shlex.split(command)
+    assert words[:3] == ["dvc", "exp", "run"]
+    data = copy.deepcopy(DEFAULT)
+    settings = dict(word.split("=", 1) for word in words[4::2])
+    assert words[3::2] == ["-S"] * len(settings)
+    for key, text in settings.items():
+        assert key in flatten(DEFAULT), key
+        _set(data, key, yaml.safe_load(text))
+    study = parse_params(data, check_players=False)
+    assert study.replicates == (0, 1, 2, 3) and len(study.targets) == 5 and study.evaluate.config.games == 100
