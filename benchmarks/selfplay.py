@@ -1,11 +1,13 @@
 """Self-play speed, measured in one run, against the network's pure batched forward pass.
 
     python benchmarks/selfplay.py [--games 512] [--concurrent 256] [--simulations 200] [--workers 2] [--networks both]
+        [--precision both]
 
-For each network (the default 4x64 and a 2-block x 32-filter one) it prints:
+For each network (the default 4x64 and a 2-block x 32-filter one) and each leaf precision (float32, then
+bfloat16: ``SearchConfig.precision``) it prints:
 
-- the pure forward pass: positions/s of ``inference_copy(net)`` on a ``[concurrent, 19, 5, 5]`` batch, one
-  thread (the physical limit of that network and batch size on this core);
+- the pure forward pass: positions/s of ``inference_copy(net)`` (in that precision) on a ``[concurrent, 19, 5, 5]``
+  batch, one thread (the physical limit of that network and batch size on this core);
 - self-play: gardner games at ``--simulations`` per move with the 150-ply cap, ``--concurrent`` games
   searched together, in ``--workers`` processes of one thread each (one per core): games/hour per core
   and in total, and the positions/s the network evaluated inside self-play, with its ratio to the
@@ -26,10 +28,11 @@ from mmc.play.selfplay import self_play
 from mmc.search import NetworkLeafEvaluator, SearchConfig
 
 
-def forward_rate(config: NetworkConfig, batch: int, seconds: float = 3.0) -> float:
+def forward_rate(config: NetworkConfig, batch: int, precision: str, seconds: float = 3.0) -> float:
     """Positions/s of the evaluator's network snapshot on random input (best of three windows)."""
-    net = inference_copy(build_network(config, seed=0))
-    x = torch.randn(batch, config.in_planes, 5, 5).contiguous(memory_format=torch.channels_last)
+    dtype = torch.bfloat16 if precision == "bf16" else torch.float32
+    net = inference_copy(build_network(config, seed=0)).to(dtype)
+    x = torch.randn(batch, config.in_planes, 5, 5, dtype=dtype).contiguous(memory_format=torch.channels_last)
     best = 0.0
     with torch.inference_mode():
         for _ in range(3):
@@ -43,17 +46,17 @@ def forward_rate(config: NetworkConfig, batch: int, seconds: float = 3.0) -> flo
     return best
 
 
-def worker(args: tuple[dict[str, int], int, int, int, int]) -> dict[str, float]:
+def worker(args: tuple[dict[str, int], int, int, int, int, str]) -> dict[str, float]:
     """One core: the forward-pass reference, then self-play; numbers for this process."""
-    config_dict, games, concurrent, simulations, seed = args
+    config_dict, games, concurrent, simulations, seed, precision = args
     torch.set_num_threads(1)
     config = NetworkConfig(**config_dict)
-    self_play(NetworkLeafEvaluator(build_network(config, seed=0)), "gardner", 2, SearchConfig(simulations=8),
-              np.random.default_rng(0), concurrent=2)  # fmt: skip  # compiled code loaded
-    reference = forward_rate(config, concurrent)
-    evaluator = NetworkLeafEvaluator(build_network(config, seed=0))
+    self_play(NetworkLeafEvaluator(build_network(config, seed=0), precision=precision), "gardner", 2,
+              SearchConfig(simulations=8), np.random.default_rng(0), concurrent=2)  # fmt: skip  # code loaded
+    reference = forward_rate(config, concurrent, precision)
+    evaluator = NetworkLeafEvaluator(build_network(config, seed=0), precision=precision)
     start = time.perf_counter()
-    result = self_play(evaluator, "gardner", games, SearchConfig(simulations=simulations),
+    result = self_play(evaluator, "gardner", games, SearchConfig(simulations=simulations, precision=precision),
                        np.random.default_rng(seed), concurrent=concurrent, max_plies=150)  # fmt: skip
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "games": games, "plies": result.plies, "positions": evaluator.positions,
@@ -67,15 +70,19 @@ def main() -> None:
     parser.add_argument("--simulations", type=int, default=200)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--networks", choices=["both", "small", "default"], default="both")
+    parser.add_argument("--precision", choices=["both", "fp32", "bf16"], default="both")
     args = parser.parse_args()
+    precisions = ["fp32", "bf16"] if args.precision == "both" else [args.precision]
     networks = [("2x32", NetworkConfig(blocks=2, filters=32), args.games),
                 ("4x64 (default)", NetworkConfig(), max(args.games // 4, args.concurrent))]  # fmt: skip
     networks = {"both": networks, "small": networks[:1], "default": networks[1:]}[args.networks]
     print(f"gardner self-play, {args.simulations} simulations/move, 150-ply cap, {args.concurrent} games searched "
           f"together, {args.workers} worker processes x 1 thread")  # fmt: skip
     context = mp.get_context("spawn")
-    for label, config, games in networks:
-        jobs = [(config.to_dict(), games, args.concurrent, args.simulations, seed) for seed in range(args.workers)]
+    for (name, config, games), precision in ((n, p) for n in networks for p in precisions):
+        label = f"{name} {precision}"
+        jobs = [(config.to_dict(), games, args.concurrent, args.simulations, seed, precision)
+                for seed in range(args.workers)]  # fmt: skip
         with context.Pool(args.workers) as pool:
             results = pool.map(worker, jobs)
         seconds = max(r["seconds"] for r in results)

@@ -102,19 +102,21 @@ def play_games(
 ) -> SelfPlayResult:  # fmt: skip
     """``games`` self-play games of ``variant`` with ``net`` searching both sides (a self-play job)."""
     return self_play(
-        NetworkLeafEvaluator(net), variant, games, search, rng(seed), concurrent=min(concurrent, games),
+        NetworkLeafEvaluator(net, precision=search.precision), variant, games, search, rng(seed),
+        concurrent=min(concurrent, games),
         max_plies=max_plies, first_game_id=first_game_id, seed_label=label or "0",
     )  # fmt: skip
 
 
 def arena_match(
     candidate: PolicyValueNet, champion: PolicyValueNet, variant: str, games: int, simulations: int,
-    seed: np.random.SeedSequence, max_plies: int,
+    seed: np.random.SeedSequence, max_plies: int, precision: str = "fp32",
 ) -> MatchResult:  # fmt: skip
-    """Candidate vs champion, both with network MCTS at ``simulations`` per move, alternating colours."""
-    config = SearchConfig(simulations=simulations)
-    a = MCTSPlayer(NetworkLeafEvaluator(candidate), config, name="candidate")
-    b = MCTSPlayer(NetworkLeafEvaluator(champion), config, name="champion")
+    """Candidate vs champion, both with network MCTS at ``simulations`` per move (leaves evaluated in
+    ``precision``), alternating colours."""
+    config = SearchConfig(simulations=simulations, precision=precision)
+    a = MCTSPlayer(NetworkLeafEvaluator(candidate, precision=precision), config, name="candidate")
+    b = MCTSPlayer(NetworkLeafEvaluator(champion, precision=precision), config, name="champion")
     return play_match(a, b, variant, games, rng(seed), max_plies=max_plies)
 
 
@@ -162,6 +164,7 @@ def generation(
                     config.arena_simulations,
                     derive(seed, "arena", index, chunk),
                     config.max_plies,
+                    search.precision,
                 ),
             )
             for chunk, games in enumerate(split_match(config.arena_games, config.chunks))

@@ -86,7 +86,7 @@ class Cell:
 def _player(net: PolicyValueNet | None, name: str, variant: str, config: EvaluateConfig) -> Player:
     if net is None:
         return parse_player(name, variant=variant)
-    return MCTSPlayer(NetworkLeafEvaluator(net), config.search, name=name)
+    return MCTSPlayer(NetworkLeafEvaluator(net, precision=config.search.precision), config.search, name=name)
 
 
 def evaluation_match(

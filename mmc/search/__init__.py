@@ -4,13 +4,15 @@
 >>> results = search(states, NetworkLeafEvaluator(net), SearchConfig(simulations=64), rng, add_noise=True)
 """
 
-from mmc.search.config import SearchConfig
+from mmc.search.config import PRECISIONS, SearchConfig
 from mmc.search.dark import DarkObservation, observe, sample_boards
-from mmc.search.evaluators import LeafBatch, LeafEvaluator, NetworkLeafEvaluator, RolloutEvaluator
+from mmc.search.evaluators import BF16_TOLERANCE, LeafBatch, LeafEvaluator, NetworkLeafEvaluator, RolloutEvaluator
 from mmc.search.forest import Forest, RootStats
 from mmc.search.mcts import SearchResult, improved_policy, result_of, search, select_move
 
 __all__ = [
+    "BF16_TOLERANCE",
+    "PRECISIONS",
     "DarkObservation",
     "Forest",
     "LeafBatch",

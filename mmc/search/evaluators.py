@@ -16,8 +16,14 @@ from mmc.engine.actions import NUM_POLICY_PLANES
 from mmc.engine.state import table
 from mmc.nn.network import PolicyValueNet, inference_copy
 from mmc.search import _tree
+from mmc.search.config import PRECISIONS
 
-__all__ = ["LeafBatch", "LeafEvaluator", "NetworkLeafEvaluator", "RolloutEvaluator"]
+__all__ = ["BF16_TOLERANCE", "LeafBatch", "LeafEvaluator", "NetworkLeafEvaluator", "RolloutEvaluator"]
+
+BF16_TOLERANCE = 0.02
+"""The largest difference between a bfloat16 and a float32 evaluation of the same network and position, in a
+prior (the softmax of the logits over the legal moves) or a value (tests/search/test_evaluators.py checks it
+on the study's network shapes)."""
 
 
 class LeafBatch(NamedTuple):
@@ -44,19 +50,26 @@ class NetworkLeafEvaluator:
 
     With ``freeze=True`` (the default) it evaluates :func:`mmc.nn.inference_copy`, a snapshot of the network
     taken at construction (batch norm folded, channels-last: faster on a CPU); build a new evaluator after
-    the weights change. ``freeze=False`` runs the live module.
+    the weights change. ``freeze=False`` runs the live module. ``precision="bf16"`` evaluates the snapshot in
+    bfloat16 (weights and activations; the outputs come back as float32): on a CPU with AVX-512 BF16 about
+    twice the positions per second of float32, the outputs within :data:`BF16_TOLERANCE` of float32's.
     """
 
-    def __init__(self, net: PolicyValueNet, *, freeze: bool = True) -> None:
+    def __init__(self, net: PolicyValueNet, *, freeze: bool = True, precision: str = "fp32") -> None:
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+        if precision != "fp32" and not freeze:
+            raise ValueError(f"precision {precision!r} needs freeze=True (it evaluates a converted snapshot)")
         self.net = net
         self.device = next(net.parameters()).device
-        self.module = inference_copy(net) if freeze else net
+        self.dtype = torch.bfloat16 if precision == "bf16" else torch.float32
+        self.module = inference_copy(net).to(self.dtype) if freeze else net
         self.memory_format = torch.channels_last if freeze else torch.contiguous_format
         self.positions = 0
         """Positions evaluated so far (for throughput measurements)."""
 
     def __call__(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
-        x = torch.from_numpy(batch.planes).to(self.device).contiguous(memory_format=self.memory_format)
+        x = torch.from_numpy(batch.planes).to(self.device, self.dtype).contiguous(memory_format=self.memory_format)
         if self.module is self.net:  # the live network: evaluate in eval mode, then restore its mode
             was_training = self.net.training
             self.net.eval()

@@ -34,6 +34,8 @@ STAGES = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 CHANGED = {
     "seed": 1,
     "replicates": [0, 1, 2],
+    "search.precision": "bf16",
+    "evaluate.search.precision": "bf16",
     "meta.train_variants": ["gardner", "baby", "rifle", "atomic", "mallet"],
     "meta.probs": [0.4, 0.2, 0.2, 0.2],
     "meta.tasks": 3,
