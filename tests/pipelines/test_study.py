@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import mlflow
@@ -226,27 +227,32 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     assert _dvc_status(project) == {}
 
 
-def test_kill_9_then_resume(prefect_server: str, tmp_path: Path) -> None:
-    """kill -9 of `dvc repro` once generation 0 is done; the rerun keeps it byte for byte and finishes."""
-    project = make_project(tmp_path / "project")
-    write_params(project, TINY_PARAMS, {"expert.generations": 4, "search.simulations": 8})
-    paths = Paths(project)
+def _repro_killed_once(project: Path, stage: str, ready: Callable[[], bool]) -> None:
+    """Start `dvc repro STAGE` and kill -9 its whole process group as soon as ``ready()`` holds."""
     repro = subprocess.Popen(
-        ["dvc", "repro", "expert@gardner-0"],
+        ["dvc", "repro", stage],
         cwd=project,
         env=tool_env(),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    jobs = paths.jobs("expert", "gardner-r0")
     deadline = time.monotonic() + 300
-    arena = [jobs / f"arena-gardner-gen000-chunk0{c}.done.json" for c in (0, 1)]
-    while not all(path.is_file() for path in arena):
-        assert repro.poll() is None and time.monotonic() < deadline, "dvc repro ended before generation 0 was done"
-        time.sleep(0.05)
+    while not ready():
+        assert repro.poll() is None and time.monotonic() < deadline, f"dvc repro {stage} ended before it was killed"
+        time.sleep(0.02)
     os.killpg(repro.pid, signal.SIGKILL)
     repro.wait()
+
+
+def test_kill_9_then_resume(prefect_server: str, tmp_path: Path) -> None:
+    """kill -9 of `dvc repro` once generation 0 is done; the rerun keeps it byte for byte and finishes."""
+    project = make_project(tmp_path / "project")
+    write_params(project, TINY_PARAMS, {"expert.generations": 4, "search.simulations": 8})
+    paths = Paths(project)
+    jobs = paths.jobs("expert", "gardner-r0")
+    arena = [jobs / f"arena-gardner-gen000-chunk0{c}.done.json" for c in (0, 1)]
+    _repro_killed_once(project, "expert@gardner-0", lambda: all(path.is_file() for path in arena))
     assert not (jobs / "train-gardner-gen003.done.json").exists(), "killed too late to test anything"
     kept = {p: (p.stat().st_mtime_ns, sha256(p)) for p in jobs.iterdir() if p.is_file() and "-gen000" in p.name}
     assert len(kept) == 2 * 3 + 3 + 2 * 2  # self-play chunks (npz, pgn, done), candidate (pt, json, done), arena
@@ -271,21 +277,8 @@ def test_the_rating_resumes_after_kill_9_without_replaying_finished_games(prefec
     paths = Paths(project)
     upstream = _run(project, "dvc", "repro", "adapt@atomic-0", "adapt@atomic-1")
     assert upstream.returncode == 0, upstream.stdout[-3000:] + upstream.stderr[-3000:]
-    repro = subprocess.Popen(
-        ["dvc", "repro", "evaluate@atomic"],
-        cwd=project,
-        env=tool_env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
     jobs = paths.jobs("evaluate", "atomic")
-    deadline = time.monotonic() + 300
-    while not jobs.is_dir() or len(list(jobs.glob("*.done.json"))) < 3:
-        assert repro.poll() is None and time.monotonic() < deadline, "dvc repro ended before 3 matches were kept"
-        time.sleep(0.02)
-    os.killpg(repro.pid, signal.SIGKILL)
-    repro.wait()
+    _repro_killed_once(project, "evaluate@atomic", lambda: jobs.is_dir() and len(list(jobs.glob("*.done.json"))) >= 3)
     assert not paths.ratings("atomic").exists(), "killed too late to test anything"
     kept = {p: (p.stat().st_mtime_ns, sha256(p)) for p in jobs.iterdir() if p.is_file()}
     finished = {p.name.removesuffix(".done.json") for p in kept if p.name.endswith(".done.json")}
