@@ -155,14 +155,14 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
     return metrics
 
 
-def comparisons(study: StudyConfig) -> list[tuple[int, str, str]]:
-    """The paired comparisons that answer the study's question, as (budget, start a, start b) at budget ``budget``
-    (``b`` a start name: a's own budget-0 model, when ``a == b``): at every budget JOAT against each other start,
-    and every start adapted against itself unadapted."""
+def comparisons(study: StudyConfig) -> list[tuple[tuple[str, int], tuple[str, int]]]:
+    """The paired comparisons that answer the study's question, as ((start, budget), (start, budget)) of the
+    models ``a - b``: at every budget JOAT against each other start, and every start adapted against itself
+    unadapted (budget 0)."""
     budgets, starts = study.adapt.budgets, study.adapt.starts
-    pairs = [(b, "joat", s) for b in budgets for s in starts if "joat" in starts and s != "joat"]
+    pairs = [(("joat", b), (s, b)) for b in budgets for s in starts if "joat" in starts and s != "joat"]
     if 0 in budgets:
-        pairs += [(b, s, s) for b in budgets if b > 0 for s in starts]
+        pairs += [((s, b), (s, 0)) for b in budgets if b > 0 for s in starts]
     return pairs
 
 
@@ -191,12 +191,11 @@ def _publish_ratings(
         numbers = (round(mean.value, 1), round(mean.low, 1), round(mean.high, 1))
         curves.append(CurveRow(target, start, budget, *numbers, mean.replicates, round(mean.spread, 1)))
     compared = []
-    for budget, a, b in comparisons(study):
-        a_name, b_name = label(a, budget), label(b, 0 if a == b else budget)
-        c = compare(ratings, [label(a, budget, r) for r in replicates],
-                    [label(b, 0 if a == b else budget, r) for r in replicates], draws)  # fmt: skip
+    for a, b in comparisons(study):
+        a_name, b_name = label(*a), label(*b)
+        c = compare(ratings, [label(*a, r) for r in replicates], [label(*b, r) for r in replicates], draws)
         numbers = (round(c.difference, 1), round(c.low, 1), round(c.high, 1))
-        row = ComparisonRow(target, budget, a_name, b_name, *numbers, c.verdict, round(c.detectable, 1),
+        row = ComparisonRow(target, a[1], a_name, b_name, *numbers, c.verdict, round(c.detectable, 1),
                             c.replicates, round(c.spread, 1))  # fmt: skip
         compared.append(row)
         logger.info("%s %s - %s: %+.0f Elo (95%% %+.0f..%+.0f): %s", target, a_name, b_name, *numbers, c.verdict)

@@ -37,7 +37,7 @@ from mlflow.entities import RunStatus
 from mlflow.tracking import MlflowClient
 
 from pipelines.config import flatten
-from pipelines.paths import Paths
+from pipelines.paths import Paths, replicate_name
 
 __all__ = [
     "EXPERIMENT",
@@ -221,7 +221,7 @@ def stage_run(
     }
     if parent:
         tags["mlflow.parentRunId"] = parent
-    name = f"{stage}-{variant}" + (f"-r{replicate}" if replicate is not None else "")
+    name = f"{stage}-{variant}" if replicate is None else replicate_name(f"{stage}-{variant}", replicate)
     run = client.create_run(experiment, run_name=name, tags=tags)
     run_id = str(run.info.run_id)
     status = RunStatus.to_string(RunStatus.FAILED)
