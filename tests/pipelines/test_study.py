@@ -66,7 +66,7 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     project = make_project(tmp_path / "project")
     paths = Paths(project)
     study = load_params(project / "params.yaml")
-    done = _run(project, sys.executable, "-m", "pipelines", "study")
+    done = _run(project, sys.executable, "-m", "pipelines", "study", timeout=1200)  # two replicates; a loaded CI
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "gardner: Elo (greedy = 0; mean of 2 replicate(s), 95% interval): joat b0" in done.stdout
     assert "atomic: at b2: joat-b2 - multitask-b2" in done.stdout
