@@ -16,7 +16,8 @@ Per generation ``g`` (jobs named ``{kind}-{variant}-gen{g:03d}[-chunk{c:02d}]``)
    becomes the champion when its score reaches ``config.gate_threshold``.
 
 Every random stream is derived from the ``seed`` argument (``mmc.seeding``): ``("self-play", g, c)``,
-``("train", g)``, ``("arena", g, c)``.
+``("train", g)``, ``("arena", g, c)``. Every job runs its network on the ``device`` argument (``mmc.nn.DEVICES``,
+default ``cpu``) and hands back CPU networks and arrays.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import numpy as np
 
 from mmc.configs import ConfigError
 from mmc.fanout import Job, Runner, serial, split_evenly
+from mmc.nn.device import on_device, resolve_device
 from mmc.nn.network import PolicyValueNet
 from mmc.play.arena import MatchResult, gate, play_match, split_match
 from mmc.play.search_players import MCTSPlayer
@@ -44,7 +46,7 @@ class AlphaZeroConfig:
     """Budget of the loop; the search and training settings have configs of their own. The defaults are the
     default study's (``params.yaml``, section ``expert``)."""
 
-    generations: int = 6
+    generations: int = 12
     """Self-play -> train -> arena rounds."""
     games: int = 128
     """Self-play games per generation."""
@@ -57,7 +59,7 @@ class AlphaZeroConfig:
     """Ply cap of every game (the seed's 150)."""
     window: int = 3
     """Replay window: training reads the examples of the last ``window`` generations."""
-    arena_games: int = 40
+    arena_games: int = 0
     """Candidate vs champion games per generation (0 accepts every candidate)."""
     arena_simulations: int = 32
     """Simulations per move of both players in the arena."""
@@ -98,11 +100,13 @@ class Generation:
 
 def play_games(
     net: PolicyValueNet, variant: str, games: int, search: SearchConfig, seed: np.random.SeedSequence,
-    concurrent: int, max_plies: int, first_game_id: int = 0, label: str = "",
+    concurrent: int, max_plies: int, device: str = "cpu", first_game_id: int = 0, label: str = "",
 ) -> SelfPlayResult:  # fmt: skip
-    """``games`` self-play games of ``variant`` with ``net`` searching both sides (a self-play job)."""
+    """``games`` self-play games of ``variant`` with ``net`` searching both sides, its leaves evaluated on
+    ``device`` (a self-play job)."""
+    evaluator = NetworkLeafEvaluator(on_device(net, resolve_device(device)), precision=search.precision)
     return self_play(
-        NetworkLeafEvaluator(net, precision=search.precision), variant, games, search, rng(seed),
+        evaluator, variant, games, search, rng(seed),
         concurrent=min(concurrent, games),
         max_plies=max_plies, first_game_id=first_game_id, seed_label=label or "0",
     )  # fmt: skip
@@ -110,13 +114,14 @@ def play_games(
 
 def arena_match(
     candidate: PolicyValueNet, champion: PolicyValueNet, variant: str, games: int, simulations: int,
-    seed: np.random.SeedSequence, max_plies: int, precision: str = "fp32",
+    seed: np.random.SeedSequence, max_plies: int, precision: str = "fp32", device: str = "cpu",
 ) -> MatchResult:  # fmt: skip
     """Candidate vs champion, both with network MCTS at ``simulations`` per move (leaves evaluated in
-    ``precision``), alternating colours."""
+    ``precision`` on ``device``), alternating colours."""
     config = SearchConfig(simulations=simulations, precision=precision)
-    a = MCTSPlayer(NetworkLeafEvaluator(candidate, precision=precision), config, name="candidate")
-    b = MCTSPlayer(NetworkLeafEvaluator(champion, precision=precision), config, name="champion")
+    where = resolve_device(device)
+    a = MCTSPlayer(NetworkLeafEvaluator(on_device(candidate, where), precision=precision), config, name="candidate")
+    b = MCTSPlayer(NetworkLeafEvaluator(on_device(champion, where), precision=precision), config, name="champion")
     return play_match(a, b, variant, games, rng(seed), max_plies=max_plies)
 
 
@@ -129,25 +134,24 @@ def combine_self_play(results: Sequence[SelfPlayResult]) -> SelfPlayResult:
 
 def generation(
     index: int, champion: PolicyValueNet, champion_index: int, history: list[list[Examples]], variant: str,
-    config: AlphaZeroConfig, search: SearchConfig, training: TrainConfig, seed: np.random.SeedSequence, *,
-    run: Runner = serial,
+    config: AlphaZeroConfig, search: SearchConfig, training: TrainConfig, seed: np.random.SeedSequence,
+    device: str = "cpu", *, run: Runner = serial,
 ) -> Generation:  # fmt: skip
     """One generation: self-play with ``champion`` (appended to ``history``), train a copy on the replay
-    window, then gate it against ``champion``."""
+    window, then gate it against ``champion``; every job on ``device``."""
     tag = f"gen{index:03d}"
     jobs, first = [], index * config.games
     for chunk, games in enumerate(split_evenly(config.games, config.chunks)):
         args = (champion, variant, games, search, derive(seed, "self-play", index, chunk), config.concurrent,
-                config.max_plies, first, f"{tag}/chunk{chunk}")  # fmt: skip
+                config.max_plies, device, first, f"{tag}/chunk{chunk}")  # fmt: skip
         jobs.append(Job("self-play", (variant, tag, f"chunk{chunk:02d}"), play_games, args))
         first += games
     played = combine_self_play(run(jobs))
     history.append(played.examples)
     del history[: -config.window]  # older generations leave the replay window for good
     window = replay_window(history, config.window)
-    (trained,) = run(
-        [Job("train", (variant, tag), trained_copy, (champion, window, training, derive(seed, "train", index)))]
-    )
+    train_args = (champion, window, training, derive(seed, "train", index), device)
+    (trained,) = run([Job("train", (variant, tag), trained_copy, train_args)])
     assert isinstance(trained, Trained)
     result, accepted = None, True
     if config.arena_games:
@@ -165,6 +169,7 @@ def generation(
                     derive(seed, "arena", index, chunk),
                     config.max_plies,
                     search.precision,
+                    device,
                 ),
             )
             for chunk, games in enumerate(split_match(config.arena_games, config.chunks))
@@ -178,12 +183,15 @@ def generation(
 
 def alphazero(
     net: PolicyValueNet, variant: str, config: AlphaZeroConfig, search: SearchConfig, training: TrainConfig,
-    seed: np.random.SeedSequence, *, run: Runner = serial,
+    seed: np.random.SeedSequence, device: str = "cpu", *, run: Runner = serial,
 ) -> Iterator[Generation]:  # fmt: skip
-    """Run ``config.generations`` generations from ``net`` (left untouched), yielding each as it finishes."""
+    """Run ``config.generations`` generations from ``net`` (left untouched) with every job on ``device``
+    (``mmc.nn.DEVICES``), yielding each as it finishes."""
     champion, champion_index = net, -1
     history: list[list[Examples]] = []
     for index in range(config.generations):
-        step = generation(index, champion, champion_index, history, variant, config, search, training, seed, run=run)
+        step = generation(
+            index, champion, champion_index, history, variant, config, search, training, seed, device, run=run
+        )
         champion, champion_index = step.champion, step.champion_index
         yield step

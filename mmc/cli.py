@@ -159,19 +159,32 @@ def _perft_suite(rows: list[PerftRow]) -> int:
     return 1 if mismatches else 0
 
 
-def _player(spec: str, variant: str) -> Player:
+def _player(spec: str, variant: str, device: str) -> Player:
     try:
-        return parse_player(spec, variant=variant)
+        return parse_player(spec, variant=variant, device=device)
     except (ValueError, OSError, FairyError) as e:
         raise UsageError(str(e)) from None
 
 
+def _check_device(name: str) -> None:
+    """``--device``: one of ``mmc.nn.DEVICES`` that torch can use here."""
+    if name == "cpu":  # the default is always there; checking it would import torch, which is slow
+        return
+    from mmc.nn import DeviceError, resolve_device
+
+    try:
+        resolve_device(name)
+    except DeviceError as e:
+        raise UsageError(f"--device {e.problem}") from None
+
+
 def _check_game_args(args: argparse.Namespace) -> None:
-    """The options ``match`` and ``play`` share: ``--seed`` and ``--max-plies``."""
+    """The options ``match`` and ``play`` share: ``--seed``, ``--max-plies`` and ``--device``."""
     if args.seed < 0:
         raise UsageError(f"--seed must be >= 0, got {args.seed}")
     if not 1 <= args.max_plies <= MAX_PLIES:
         raise UsageError(f"--max-plies must be between 1 and {MAX_PLIES}, got {args.max_plies}")
+    _check_device(args.device)
 
 
 def _check_match_args(args: argparse.Namespace) -> None:
@@ -192,7 +205,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     players: list[Player] = []
     try:
         for spec in args.players:
-            players.append(_player(spec, args.variant))
+            players.append(_player(spec, args.variant, args.device))
         a, b = players
         result = play_match(
             a,
@@ -223,7 +236,7 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     _check_game_args(args)
-    opponent = _player(args.opponent, args.variant)
+    opponent = _player(args.opponent, args.variant, args.device)
     human = HumanPlayer()
     white, black = (human, opponent) if args.color == "white" else (opponent, human)
     try:
@@ -295,6 +308,14 @@ def _variant(name: str) -> str:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def _add_device(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="where network players (net:, policy:) run: auto, cpu or cuda (default cpu; auto: cuda if torch sees one)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mmc", description="meta-minichess: rules engine, self-play and study tools")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -327,6 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-plies", type=int, default=150, help=f"ply cap, at most {MAX_PLIES}: the game is drawn then (default 150)"
     )
     p.add_argument("--records", metavar="FILE", help="write the games to FILE (PGN-like, read by mmc replay)")
+    _add_device(p)
     p.set_defaults(func=cmd_match)
 
     p = sub.add_parser("play", help="play a game against a player at the terminal")
@@ -335,6 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--color", choices=("white", "black"), default="white", help="your side (default white)")
     p.add_argument("--seed", type=int, default=0, help="seed (>= 0) of the opponent's randomness (default 0)")
     p.add_argument("--max-plies", type=int, default=150, help=f"ply cap, at most {MAX_PLIES} (default 150)")
+    _add_device(p)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("replay", help="print every position of recorded games")

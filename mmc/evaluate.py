@@ -6,7 +6,8 @@ searched the same way (the study's "unadapted" opponent: the model's own start).
 (``match-{variant}-{player}-vs-{opponent}``, ``mmc.fanout``): ``config.games`` games, colours alternating, every
 pair of games from its own random opening. Cells against the same opponent draw their openings from the same
 stream (``("openings", opponent)`` of the ``seed`` argument), so models are compared on the same positions.
-This is the one implementation: the study's ``evaluate@T`` stage calls :func:`evaluate` with its runner.
+Networks run on the ``device`` argument (``mmc.nn.DEVICES``, default ``cpu``). This is the one implementation:
+the study's ``evaluate@T`` stage calls :func:`evaluate` with its runner.
 
 :func:`rate` puts the models on one Elo scale (``mmc.rating``): with the cells' games, a ladder of fixed
 anchors (random, pure MCTS, greedy, Fairy-Stockfish at several node counts) and each model's games against the
@@ -24,6 +25,7 @@ import numpy as np
 
 from mmc.configs import ConfigError
 from mmc.fanout import Job, Runner, serial
+from mmc.nn.device import on_device, resolve_device
 from mmc.nn.network import PolicyValueNet
 from mmc.play import MatchResult, Player, close_player, parse_player, play_match
 from mmc.play.search_players import MCTSPlayer
@@ -83,21 +85,22 @@ class Cell:
     """The opponent's name in records (default: ``opponent``)."""
 
 
-def _player(net: PolicyValueNet | None, name: str, variant: str, config: EvaluateConfig) -> Player:
+def _player(net: PolicyValueNet | None, name: str, variant: str, config: EvaluateConfig, device: str) -> Player:
     if net is None:
-        return parse_player(name, variant=variant)
-    return MCTSPlayer(NetworkLeafEvaluator(net, precision=config.search.precision), config.search, name=name)
+        return parse_player(name, variant=variant, device=device)
+    evaluator = NetworkLeafEvaluator(on_device(net, resolve_device(device)), precision=config.search.precision)
+    return MCTSPlayer(evaluator, config.search, name=name)
 
 
 def evaluation_match(
     net: PolicyValueNet | None, player: str, opponent: str, opponent_net: PolicyValueNet | None, opponent_name: str,
-    variant: str, config: EvaluateConfig, seed: np.random.SeedSequence,
+    variant: str, config: EvaluateConfig, seed: np.random.SeedSequence, device: str = "cpu",
 ) -> MatchResult:  # fmt: skip
     """The player (first) against the opponent: a :class:`MatchResult` from the first player's view. A network
-    searches with ``config.search``; a spec is a player of ``mmc.play.parse_player``."""
-    first = _player(net, player, variant, config)
-    other = _player(opponent_net, opponent_name or opponent, variant, config) if opponent_net else None
-    other = other or parse_player(opponent, variant=variant)
+    searches with ``config.search``; a spec is a player of ``mmc.play.parse_player``; networks run on ``device``."""
+    first = _player(net, player, variant, config, device)
+    other = _player(opponent_net, opponent_name or opponent, variant, config, device) if opponent_net else None
+    other = other or parse_player(opponent, variant=variant, device=device)
     try:
         return play_match(first, other, variant, config.games, rng(seed), opening_plies=config.opening_plies,
                           max_plies=config.max_plies)  # fmt: skip
@@ -107,10 +110,10 @@ def evaluation_match(
 
 
 def evaluate(
-    cells: Sequence[Cell], variant: str, config: EvaluateConfig, seed: np.random.SeedSequence, *,
-    run: Runner = serial,
+    cells: Sequence[Cell], variant: str, config: EvaluateConfig, seed: np.random.SeedSequence, device: str = "cpu",
+    *, run: Runner = serial,
 ) -> list[MatchResult]:  # fmt: skip
-    """Play every cell (one job each); the results in the order of ``cells``."""
+    """Play every cell (one job each, its networks on ``device``); the results in the order of ``cells``."""
     jobs = [
         Job(
             "match",
@@ -125,6 +128,7 @@ def evaluate(
                 variant,
                 config,
                 derive(seed, "openings", cell.opponent),
+                device,
             ),
         )
         for cell in cells
@@ -202,25 +206,27 @@ def ladder(anchors: Sequence[str]) -> list[tuple[str, str]]:
 
 def rate(
     models: Mapping[str, PolicyValueNet], played: Sequence[Pairing], anchors: Sequence[str], variant: str,
-    evaluate_config: EvaluateConfig, config: RateConfig, seed: np.random.SeedSequence, *, run: Runner = serial,
+    evaluate_config: EvaluateConfig, config: RateConfig, seed: np.random.SeedSequence, device: str = "cpu", *,
+    run: Runner = serial,
 ) -> Rated:  # fmt: skip
     """Elo of every model (and anchor) of ``variant``, ``config.anchor`` at 0, with 95 % intervals.
 
     ``played`` are games already played by the models (the evaluation cells; a model and its opponents named
     as in ``models`` and ``anchors``). The anchors play their ladder (``config.ladder_games`` each pairing; jobs
-    that depend on nothing but the anchors and the seed, so a job store keeps them across every other change);
-    a first fit places every model; each then plays the ``config.neighbours`` anchors nearest it that it has
-    not met, and the model next above it in rating order (``config.games`` each); the final fit over all
-    games gives the ratings, bootstrap intervals from ``("fit",)`` of ``seed``.
+    that depend on nothing but the anchors, the seed and ``device``, so a job store keeps them across every other
+    change); a first fit places every model; each then plays the ``config.neighbours`` anchors nearest it that it
+    has not met, and the model next above it in rating order (``config.games`` each); the final fit over all
+    games gives the ratings, bootstrap intervals from ``("fit",)`` of ``seed``. Networks run on ``device``.
     """
     games = evaluate(
         [Cell(a, None, b) for a, b in ladder(anchors)], variant,
-        replace(evaluate_config, games=config.ladder_games), derive(seed, "ladder"), run=run,
+        replace(evaluate_config, games=config.ladder_games), derive(seed, "ladder"), device, run=run,
     )  # fmt: skip
     pairings = [*played, *(pairing(a, b, r) for (a, b), r in zip(ladder(anchors), games, strict=True))]
     first = fit_ratings(pairings, config.anchor, rng(derive(seed, "first")), prior_draws=config.prior_draws, samples=1)
     cells = _neighbour_cells(models, anchors, first, pairings, config.neighbours)
-    games = evaluate(cells, variant, replace(evaluate_config, games=config.games), derive(seed, "neighbours"), run=run)
+    neighbour_config = replace(evaluate_config, games=config.games)
+    games = evaluate(cells, variant, neighbour_config, derive(seed, "neighbours"), device, run=run)
     pairings += [pairing(c.player, c.opponent, r) for c, r in zip(cells, games, strict=True)]
     final = fit_ratings(pairings, config.anchor, rng(derive(seed, "fit")), prior_draws=config.prior_draws,
                         samples=config.bootstrap)  # fmt: skip

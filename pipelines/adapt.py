@@ -70,9 +70,9 @@ def models(study: StudyConfig) -> list[tuple[str, int]]:
 
 def inputs(
     study: StudyConfig, paths: Paths, target: str, replicate: int
-) -> tuple[list[Adaptation], SearchConfig, TrainConfig, int, int]:
+) -> tuple[list[Adaptation], SearchConfig, TrainConfig, int, int, str]:
     """The arguments of ``mmc.meta.adapt_many`` for ``target`` in replicate ``replicate``: every start x budget
-    (budget first), the search, the adaptation's training, concurrency and ply cap."""
+    (budget first), the search, the adaptation's training, concurrency, ply cap and device."""
     config = study.adapt.config
     starts = {start: load_start(paths, study, start, replicate) for start in study.adapt.starts}
     seed = derive(study.training_seed(replicate), STAGE, target)
@@ -80,7 +80,7 @@ def inputs(
         Adaptation(label(start, budget), starts[start], target, budget, derive(seed, "budget", budget))
         for start, budget in models(study)
     ]
-    return adaptations, study.search, config.training(study.train), config.concurrent, config.max_plies
+    return adaptations, study.search, config.training(study.train), config.concurrent, config.max_plies, study.device
 
 
 @flow(name="adapt", flow_run_name="adapt-{target}-r{replicate}", validate_parameters=False)
@@ -93,8 +93,10 @@ def adapt_flow(target: str, replicate: int, study: StudyConfig, root: Path) -> d
     store = job_store(paths, STAGE, replicate_name(target, replicate), ADAPT_CODE, study.runner)
     with tracking.stage_run(paths, STAGE, target, flow_run.id, replicate) as run:
         run.log_params(flatten(_logged_params(study, target, replicate)))
-        adaptations, search, training, concurrent, max_plies = inputs(study, paths, target, replicate)
-        adapted = adapt_many(adaptations, search, training, concurrent=concurrent, max_plies=max_plies, run=store)
+        adaptations, search, training, concurrent, max_plies, device = inputs(study, paths, target, replicate)
+        adapted = adapt_many(
+            adaptations, search, training, concurrent=concurrent, max_plies=max_plies, device=device, run=store
+        )
         store.finish(logger, replicate_name(target, replicate))
         metrics: dict[str, dict[str, Any]] = {}
         for (start, budget), item, result in zip(models(study), adaptations, adapted, strict=True):
@@ -142,6 +144,7 @@ def _logged_params(study: StudyConfig, target: str, replicate: int) -> dict[str,
         "seed": study.seed,
         "replicate": replicate,
         "target": target,
+        "device": study.device,
         "adapt": {"starts": study.adapt.starts, **study.adapt.config.__dict__},
         "search": study.search.__dict__,
         "train": study.train.__dict__,

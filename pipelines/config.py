@@ -6,6 +6,7 @@ the study runs::
 
     seed: 0                       # root of every random stream (mmc.seeding)
     replicates: [0, 1]            # training replicates: expert, meta, multitask and adapt run once for each
+    device: cpu                   # where self-play, training and evaluation run their networks (mmc.nn.DEVICES)
     network: {blocks, filters, value_hidden}          # mmc.nn.NetworkConfig
     search: {...every SearchConfig field...}          # self-play search (mmc.search.SearchConfig)
     train: {...every TrainConfig field...}            # mmc.train.TrainConfig
@@ -44,7 +45,7 @@ from mmc.engine import VARIANTS
 from mmc.evaluate import EvaluateConfig, RateConfig
 from mmc.evaluate import slug as opponent_slug
 from mmc.meta import AdaptConfig, MetaConfig
-from mmc.nn import NetworkConfig
+from mmc.nn import DeviceError, NetworkConfig, resolve_device
 from mmc.play import close_player, parse_player
 from mmc.search import SearchConfig
 from mmc.train import TrainConfig
@@ -66,7 +67,10 @@ RUNNER_KINDS = ("process", "dask", "thread")
 """``process``: a local process pool; ``dask``: a Dask cluster (``address``) or a local one; ``thread``: in-process."""
 NETWORK_KEYS = ("blocks", "filters", "value_hidden")
 """The network's settable shape; its input and output planes are fixed by the engine."""
-SECTIONS = ("seed", "replicates", "network", "search", "train", "expert", "meta", "adapt", "evaluate", "rate", "runner")
+SECTIONS = (
+    "seed", "replicates", "device", "network", "search", "train", "expert", "meta", "adapt", "evaluate", "rate",
+    "runner",
+)  # fmt: skip
 UNADAPTED = "unadapted"
 """The evaluation opponent that is the adapted model's own starting model (cells with budget > 0 only)."""
 SCRATCH = "scratch"
@@ -154,6 +158,9 @@ class StudyConfig:
     replicates: tuple[int, ...]
     """Training replicates: every training stage (expert, meta_train, multitask, adapt) runs once for each, from
     its own seed (:meth:`training_seed`); the evaluation rates them together and pairs them."""
+    device: str
+    """Where the jobs run their networks (``mmc.nn.DEVICES``: ``auto``, ``cpu``, ``cuda``), as written: each job
+    resolves it when it starts. Checked here: ``cuda`` where torch sees none stops the study before any work."""
     network: NetworkConfig
     search: SearchConfig
     """The shared self-play search (meta stages and adaptation; an expert's may be overridden per variant)."""
@@ -222,6 +229,11 @@ def parse_params(data: Any, source: str = "params.yaml", *, check_players: bool 
     replicates = root.typed(mapping["replicates"], "replicates", tuple[int, ...])
     if not replicates or min(replicates) < 0 or len(set(replicates)) < len(replicates):
         raise root.error("replicates", f"must be a list of distinct ints >= 0, got {list(replicates)}")
+    device = root.typed(mapping["device"], "device", str)
+    try:
+        resolve_device(device)
+    except DeviceError as error:
+        raise root.error("device", error.problem) from None
     network = root.build(NetworkConfig, root.mapping(mapping["network"], "network"), "network", keys=NETWORK_KEYS)
     experts = _experts(root, mapping)
     search = root.build(SearchConfig, mapping["search"], "search")
@@ -240,7 +252,7 @@ def parse_params(data: Any, source: str = "params.yaml", *, check_players: bool 
     _check_anchors(root, rate, targets, check_players)
     runner = root.build(RunnerConfig, mapping["runner"], "runner")
     return StudyConfig(
-        seed, replicates, network, search, train, experts, meta, adapt, evaluate, rate, runner, raw=mapping
+        seed, replicates, device, network, search, train, experts, meta, adapt, evaluate, rate, runner, raw=mapping
     )
 
 

@@ -67,10 +67,10 @@ def cells(study: StudyConfig, target: str) -> list[tuple[int, str, int, str]]:
 
 def inputs(
     study: StudyConfig, paths: Paths, target: str
-) -> tuple[list[Cell], str, EvaluateConfig, np.random.SeedSequence]:
+) -> tuple[list[Cell], str, EvaluateConfig, np.random.SeedSequence, str]:
     """The arguments of ``mmc.evaluate.evaluate`` for ``target``: its cells (networks loaded), the variant, the
-    evaluation config and the seed (``("evaluate", target)`` of the study's seed: the same openings for every
-    replicate); :func:`rating_inputs` has the rating's."""
+    evaluation config, the seed (``("evaluate", target)`` of the study's seed: the same openings for every
+    replicate) and the device; :func:`rating_inputs` has the rating's."""
     adapted: dict[tuple[int, str, int], PolicyValueNet] = {}
     starts: dict[tuple[int, str], PolicyValueNet] = {}
     out: list[Cell] = []
@@ -87,7 +87,7 @@ def inputs(
             out.append(Cell(player, adapted[key], spec, opponent, _opponent_name(study, start, spec, replicate)))
         else:
             out.append(Cell(player, adapted[key], spec))
-    return out, target, study.evaluate.config, derive(root(study.seed), STAGE, target)
+    return out, target, study.evaluate.config, derive(root(study.seed), STAGE, target), study.device
 
 
 def _opponent_name(study: StudyConfig, start: str, spec: str, replicate: int) -> str:
@@ -117,15 +117,16 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
     paths = Paths(root)
     store = job_store(paths, STAGE, target, EVALUATE_CODE, study.runner)
     with tracking.stage_run(paths, STAGE, target, flow_run.id) as run:
-        run.log_params(flatten({"seed": study.seed, "target": target, "evaluate": _logged(study)}))
-        matches, variant, config, seed = inputs(study, paths, target)
-        results = evaluate(matches, variant, config, seed, run=store)
+        logged = {"seed": study.seed, "target": target, "device": study.device, "evaluate": _logged(study)}
+        run.log_params(flatten(logged))
+        matches, variant, config, seed, device = inputs(study, paths, target)
+        results = evaluate(matches, variant, config, seed, device, run=store)
         played = [
             Pairing(cell.player, cell.opponent_name or cell.opponent, r.wins, r.draws, r.losses)
             for cell, r in zip(matches, results, strict=True)
         ]
         rated_nets, anchors, rate_config, rate_seed = rating_inputs(study, matches, target, seed)
-        rated = rate(rated_nets, played, anchors, variant, config, rate_config, rate_seed, run=store)
+        rated = rate(rated_nets, played, anchors, variant, config, rate_config, rate_seed, device, run=store)
         store.finish(logger, target)
         _publish_ratings(paths, study, target, rated.ratings, derive(rate_seed, "replicates"), run)
         metrics: dict[str, Any] = {}

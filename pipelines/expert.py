@@ -42,14 +42,14 @@ SAMPLE_GAMES = 8
 
 def inputs(
     study: StudyConfig, variant: str, replicate: int
-) -> tuple[PolicyValueNet, str, AlphaZeroConfig, SearchConfig, TrainConfig, np.random.SeedSequence]:
+) -> tuple[PolicyValueNet, str, AlphaZeroConfig, SearchConfig, TrainConfig, np.random.SeedSequence, str]:
     """The arguments of ``mmc.alphazero.alphazero`` for ``variant``'s expert in replicate ``replicate``: the
-    initial network, the variant, its loop, search and training configs, and its seed (``("expert", variant)``
-    of the replicate's)."""
+    initial network, the variant, its loop, search and training configs, its seed (``("expert", variant)`` of
+    the replicate's) and the device."""
     config = study.experts[variant]
     seed = derive(study.training_seed(replicate), STAGE, variant)
     net = build_network(study.network, int_seed(derive(seed, "network")))
-    return net, variant, config.loop, config.search, config.train, seed
+    return net, variant, config.loop, config.search, config.train, seed, study.device
 
 
 @flow(name="expert", flow_run_name="expert-{variant}-r{replicate}", validate_parameters=False)
@@ -117,6 +117,7 @@ def _logged_params(study: StudyConfig, variant: str, replicate: int) -> dict[str
         "seed": study.seed,
         "replicate": replicate,
         "variant": variant,
+        "device": study.device,
         "network": study.network.to_dict(),
         "expert": config.loop.__dict__,
         "search": config.search.__dict__,

@@ -46,12 +46,12 @@ SAMPLE_GAMES = 4
 
 def inputs(
     study: StudyConfig, kind: str, replicate: int
-) -> tuple[str, PolicyValueNet, MetaConfig, SearchConfig, TrainConfig, np.random.SeedSequence]:
+) -> tuple[str, PolicyValueNet, MetaConfig, SearchConfig, TrainConfig, np.random.SeedSequence, str]:
     """The arguments of ``mmc.meta.meta_train`` for ``kind`` in replicate ``replicate``: the same network and seed
-    for both kinds."""
+    for both kinds, and the device."""
     seed = derive(study.training_seed(replicate), "meta")
     net = build_network(study.network, int_seed(derive(seed, "network")))
-    return kind, net, study.meta, study.search, study.train, seed
+    return kind, net, study.meta, study.search, study.train, seed, study.device
 
 
 @flow(name="meta", flow_run_name="{kind}-r{replicate}", validate_parameters=False)
@@ -121,6 +121,7 @@ def _logged_params(study: StudyConfig, kind: str, replicate: int) -> dict[str, A
         "seed": study.seed,
         "replicate": replicate,
         "kind": kind,
+        "device": study.device,
         "network": study.network.to_dict(),
         "meta": asdict(study.meta),
         "search": asdict(study.search),

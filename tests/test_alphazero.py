@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.alphazero import AlphaZeroConfig, alphazero
+from mmc.alphazero import AlphaZeroConfig, alphazero, arena_match, play_games
 from mmc.configs import ConfigError
 from mmc.fanout import Job
-from mmc.nn import NetworkConfig, build_network
+from mmc.nn import DeviceError, NetworkConfig, build_network
 from mmc.play import gate
 from mmc.search import SearchConfig
 from mmc.seeding import root
-from mmc.train import TrainConfig
+from mmc.train import TrainConfig, trained_copy
 
 TINY = AlphaZeroConfig(generations=2, games=4, chunks=2, concurrent=4, max_plies=30, window=2, arena_games=4,
                        arena_simulations=4)  # fmt: skip
@@ -83,3 +83,34 @@ def test_the_runner_sees_every_job_and_the_order_of_execution_changes_nothing() 
         )
     other = list(alphazero(net, "gardner", TINY, SearchConfig(simulations=4), TrainConfig(epochs=1), root(6)))
     assert other[0].self_play.records != serial_steps[0].self_play.records
+
+
+def test_the_jobs_on_device_cpu_compute_what_they_did_before() -> None:
+    """``device="cpu"`` is the default, bit for bit: the same games, the same trained weights, the same arena."""
+    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    search = SearchConfig(simulations=4)
+    played = play_games(net, "gardner", 2, search, root(1), 2, 30)
+    assert play_games(net, "gardner", 2, search, root(1), 2, 30, "cpu").records == played.records
+    default = trained_copy(net, played.examples, TrainConfig(epochs=1), root(2))
+    on_cpu = trained_copy(net, played.examples, TrainConfig(epochs=1), root(2), "cpu")
+    assert default.losses == on_cpu.losses
+    pairs = zip(default.net.state_dict().values(), on_cpu.net.state_dict().values(), strict=True)
+    assert all(torch.equal(a, b) for a, b in pairs)
+    arena = arena_match(default.net, net, "gardner", 2, 4, root(3), 30)
+    assert arena_match(default.net, net, "gardner", 2, 4, root(3), 30, "fp32", "cpu") == arena
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="torch sees a CUDA device here")
+def test_a_job_on_cuda_without_one_stops_before_it_plays() -> None:
+    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    with pytest.raises(DeviceError, match="torch sees no CUDA device"):
+        play_games(net, "gardner", 2, SearchConfig(simulations=4), root(1), 2, 30, "cuda")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="torch sees no CUDA device here")
+def test_a_generation_on_cuda_hands_back_cpu_networks() -> None:
+    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    config = replace(TINY, generations=1)
+    (step,) = alphazero(net, "gardner", config, SearchConfig(simulations=4), TrainConfig(epochs=1), root(0), "cuda")
+    assert len(step.self_play.records) == 4 and step.arena is not None and step.arena.games == 4
+    assert not next(step.candidate.parameters()).is_cuda and not next(net.parameters()).is_cuda

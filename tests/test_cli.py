@@ -10,8 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from mmc.cli import main
+from mmc.nn import NetworkConfig, build_network, save_checkpoint
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -244,6 +246,11 @@ def test_play_as_black_to_the_end_of_a_capped_game(
         (["play", "--variant", "gardner", "--opponent", "nobody"], "unknown player 'nobody'"),
         (["play", "--variant", "gardner", "--opponent", "random", "--color", "red"], "invalid choice: 'red'"),
         (["play", "--variant", "gardner", "--opponent", "random", "--seed", "-5"], "--seed must be >= 0, got -5"),
+        (
+            ["match", "greedy", "random", "--variant", "gardner", "--device", "gpu"],
+            "--device must be one of auto, cpu, cuda, got 'gpu'",
+        ),
+        (["play", "--variant", "gardner", "--opponent", "random", "--device", "tpu"], "--device must be one of auto"),
         (["play", "--variant", "gardner", "--opponent", "random", "--max-plies", "0"], "--max-plies must be between"),
         (
             ["play", "--variant", "gardner", "--opponent", "random", "--max-plies", "99999999999"],
@@ -259,6 +266,28 @@ def test_bad_match_play_replay_input_is_one_line(
     assert (code, out) == (2, "")
     assert len(err.strip().splitlines()) == 1
     assert err.startswith("mmc: error: ") and needle in err
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="torch sees a CUDA device here")
+@pytest.mark.parametrize("command", [["match", "greedy", "random"], ["play", "--opponent", "random"]])
+def test_device_cuda_without_one_is_one_line(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    code, out, err = run(capsys, *command, "--variant", "gardner", "--device", "cuda")
+    assert (code, out) == (2, "")
+    assert err == "mmc: error: --device cuda, but torch sees no CUDA device (use auto or cpu)\n"
+
+
+def test_a_network_player_runs_on_the_device_asked_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    model = save_checkpoint(net, net.config, tmp_path / "model.pt")
+    texts = []
+    for device in ("cpu", "auto"):
+        records = tmp_path / f"{device}.pgn"
+        argv = ["match", f"net:{model}:sims=2", "random", "--variant", "gardner", "--games", "2", "--max-plies", "20"]
+        code, out, _ = run(capsys, *argv, "--device", device, "--records", str(records))
+        assert code == 0 and out.startswith(f"net:{model}:sims=2 vs random on gardner: "), out
+        texts.append(records.read_text())
+    if not torch.cuda.is_available():  # auto is the CPU here: the same games
+        assert texts[0] == texts[1]
 
 
 def test_replay_of_a_game_not_in_the_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,7 +4,8 @@
 JOAT's meta-generation adapts theta to every task of its batch this way (``mmc.meta.joat``), and the
 study's ``adapt@T`` stage adapts every start to every target with every budget. Both call
 :func:`adapt_many`, which hands its self-play jobs and then its training jobs to the runner (``mmc.fanout``).
-Budgets count self-play games; budget 0 is the start unchanged.
+Budgets count self-play games; budget 0 is the start unchanged. The jobs run their networks on the ``device``
+argument (``mmc.nn.DEVICES``, default ``cpu``).
 """
 
 from __future__ import annotations
@@ -82,9 +83,10 @@ class Adapted:
 
 def adapt_many(
     adaptations: Sequence[Adaptation], search: SearchConfig, training: TrainConfig, *, concurrent: int,
-    max_plies: int, run: Runner = serial,
+    max_plies: int, device: str = "cpu", run: Runner = serial,
 ) -> list[Adapted]:  # fmt: skip
-    """Every adaptation: all the self-play jobs, then all the training jobs (each a trained copy of its start).
+    """Every adaptation: all the self-play jobs, then all the training jobs (each a trained copy of its start), their
+    networks on ``device``.
 
     Budget 0 returns a copy of the start with identical weights. A start is never modified.
     """
@@ -92,8 +94,8 @@ def adapt_many(
         if item.games < 0:
             raise ValueError(f"adaptation budget must be >= 0 games, got {item.games}")
     playing = [item for item in adaptations if item.games > 0]
-    played = run([_self_play_job(item, search, concurrent, max_plies) for item in playing])
-    trained = run([_train_job(item, games, training) for item, games in zip(playing, played, strict=True)])
+    played = run([_self_play_job(item, search, concurrent, max_plies, device) for item in playing])
+    trained = run([_train_job(item, games, training, device) for item, games in zip(playing, played, strict=True)])
     done = iter(zip(played, trained, strict=True))
     results = []
     for item in adaptations:
@@ -105,25 +107,28 @@ def adapt_many(
     return results
 
 
-def _self_play_job(item: Adaptation, search: SearchConfig, concurrent: int, max_plies: int) -> Job[SelfPlayResult]:
+def _self_play_job(
+    item: Adaptation, search: SearchConfig, concurrent: int, max_plies: int, device: str
+) -> Job[SelfPlayResult]:
     seed = derive(item.seed, "self-play")
-    args = (item.start, item.variant, item.games, search, seed, concurrent, max_plies)
+    args = (item.start, item.variant, item.games, search, seed, concurrent, max_plies, device)
     return Job("self-play", (item.label,), play_games, args)
 
 
-def _train_job(item: Adaptation, played: SelfPlayResult, training: TrainConfig) -> Job[Trained]:
-    args = (item.start, played.examples, training, derive(item.seed, "train"))
+def _train_job(item: Adaptation, played: SelfPlayResult, training: TrainConfig, device: str) -> Job[Trained]:
+    args = (item.start, played.examples, training, derive(item.seed, "train"), device)
     return Job("train", (item.label,), trained_copy, args)
 
 
 def adapt(
     start: PolicyValueNet, variant: str, games: int, search: SearchConfig, training: TrainConfig,
-    seed: np.random.SeedSequence, *, concurrent: int = 100, max_plies: int = 150, run: Runner = serial,
+    seed: np.random.SeedSequence, *, concurrent: int = 100, max_plies: int = 150, device: str = "cpu",
+    run: Runner = serial,
 ) -> Adapted:  # fmt: skip
     """Self-play ``games`` games of ``variant`` with ``start``, then train a copy of it on them once.
 
     ``games == 0`` returns a copy of ``start`` with identical weights. ``start`` itself is never modified.
     """
     (adapted,) = adapt_many([Adaptation(variant, start, variant, games, seed)], search, training,
-                            concurrent=concurrent, max_plies=max_plies, run=run)  # fmt: skip
+                            concurrent=concurrent, max_plies=max_plies, device=device, run=run)  # fmt: skip
     return adapted

@@ -11,7 +11,8 @@ them on disk.
 Random streams, from the ``seed`` argument (``mmc.seeding``): the task batch of meta-generation ``g`` from
 ``("tasks", g)``; task ``t``'s self-play from ``("task", g, t, "self-play")`` and its inner update from
 ``("task", g, t, "train")``; multitask's training from ``("pooled", g, "train")``. Given the same seed and
-starting network, both kinds draw the same batches and play the same first meta-generation's games.
+starting network, both kinds draw the same batches and play the same first meta-generation's games. Every job
+runs its network on the ``device`` argument (``mmc.nn.DEVICES``, default ``cpu``).
 """
 
 from __future__ import annotations
@@ -132,16 +133,16 @@ def _tag(index: int) -> str:
 
 def joat_generation(
     index: int, theta: PolicyValueNet, tasks: Sequence[str], config: MetaConfig, search: SearchConfig,
-    training: TrainConfig, seed: np.random.SeedSequence, *, run: Runner = serial,
+    training: TrainConfig, seed: np.random.SeedSequence, device: str = "cpu", *, run: Runner = serial,
 ) -> MetaGeneration:  # fmt: skip
     """Adapt a copy of ``theta`` to each task with ``config.games`` self-play games (jobs ``self-play-{task}-genNNN``,
-    ``train-{task}-genNNN``), then Reptile-aggregate them with ``config.epsilon``."""
+    ``train-{task}-genNNN``, on ``device``), then Reptile-aggregate them with ``config.epsilon``."""
     adaptations = [
         Adaptation(f"{task}-{_tag(index)}", theta, task, config.games, derive(seed, "task", index, task))
         for task in tasks
     ]
     adapted = adapt_many(adaptations, search, config.training(training), concurrent=config.concurrent,
-                         max_plies=config.max_plies, run=run)  # fmt: skip
+                         max_plies=config.max_plies, device=device, run=run)  # fmt: skip
     net = copy.deepcopy(theta)
     net.load_state_dict(meta_aggregate(theta.state_dict(), [a.net.state_dict() for a in adapted], config.epsilon))
     net.eval()
@@ -151,10 +152,10 @@ def joat_generation(
 
 def multitask_generation(
     index: int, net: PolicyValueNet, tasks: Sequence[str], config: MetaConfig, search: SearchConfig,
-    training: TrainConfig, seed: np.random.SeedSequence, *, run: Runner = serial,
+    training: TrainConfig, seed: np.random.SeedSequence, device: str = "cpu", *, run: Runner = serial,
 ) -> MetaGeneration:  # fmt: skip
     """Self-play ``config.games`` games of each task with ``net``, then train a copy once on all of it pooled
-    (jobs ``self-play-{task}-genNNN``, ``train-pooled-genNNN``)."""
+    (jobs ``self-play-{task}-genNNN``, ``train-pooled-genNNN``, on ``device``)."""
     jobs = [
         Job(
             "self-play",
@@ -168,6 +169,7 @@ def multitask_generation(
                 derive(seed, "task", index, task, "self-play"),
                 config.concurrent,
                 config.max_plies,
+                device,
             ),
         )
         for task in tasks
@@ -175,7 +177,7 @@ def multitask_generation(
     played: dict[str, SelfPlayResult] = dict(zip(tasks, run(jobs), strict=True))
     pooled = [part for result in played.values() for part in result.examples]
     train = Job("train", (f"pooled-{_tag(index)}",), trained_copy,
-                (net, pooled, config.training(training), derive(seed, "pooled", index, "train")))  # fmt: skip
+                (net, pooled, config.training(training), derive(seed, "pooled", index, "train"), device))  # fmt: skip
     (trained,) = run([train])
     assert isinstance(trained, Trained)
     return MetaGeneration(index, list(tasks), trained.net, {"pooled": trained.losses}, played)
@@ -183,14 +185,14 @@ def multitask_generation(
 
 def meta_train(
     kind: str, net: PolicyValueNet, config: MetaConfig, search: SearchConfig, training: TrainConfig,
-    seed: np.random.SeedSequence, *, run: Runner = serial,
+    seed: np.random.SeedSequence, device: str = "cpu", *, run: Runner = serial,
 ) -> Iterator[MetaGeneration]:  # fmt: skip
     """``config.generations`` meta-generations of ``kind`` (``joat`` or ``multitask``) from ``net`` (left
-    untouched), yielding each as it finishes."""
+    untouched) with every job on ``device`` (``mmc.nn.DEVICES``), yielding each as it finishes."""
     if kind not in KINDS:
         raise ValueError(f"meta-training kind must be one of {', '.join(KINDS)}, got {kind!r}")
     step = joat_generation if kind == "joat" else multitask_generation
     for index in range(config.generations):
-        generation = step(index, net, task_batch(config, seed, index), config, search, training, seed, run=run)
+        generation = step(index, net, task_batch(config, seed, index), config, search, training, seed, device, run=run)
         net = generation.net
         yield generation

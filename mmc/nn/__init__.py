@@ -8,6 +8,7 @@
 
 from mmc.nn.checkpoint import CheckpointError, config_path, load_checkpoint, load_config, save_checkpoint
 from mmc.nn.config import NetworkConfig
+from mmc.nn.device import DEVICES, DeviceError, on_device, resolve_device
 from mmc.nn.evaluate import NetworkEvaluator
 from mmc.nn.network import (
     PolicyValueNet,
@@ -19,7 +20,9 @@ from mmc.nn.network import (
 )
 
 __all__ = [
+    "DEVICES",
     "CheckpointError",
+    "DeviceError",
     "NetworkConfig",
     "NetworkEvaluator",
     "PolicyValueNet",
@@ -30,6 +33,8 @@ __all__ = [
     "load_config",
     "masked_log_softmax",
     "masked_softmax",
+    "on_device",
     "policy_logits",
+    "resolve_device",
     "save_checkpoint",
 ]

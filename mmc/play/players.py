@@ -6,7 +6,8 @@ all the concurrent games of a match in one forward pass or one search; the other
 A player spec is ``kind`` or ``kind:field:field...``, e.g. ``random``, ``greedy``, ``policy:models/gen_003.pt``,
 ``fairy:nodes=100``, ``mcts:200``, ``net:PATH.pt:sims=64``. :data:`PLAYER_KINDS` maps each kind to its factory;
 the factories of ``policy``, ``mcts`` and ``net`` import torch or the compiled search only when called, so that
-``mmc`` starts fast. Another package adds its own kind with :func:`register_player`.
+``mmc`` starts fast. The network players (``policy``, ``net``) load their checkpoint onto the device that
+:func:`parse_player` is given. Another package adds its own kind with :func:`register_player`.
 """
 
 from __future__ import annotations
@@ -187,8 +188,11 @@ class PlayerKind:
 
     usage: str
     """How the spec is written, for error messages, e.g. ``"fairy:nodes=N"``."""
-    factory: PlayerFactory
-    """Builds the player from the spec's fields and the variant it will play."""
+    factory: Callable[..., Player]
+    """Builds the player from the spec's fields and the variant it will play: a :data:`PlayerFactory`, or with
+    ``network`` ``factory(fields, variant, device)``."""
+    network: bool = False
+    """Whether the player runs a network: its factory then also takes the device (``mmc.nn.DEVICES``)."""
 
 
 def parse_options(fields: Sequence[str], spec: str) -> dict[str, str]:
@@ -245,7 +249,7 @@ def _fairy(fields: list[str], variant: str) -> Player:
     return FairyPlayer(variant, nodes=nodes, depth=depth)
 
 
-def _policy(fields: list[str], variant: str) -> Player:
+def _policy(fields: list[str], variant: str, device: str) -> Player:
     spec = ":".join(["policy", *fields])
     if not fields or not fields[0]:
         raise ValueError(f"player {spec!r}: expected policy:PATH.pt[:temperature=T]")
@@ -258,9 +262,9 @@ def _policy(fields: list[str], variant: str) -> Player:
         raise ValueError(f"player {spec!r}: temperature must be a number") from None
     if not (math.isfinite(temperature) and temperature >= 0):
         raise ValueError(f"player {spec!r}: temperature must be a finite number >= 0")
-    from mmc.nn import NetworkEvaluator, load_checkpoint  # torch is slow to import: only when asked for
+    from mmc.nn import NetworkEvaluator, load_checkpoint, resolve_device  # torch is slow to import: only when asked for
 
-    net, _ = load_checkpoint(fields[0])
+    net, _ = load_checkpoint(fields[0], resolve_device(device))
     return PolicyPlayer(NetworkEvaluator(net), temperature, name=spec)
 
 
@@ -274,7 +278,7 @@ def _mcts(fields: list[str], variant: str) -> Player:
     return mcts_player(simulations)
 
 
-def _net(fields: list[str], variant: str) -> Player:
+def _net(fields: list[str], variant: str, device: str) -> Player:
     spec = ":".join(["net", *fields])
     if not fields or not fields[0]:
         raise ValueError(f"player {spec!r}: expected net:PATH.pt[:sims=N][:gumbel=1]")
@@ -284,16 +288,16 @@ def _net(fields: list[str], variant: str) -> Player:
     sims = _int_option(options, "sims", spec, MAX_SIMULATIONS) or 64
     from mmc.play.search_players import network_player  # torch is slow to import: only when asked for
 
-    return network_player(fields[0], sims, gumbel=options.get("gumbel") == "1", name=spec)
+    return network_player(fields[0], sims, gumbel=options.get("gumbel") == "1", name=spec, device=device)
 
 
 PLAYER_KINDS: dict[str, PlayerKind] = {
     "random": PlayerKind("random", _no_fields(RandomPlayer, "random")),
     "greedy": PlayerKind("greedy", _no_fields(GreedyPlayer, "greedy")),
-    "policy": PlayerKind("policy:PATH.pt[:temperature=T]", _policy),
+    "policy": PlayerKind("policy:PATH.pt[:temperature=T]", _policy, network=True),
     "fairy": PlayerKind("fairy:nodes=N or fairy:depth=N", _fairy),
     "mcts": PlayerKind("mcts:N", _mcts),
-    "net": PlayerKind("net:PATH.pt[:sims=N][:gumbel=1]", _net),
+    "net": PlayerKind("net:PATH.pt[:sims=N][:gumbel=1]", _net, network=True),
     "human": PlayerKind("human", _no_fields(HumanPlayer, "human")),
 }
 """The player registry: spec kind (the text before the first ``:``) -> :class:`PlayerKind`."""
@@ -306,12 +310,14 @@ def register_player(kind: str, usage: str, factory: PlayerFactory) -> None:
     PLAYER_KINDS[kind] = PlayerKind(usage, factory)
 
 
-def parse_player(spec: str, *, variant: str) -> Player:
-    """The player named by ``spec`` (``kind[:field...]``), ready to play ``variant``.
+def parse_player(spec: str, *, variant: str, device: str = "cpu") -> Player:
+    """The player named by ``spec`` (``kind[:field...]``), ready to play ``variant``; a network player's network
+    on ``device`` (``mmc.nn.DEVICES``).
 
     Raises ``ValueError`` naming the spec and the known kinds for an unknown kind or malformed options;
-    a player's own checks (a missing checkpoint file, a variant Fairy-Stockfish does not play) raise their
-    own errors (``OSError``, ``mmc.play.fairy.FairyError``) before any game starts.
+    a player's own checks (a missing checkpoint file, a variant Fairy-Stockfish does not play, a device torch
+    does not see: ``mmc.nn.DeviceError``) raise their own errors (``OSError``, ``mmc.play.fairy.FairyError``)
+    before any game starts.
     """
     variant = get_variant(variant).name
     kind, *fields = spec.strip().split(":")
@@ -319,4 +325,6 @@ def parse_player(spec: str, *, variant: str) -> Player:
     if entry is None:
         known = ", ".join(k.usage for k in PLAYER_KINDS.values())
         raise ValueError(f"unknown player {spec!r} (known kinds: {known})")
+    if entry.network:
+        return entry.factory(fields, variant, device)
     return entry.factory(fields, variant)

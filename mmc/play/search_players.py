@@ -44,11 +44,14 @@ def mcts_player(simulations: int, *, rollout_plies: int = 150) -> MCTSPlayer:
     return MCTSPlayer(None, config, name=f"mcts:{simulations}", rollout_plies=rollout_plies)
 
 
-def network_player(path: str, simulations: int, *, gumbel: bool = False, name: str | None = None) -> MCTSPlayer:
-    """The checkpoint at ``path`` searching ``simulations`` per move (PUCT, or Gumbel with ``gumbel``)."""
-    from mmc.nn import load_checkpoint
+def network_player(
+    path: str, simulations: int, *, gumbel: bool = False, name: str | None = None, device: str = "cpu"
+) -> MCTSPlayer:
+    """The checkpoint at ``path`` searching ``simulations`` per move (PUCT, or Gumbel with ``gumbel``), its network
+    on ``device`` (``mmc.nn.DEVICES``)."""
+    from mmc.nn import load_checkpoint, resolve_device
     from mmc.search import NetworkLeafEvaluator
 
-    net, _ = load_checkpoint(path)
+    net, _ = load_checkpoint(path, resolve_device(device))
     config = SearchConfig(simulations=simulations, gumbel=gumbel)
     return MCTSPlayer(NetworkLeafEvaluator(net), config, name=name or f"net:{path}:sims={simulations}")

@@ -10,7 +10,7 @@ own generator, spawned from the ``rng`` argument (its noise and its move choices
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from tqdm import tqdm
@@ -42,6 +42,8 @@ class _Game:
     rng: np.random.Generator
     start_fen: str
     moves: list[str]
+    examples: int = 0
+    """Positions recorded as training examples (all of them, unless playout caps are randomised)."""
 
 
 def self_play(
@@ -52,10 +54,12 @@ def self_play(
     """Play ``games`` games of ``variant`` with search on both sides, ``concurrent`` at a time.
 
     Each searched position becomes a training example (observation planes, the search's policy target, the
-    final result from the side to move's view); games get ids ``first_game_id + i``, so that chunks played
-    in different processes stay distinct. Root noise is on (Dirichlet, or Gumbel draws). With PUCT, moves are
-    sampled with ``config.temperature`` for ``config.temperature_plies`` plies; Gumbel search plays its own
-    choice (:func:`mmc.search.select_move`), its exploration being the Gumbel draws.
+    final result and the search's value, both from the side to move's view, the plies to the end) -- each
+    fully searched one, when ``config.fast_simulations`` randomises the playout cap (KataGo); games get ids
+    ``first_game_id + i``, so that chunks played in different processes stay distinct. Root noise is on
+    (Dirichlet, or Gumbel draws). With PUCT, moves are sampled with ``config.temperature`` for
+    ``config.temperature_plies`` plies; Gumbel search plays its own choice (:func:`mmc.search.select_move`), its
+    exploration being the Gumbel draws.
     """
     if games < 1 or concurrent < 1:
         raise ValueError(f"games and concurrent must be >= 1, got games={games}, concurrent={concurrent}")
@@ -84,11 +88,16 @@ def self_play(
     slots = [begin(t) for t in range(width)]
     while any(slots):
         active = [t for t, game in enumerate(slots) if game is not None]
-        results = _search(forest, [slots[t] for t in active], active, evaluator, config)  # type: ignore[misc]
-        for t, result in zip(active, results, strict=True):
+        games_now = [slots[t] for t in active]
+        full = [_full_search(game, config) for game in games_now]  # type: ignore[arg-type]
+        results = _search(forest, games_now, active, full, evaluator, config)  # type: ignore[arg-type]
+        for t, result, searched_fully in zip(active, results, full, strict=True):
             game = slots[t]
             assert game is not None
-            builder.add(game.state, result.policy, first_game_id + game.index)
+            if searched_fully:
+                game.examples += 1
+                value = min(max(result.value, -1.0), 1.0)
+                builder.add(game.state, result.policy, first_game_id + game.index, value)
             move = select_move(result, config, game.state.ply, game.rng)
             child = apply_move(game.state, move)
             game.moves.append(move.uci())
@@ -98,7 +107,8 @@ def self_play(
             if ended is None:
                 _advance(forest, t, move, child)
                 continue
-            builder.finish_game(first_game_id + game.index, ended)
+            if game.examples:
+                builder.finish_game(first_game_id + game.index, ended, child.ply)
             records.append(GameRecord(
                 variant, player_name, player_name, f"{seed_label}/{game.index}", game.start_fen,
                 tuple(game.moves), ended.result(), ended.termination.value, 0, max_plies,
@@ -109,15 +119,32 @@ def self_play(
     return SelfPlayResult(builder.build(), records, plies)
 
 
-def _search(forest: Forest | None, games: Sequence[_Game], trees: list[int], evaluator: LeafEvaluator,
-            config: SearchConfig) -> list[SearchResult]:  # fmt: skip
-    """One search per active game: in the shared forest, or (dark chess) on fresh determinizations."""
+def _full_search(game: _Game, config: SearchConfig) -> bool:
+    """Whether this move gets the full search (always, unless playout caps are randomised: then a coin flip
+    from the game's generator)."""
+    return config.fast_simulations == 0 or bool(game.rng.random() < config.full_search_fraction)
+
+
+def _search(forest: Forest | None, games: Sequence[_Game], trees: list[int], full: list[bool],
+            evaluator: LeafEvaluator, config: SearchConfig) -> list[SearchResult]:  # fmt: skip
+    """One search per active game: in the shared forest, or (dark chess) on fresh determinizations. A full
+    search has ``config.simulations`` and root noise, a fast one ``config.fast_simulations`` and none."""
     if forest is None:
-        # search() takes one generator: seed it from every game's own, so the draws stay the games'.
-        seed = np.random.default_rng([int(g.rng.integers(2**63)) for g in games])
-        return search([g.state for g in games], evaluator, config, seed, add_noise=True)
+        results: dict[int, SearchResult] = {}
+        for fully in (True, False):
+            part = [i for i, f in enumerate(full) if f == fully]
+            if not part:
+                continue
+            # search() takes one generator: seed it from every game's own, so the draws stay the games'.
+            seed = np.random.default_rng([int(games[i].rng.integers(2**63)) for i in part])
+            part_config = config if fully else replace(config, simulations=config.fast_simulations, fast_simulations=0)
+            found = search([games[i].state for i in part], evaluator, part_config, seed, add_noise=fully)
+            results.update(zip(part, found, strict=True))
+        return [results[i] for i in range(len(games))]
     rngs: dict[int, np.random.Generator] = {t: g.rng for t, g in zip(trees, games, strict=True)}
-    forest.search(np.asarray(trees), evaluator, rngs, add_noise=True)
+    full_mask = np.asarray(full, dtype=np.bool_)
+    simulations = np.where(full_mask, config.simulations, config.fast_simulations)
+    forest.search(np.asarray(trees), evaluator, rngs, add_noise=full_mask, simulations=simulations)
     return [result_of(forest.root(t), config) for t in trees]
 
 

@@ -47,6 +47,14 @@ class SearchConfig:
     determinizations: int = 4
     """Dark chess: full boards sampled per move, consistent with the mover's observation; the simulations are
     split between them and their root visit counts summed."""
+    fast_simulations: int = 0
+    """Playout-cap randomisation (Wu 2019, KataGo), self-play only: a move is searched with ``simulations`` with
+    probability ``full_search_fraction``, otherwise with ``fast_simulations`` and no root noise, and only the
+    fully searched positions become training examples (more games for the same simulations, each example's
+    target from a full search). 0 turns it off: every move is searched fully."""
+    full_search_fraction: float = 0.25
+    """Playout-cap randomisation: the probability, in (0, 1], that a self-play move gets the full search (unused
+    while ``fast_simulations`` is 0)."""
     precision: str = "fp32"
     """The network's arithmetic when it evaluates leaves (:data:`PRECISIONS`; ``mmc.search.NetworkLeafEvaluator``).
     Training is always float32."""
@@ -71,8 +79,18 @@ class SearchConfig:
                 raise ConfigError("SearchConfig", f.name, f"must be > 0, got {value}")
             if value < 0:
                 raise ConfigError("SearchConfig", f.name, f"must be >= 0, got {value}")
+        if not 0 < self.full_search_fraction <= 1:
+            fraction = self.full_search_fraction
+            raise ConfigError("SearchConfig", "full_search_fraction", f"must be in (0, 1], got {fraction}")
+        if self.fast_simulations >= self.simulations:
+            raise ConfigError(
+                "SearchConfig", "fast_simulations",
+                f"must be < simulations={self.simulations} (0: off), got {self.fast_simulations}",
+            )  # fmt: skip
+        if self.fast_simulations and self.gumbel:
+            raise ConfigError("SearchConfig", "fast_simulations", "playout caps are randomised for PUCT: 0 with gumbel")
         if self.dirichlet_fraction > 1:
             raise ConfigError("SearchConfig", "dirichlet_fraction", f"must be <= 1, got {self.dirichlet_fraction}")
-        for name in ("simulations", "temperature_plies", "gumbel_considered", "determinizations"):
+        for name in ("simulations", "temperature_plies", "gumbel_considered", "determinizations", "fast_simulations"):
             if not isinstance(getattr(self, name), int):
                 raise ConfigError("SearchConfig", name, f"must be an int, got {getattr(self, name)!r}")

@@ -158,20 +158,24 @@ class Forest:
     # -- search --------------------------------------------------------------------------------------------
     def search(
         self, trees: np.ndarray, evaluator: LeafEvaluator, rng: np.random.Generator | Mapping[int, np.random.Generator],
-        *, add_noise: bool, simulations: int | None = None,
+        *, add_noise: bool | np.ndarray, simulations: int | np.ndarray | None = None,
     ) -> None:  # fmt: skip
         """Run simulations in ``trees`` until each root's children hold ``simulations`` visits in total
-        (``config.simulations`` by default; visits kept from a reused subtree count). Root noise comes from
+        (``config.simulations`` by default, or one count per tree of ``trees``; visits kept from a reused
+        subtree count). Root noise (``add_noise``: for all trees, or a ``bool`` per tree of ``trees``) comes from
         ``rng``, or from ``rng[t]`` for tree ``t`` when a mapping of generators by tree is given."""
         sims = self.config.simulations if simulations is None else simulations
         active = np.zeros(self.num_trees, dtype=np.bool_)
         active[trees] = True
         self.sims_target[trees] = sims
         self.sims_done[trees] = np.maximum(self.nodes["visits"][trees, 0] - 1, 0)
-        self._reserve_slots(int((self.nslots[trees] + sims + 2).max()))
+        self._reserve_slots(int((self.nslots[trees] + np.max(sims) + 2).max()))
         self._step(active, evaluator, roots_only=True)
-        if add_noise or self.config.gumbel:
-            self._root_noise(trees, rng, dirichlet=add_noise and not self.config.gumbel)
+        noisy = np.broadcast_to(np.asarray(add_noise, dtype=np.bool_), np.shape(trees))
+        if self.config.gumbel:
+            self._root_noise(trees, rng, dirichlet=False)
+        elif noisy.any():
+            self._root_noise(np.asarray(trees)[noisy], rng, dirichlet=True)
         while self._step(active, evaluator, roots_only=False):
             pass
 

@@ -17,7 +17,7 @@ from mmc.train.examples import (
     policy_target,
     save_examples,
 )
-from mmc.train.train import EpochLosses, TrainConfig, Trained, replay_window, train, trained_copy
+from mmc.train.train import EpochLosses, TrainConfig, Trained, replay_window, train, trained_copy, value_target
 
 __all__ = [
     "FORMAT_VERSION",
@@ -40,4 +40,5 @@ __all__ = [
     "save_examples",
     "train",
     "trained_copy",
+    "value_target",
 ]

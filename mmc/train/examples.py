@@ -9,6 +9,10 @@ array; :func:`group_by_size` splits and merges). Every array is indexed by row f
     legal    bool[N, NUM_POLICY_PLANES, H, W]     the legal actions, same layout
     value    float32[N]                           game result from the side to move's view, in [-1, 1]
                                                   (+1 win, 0 draw, -1 loss)
+    search_value float32[N]                       the root search's mean value from the side to move's view,
+                                                  in [-1, 1] (``TrainConfig.search_value_weight`` mixes it in)
+    plies_left int32[N]                           plies from the position to the end of its game, >= 1
+                                                  (``TrainConfig.value_discount`` discounts the result by them)
     variant  <U16[N]                              variant id; its board is H x W
     game_id  int64[N]                             the game the position comes from
     ply      int32[N]                             the position's ply (``State.ply``)
@@ -19,7 +23,7 @@ planes are mostly zeros) with the same names, except that ``legal`` is stored bi
 ``format_version: int64[]`` (:data:`FORMAT_VERSION`). No pickled objects: files load with
 ``allow_pickle=False``.
 
-Self-play fills examples through an :class:`ExampleBuilder`: ``add(state, policy, game_id)`` for each
+Self-play fills examples through an :class:`ExampleBuilder`: ``add(state, policy, game_id, search_value)`` for each
 searched position, ``finish_game(game_id, winner)`` once the game is over, ``build()`` at the end.
 """
 
@@ -54,8 +58,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1
-"""Version of the ``.npz`` layout written by :func:`save_examples`."""
+FORMAT_VERSION = 2
+"""Version of the ``.npz`` layout written by :func:`save_examples` (2: ``search_value`` and ``plies_left`` added)."""
 SUM_TOLERANCE = 1e-4
 """How far from 1 a policy target's sum may be."""
 VARIANT_DTYPE = np.dtype("<U16")
@@ -65,9 +69,11 @@ _DTYPES = {
     "policy": np.dtype(np.float32),
     "legal": np.dtype(np.bool_),
     "value": np.dtype(np.float32),
+    "search_value": np.dtype(np.float32),
     "variant": VARIANT_DTYPE,
     "game_id": np.dtype(np.int64),
     "ply": np.dtype(np.int32),
+    "plies_left": np.dtype(np.int32),
 }
 
 
@@ -87,12 +93,17 @@ class Examples:
     """``bool[N, NUM_POLICY_PLANES, H, W]``: legal-action mask."""
     value: np.ndarray
     """``float32[N]``: game result from the side to move's view, in [-1, 1]."""
+    search_value: np.ndarray
+    """``float32[N]``: the root search's mean value from the side to move's view, in [-1, 1]."""
     variant: np.ndarray
     """``<U16[N]``: variant id of each row."""
     game_id: np.ndarray
     """``int64[N]``: the game each row comes from."""
     ply: np.ndarray
     """``int32[N]``: each row's ply in its game."""
+    plies_left: np.ndarray
+    """``int32[N]``: plies from each row's position to the end of its game (1: the game's last move was played
+    from it)."""
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -120,9 +131,11 @@ class Examples:
             policy=np.zeros((0, NUM_POLICY_PLANES, height, width), np.float32),
             legal=np.zeros((0, NUM_POLICY_PLANES, height, width), bool),
             value=np.zeros(0, np.float32),
+            search_value=np.zeros(0, np.float32),
             variant=np.zeros(0, VARIANT_DTYPE),
             game_id=np.zeros(0, np.int64),
             ply=np.zeros(0, np.int32),
+            plies_left=np.zeros(0, np.int32),
         )
 
 
@@ -140,7 +153,7 @@ def _validate(examples: Examples) -> None:
     expected = {
         "policy": (n, NUM_POLICY_PLANES, height, width),
         "legal": (n, NUM_POLICY_PLANES, height, width),
-        **{name: (n,) for name in ("value", "variant", "game_id", "ply")},
+        **{name: (n,) for name in ("value", "search_value", "variant", "game_id", "ply", "plies_left")},
     }
     for name, shape in expected.items():
         got = getattr(examples, name).shape
@@ -151,8 +164,12 @@ def _validate(examples: Examples) -> None:
         if (v.height, v.width) != (height, width):
             size = f"{v.height}x{v.width}"
             raise ValueError(f"Examples.variant: {name} is played on {size}, the rows are {height}x{width}")
-    if not np.all(np.isfinite(examples.value)) or np.any(np.abs(examples.value) > 1):
-        raise ValueError("Examples.value must be finite and in [-1, 1]")
+    for name in ("value", "search_value"):
+        values = getattr(examples, name)
+        if not np.all(np.isfinite(values)) or np.any(np.abs(values) > 1):
+            raise ValueError(f"Examples.{name} must be finite and in [-1, 1]")
+    if np.any(examples.plies_left < 1):
+        raise ValueError("Examples.plies_left must be >= 1")
     size = NUM_POLICY_PLANES * height * width
     _check_policy(examples.policy.reshape(n, size), examples.legal.reshape(n, size), "Examples.policy")
 
@@ -212,13 +229,14 @@ class _Row:
     turn: Color
     variant: str
     ply: int
+    search_value: float
 
 
 class ExampleBuilder:
     """Collect self-play positions game by game; each game's rows get their values when it ends::
 
         builder = ExampleBuilder()
-        builder.add(state, visit_counts / visit_counts.sum(), game_id=7)  # every searched position
+        builder.add(state, visit_counts / visit_counts.sum(), 7, root_value)  # every searched position
         builder.finish_game(7, outcome(final_state))                      # at the end of the game
         examples = builder.build()                                        # one Examples per board size
 
@@ -230,23 +248,34 @@ class ExampleBuilder:
         self._finished: dict[tuple[int, int], list[Examples]] = {}
         self._finished_ids: set[int] = set()
 
-    def add(self, state: State, policy: np.ndarray | Sequence[float], game_id: int) -> None:
-        """Record ``state`` with its search policy (``float[len(legal_moves(state))]``, see :func:`policy_target`)."""
+    def add(self, state: State, policy: np.ndarray | Sequence[float], game_id: int, search_value: float) -> None:
+        """Record ``state`` with its search policy (``float[len(legal_moves(state))]``, see :func:`policy_target`)
+        and the search's value of it (the side to move's view, in [-1, 1])."""
         if game_id in self._finished_ids:
             raise ValueError(f"game {game_id} is already finished")
+        if not -1 <= search_value <= 1:  # NaN fails too
+            raise ValueError(f"search_value must be in [-1, 1], got {search_value!r}")
         target, legal = policy_target(state, policy)
-        row = _Row(observation_planes(state), target, legal, state.turn, state.variant_name, state.ply)
+        row = _Row(observation_planes(state), target, legal, state.turn, state.variant_name, state.ply,
+                   float(search_value))  # fmt: skip
         self._playing.setdefault(game_id, []).append(row)
 
-    def finish_game(self, game_id: int, result: Outcome | Color | None) -> int:
-        """End game ``game_id``: ``result`` is its :class:`Outcome` or just the winner (``None`` for a draw).
+    def finish_game(self, game_id: int, result: Outcome | Color | None, final_ply: int | None = None) -> int:
+        """End game ``game_id``: ``result`` is its :class:`Outcome` or just the winner (``None`` for a draw), and
+        ``final_ply`` the ply of its final position (default: one after the last position added, right when
+        every position was added).
 
-        Each of its rows gets the value +1 if its side to move won, -1 if it lost, 0 for a draw. Returns the
-        number of rows; ``ValueError`` if no position of that game was added.
+        Each of its rows gets the value +1 if its side to move won, -1 if it lost, 0 for a draw, and its plies
+        to the end. Returns the number of rows; ``ValueError`` if no position of that game was added or
+        ``final_ply`` is not after them.
         """
-        rows = self._playing.pop(game_id, None)
+        rows = self._playing.get(game_id)
         if rows is None:
             raise ValueError(f"no position of game {game_id} was added (or it is already finished)")
+        final = rows[-1].ply + 1 if final_ply is None else final_ply
+        if final <= rows[-1].ply:
+            raise ValueError(f"game {game_id}: final ply {final} is not after its last position's ply {rows[-1].ply}")
+        del self._playing[game_id]
         winner = result.winner if isinstance(result, Outcome) else result
         value = [0.0 if winner is None else (1.0 if row.turn == winner else -1.0) for row in rows]
         examples = Examples(
@@ -254,9 +283,11 @@ class ExampleBuilder:
             policy=np.stack([row.policy for row in rows]),
             legal=np.stack([row.legal for row in rows]),
             value=np.asarray(value, dtype=np.float32),
+            search_value=np.asarray([row.search_value for row in rows], dtype=np.float32),
             variant=np.asarray([row.variant for row in rows], dtype=VARIANT_DTYPE),
             game_id=np.full(len(rows), game_id, dtype=np.int64),
             ply=np.asarray([row.ply for row in rows], dtype=np.int32),
+            plies_left=np.asarray([final - row.ply for row in rows], dtype=np.int32),
         )
         self._finished.setdefault(examples.board_shape, []).append(examples)
         self._finished_ids.add(game_id)

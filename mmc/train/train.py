@@ -4,9 +4,18 @@ The loss of a minibatch is AlphaZero's (Silver et al. 2018, eq. 1, its L2 term l
 
     l = value_loss_weight * mean (z - v)^2  -  mean sum_a pi_a log p_a
 
-where ``z`` is the game result and ``v`` the network's value, both from the side to move's view, ``pi`` the
+where ``z`` is the value target and ``v`` the network's value, both from the side to move's view, ``pi`` the
 search policy target and ``p`` the network's policy, a softmax over the legal actions only
-(:func:`mmc.nn.masked_log_softmax`).
+(:func:`mmc.nn.masked_log_softmax`). The value target is the game result ``r``, discounted by
+``value_discount`` (``gamma``) per ply to the game's end and mixed with the root search's value ``q`` of the
+position with ``search_value_weight`` (``w``)::
+
+    z = (1 - w) * r * gamma ** plies_left + w * q
+
+``w = 0, gamma = 1`` is AlphaZero's target. ``q`` says what the position was worth to a search, the result what
+became of it (a blunder twenty plies later included); the mix has less variance than the result alone. The
+discount makes a win sooner worth more than a win later (and a loss later less bad than one sooner), so that a
+search steers won positions to the end instead of drifting into a draw.
 
 The optimizer is SGD with momentum and (coupled, L2) weight decay, as in AlphaZero: the study replicates
 its recipe, and an L2 penalty through the optimizer is exactly the paper's ``c ||theta||^2`` term. AdamW
@@ -34,12 +43,13 @@ import torch
 from torch import Tensor
 
 from mmc.configs import ConfigError, config_from_dict
+from mmc.nn.device import resolve_device
 from mmc.nn.network import PolicyValueNet, masked_log_softmax
 from mmc.seeding import torch_generator
 from mmc.train.augment import check_mirror_symmetric, mirror_batch
 from mmc.train.examples import Examples, group_by_size
 
-__all__ = ["EpochLosses", "TrainConfig", "Trained", "replay_window", "train", "trained_copy"]
+__all__ = ["EpochLosses", "TrainConfig", "Trained", "replay_window", "train", "trained_copy", "value_target"]
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +58,7 @@ logger = logging.getLogger(__name__)
 class TrainConfig:
     """How :func:`train` fits the network to one generation's replay window."""
 
-    epochs: int = 2
+    epochs: int = 4
     """Passes over the examples."""
     batch_size: int = 256
     """Rows per minibatch (the last minibatch of each board size may be smaller)."""
@@ -60,6 +70,11 @@ class TrainConfig:
     """L2 penalty on every parameter, through the optimizer (AlphaZero's ``c``)."""
     value_loss_weight: float = 1.0
     """Weight of the value MSE against the policy cross-entropy."""
+    search_value_weight: float = 0.0
+    """Weight ``w`` in [0, 1] of the root search's value in the value target ``(1 - w) * result + w * q``
+    (0: the game result alone, AlphaZero's target)."""
+    value_discount: float = 0.99
+    """``gamma`` in (0, 1]: the result counts ``gamma ** plies_left`` in the value target (1: undiscounted)."""
     augment_mirror: bool = True
     """Mirror each row left-right with probability 1/2 every time it is drawn (see ``mmc.train.augment``)."""
 
@@ -81,6 +96,12 @@ class TrainConfig:
             if value < low or (positive and value == low) or value >= high:
                 bound = "> 0" if positive else f"in [{low}, {high})"
                 raise ConfigError("TrainConfig", name, f"must be {bound}, got {value!r}")
+        weight = self.search_value_weight
+        if type(weight) not in (int, float) or not 0 <= weight <= 1:  # NaN fails too
+            raise ConfigError("TrainConfig", "search_value_weight", f"must be a number in [0, 1], got {weight!r}")
+        gamma = self.value_discount
+        if type(gamma) not in (int, float) or not 0 < gamma <= 1:  # NaN fails too
+            raise ConfigError("TrainConfig", "value_discount", f"must be a number in (0, 1], got {gamma!r}")
         if type(self.augment_mirror) is not bool:
             raise ConfigError("TrainConfig", "augment_mirror", f"must be a bool, got {self.augment_mirror!r}")
 
@@ -121,12 +142,24 @@ class _Batch:
     planes: Tensor  # float32[B, NUM_PLANES, H, W]
     policy: Tensor  # float32[B, NUM_POLICY_PLANES, H, W]
     legal: Tensor  # bool[B, NUM_POLICY_PLANES, H, W]
-    value: Tensor  # float32[B]
+    value: Tensor  # float32[B]: the value target
 
 
-def _as_batch(examples: Examples) -> _Batch:
-    """All rows as CPU tensors sharing the arrays' memory."""
-    return _Batch(*(torch.from_numpy(a) for a in (examples.planes, examples.policy, examples.legal, examples.value)))
+def value_target(examples: Examples, config: TrainConfig) -> np.ndarray:
+    """``float32[N]``: ``(1 - w) * result * gamma ** plies_left + w * search value`` of every row (module docstring)."""
+    value = examples.value
+    if config.value_discount < 1:
+        value = value * np.power(config.value_discount, examples.plies_left, dtype=np.float64)
+    w = config.search_value_weight
+    if w > 0:
+        value = (1 - w) * value + w * examples.search_value
+    return np.asarray(value, dtype=np.float32)
+
+
+def _as_batch(examples: Examples, config: TrainConfig) -> _Batch:
+    """All rows as CPU tensors (the arrays' memory shared where the value target is the result alone)."""
+    arrays = (examples.planes, examples.policy, examples.legal, value_target(examples, config))
+    return _Batch(*(torch.from_numpy(a) for a in arrays))
 
 
 def _minibatches(sizes: Sequence[int], batch_size: int, generator: torch.Generator) -> list[tuple[int, Tensor]]:
@@ -190,7 +223,7 @@ def train(
     """
     groups = [group for group in group_by_size(examples) if len(group)]
     _check_examples(net, groups, config)
-    data = [_as_batch(group) for group in groups]
+    data = [_as_batch(group, config) for group in groups]
     device = next(net.parameters()).device
     optimizer = torch.optim.SGD(
         net.parameters(), lr=config.learning_rate, momentum=config.momentum, weight_decay=config.weight_decay
@@ -226,11 +259,13 @@ class Trained:
 
 
 def trained_copy(
-    net: PolicyValueNet, examples: Sequence[Examples], config: TrainConfig, seed: np.random.SeedSequence
-) -> Trained:
-    """:func:`train` on a copy of ``net`` (left untouched) with a generator seeded from ``seed``; the copy in
-    eval mode. The training step of every loop (an AlphaZero generation, an inner update, an adaptation)."""
-    copy = deepcopy(net)
+    net: PolicyValueNet, examples: Sequence[Examples], config: TrainConfig, seed: np.random.SeedSequence,
+    device: str = "cpu",
+) -> Trained:  # fmt: skip
+    """:func:`train` on a copy of ``net`` (left untouched) on ``device`` (``mmc.nn.DEVICES``) with a generator
+    seeded from ``seed``; the copy in eval mode, on the CPU. The training step of every loop (an AlphaZero
+    generation, an inner update, an adaptation)."""
+    copy = deepcopy(net).to(resolve_device(device))
     losses = train(copy, examples, config, torch_generator(seed))
     copy.eval()
-    return Trained(copy, losses)
+    return Trained(copy.cpu(), losses)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import torch
 import yaml
 
 from mmc.alphazero import AlphaZeroConfig
@@ -66,7 +67,14 @@ def _set(data: dict[str, Any], key: str, value: Any) -> None:
         data[last] = value
 
 
-_DELETE = object()
+class _Delete:
+    """Marks a key to remove (its repr keeps the test ids the same in every pytest-xdist worker)."""
+
+    def __repr__(self) -> str:
+        return "<deleted>"
+
+
+_DELETE = _Delete()
 BAD = [
     ("extra", 1, "params.yaml: extra: unknown key"),
     ("expert.generations", _DELETE, "params.yaml: expert.generations: missing"),
@@ -95,6 +103,9 @@ BAD = [
     ("replicates", [], "params.yaml: replicates: must be a list of distinct ints >= 0, got []"),
     ("replicates", [-1], "params.yaml: replicates: must be a list of distinct ints >= 0, got [-1]"),
     ("replicates", 2, "params.yaml: replicates: must be a list of ints, got 2"),
+    ("device", "gpu", "params.yaml: device: must be one of auto, cpu, cuda, got 'gpu'"),
+    ("device", None, "params.yaml: device: must be a str, got None"),
+    ("device", _DELETE, "params.yaml: device: missing"),
     ("evaluate.opponents", ["nobody"], "params.yaml: evaluate.opponents: 'nobody' cannot play gardner"),
     ("evaluate.opponents", "random", "params.yaml: evaluate.opponents: must be a list of strings, got 'random'"),
     ("meta.train_variants", ["gardner", "chess960"], "params.yaml: meta.train_variants: unknown variant 'chess960'"),
@@ -128,6 +139,20 @@ def test_a_bad_parameter_is_named_in_one_line(key: str, value: Any, message: str
         parse_params(data)
     assert str(caught.value).startswith(message)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="torch sees a CUDA device here")
+def test_cuda_without_a_cuda_device_is_named_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump({**DEFAULT, "device": "cuda"}))
+    with pytest.raises(ParamsError) as caught:
+        load_params(tmp_path / "params.yaml")
+    assert str(caught.value) == "params.yaml: device: cuda, but torch sees no CUDA device (use auto or cpu)"
+
+
+def test_the_device_is_kept_as_written() -> None:
+    """Each job resolves ``auto`` when it starts; the default is the CPU."""
+    assert load_params(REPO / "params.yaml").device == load_params(TINY_PARAMS).device == "cpu"
+    assert parse_params({**copy.deepcopy(DEFAULT), "device": "auto"}, check_players=False).device == "auto"
 
 
 def test_a_file_that_is_not_yaml_or_not_a_mapping(tmp_path: Path) -> None:
@@ -177,16 +202,16 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
     assert set(ADAPT_CODE) <= set(adapt["deps"])
     assert set(META_CODE) <= set(meta_train["deps"]) and set(META_CODE) <= set(multitask["deps"])
     expert_keys = {f"expert.{k}" for k in DEFAULT["expert"] if k != "variants"}
-    assert set(expert["params"]) == {"seed", "network", "search", "train", "expert.variants.${item.variant}",
-                                     *expert_keys}  # fmt: skip
+    assert set(expert["params"]) == {"seed", "device", "network", "search", "train",
+                                     "expert.variants.${item.variant}", *expert_keys}  # fmt: skip
     train_keys = {f"train.{k}" for k in DEFAULT["train"] if k != "epochs"}  # meta.epochs, adapt.epochs replace it
-    assert set(meta_train["params"]) == {"seed", "network", "search", *train_keys, "meta"}
+    assert set(meta_train["params"]) == {"seed", "device", "network", "search", *train_keys, "meta"}
     meta_keys = {f"meta.{k}" for k in DEFAULT["meta"] if k != "epsilon"}
-    assert set(multitask["params"]) == {"seed", "network", "search", *train_keys, *meta_keys}
+    assert set(multitask["params"]) == {"seed", "device", "network", "search", *train_keys, *meta_keys}
     adapt_keys = {f"adapt.{k}" for k in DEFAULT["adapt"] if k != "targets"}
-    assert set(adapt["params"]) == {"seed", "network", "search", *train_keys, *adapt_keys}
+    assert set(adapt["params"]) == {"seed", "device", "network", "search", *train_keys, *adapt_keys}
     assert set(evaluate["params"]) == {
-        "seed", "replicates", "network", "adapt.budgets", "adapt.starts", "evaluate", "rate",
+        "seed", "device", "replicates", "network", "adapt.budgets", "adapt.starts", "evaluate", "rate",
     }  # fmt: skip
     paths = Paths(REPO)
 

@@ -34,7 +34,9 @@ STAGES = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 CHANGED = {
     "seed": 1,
     "replicates": [0, 1, 2],
+    "device": "auto",
     "search.precision": "bf16",
+    "train.search_value_weight": 0.5,
     "evaluate.search.precision": "bf16",
     "meta.train_variants": ["gardner", "baby", "rifle", "atomic", "mallet"],
     "meta.probs": [0.4, 0.2, 0.2, 0.2],
@@ -102,8 +104,8 @@ def _inputs(stage: str, data: dict[str, Any], paths: Paths) -> str:
         return digest(meta.inputs(study, "joat" if stage == "meta_train" else "multitask", 1))
     if stage == "adapt":
         return digest(adapt.inputs(study, paths, "gardner", 1))
-    cells, variant, config, seed = evaluate.inputs(study, paths, "gardner")
-    return digest((cells, variant, config, seed, evaluate.rating_inputs(study, cells, variant, seed)))
+    cells, variant, config, seed, device = evaluate.inputs(study, paths, "gardner")
+    return digest((cells, variant, config, seed, device, evaluate.rating_inputs(study, cells, variant, seed)))
 
 
 @pytest.mark.parametrize("stage", ["expert", "meta_train", "multitask", "adapt", "evaluate"])
@@ -143,7 +145,8 @@ def test_each_replicate_trains_from_its_own_seed(tmp_path: Path) -> None:
     study = parse_params(copy.deepcopy(DEFAULT), check_players=False)
     for inputs in (lambda r: expert.inputs(study, "gardner", r), lambda r: meta.inputs(study, "joat", r)):
         first, second = inputs(0), inputs(1)
-        assert digest(first) != digest(second) and digest(first[2:-1]) == digest(second[2:-1])  # same configs
+        assert digest(first) != digest(second) and digest(first[2:-2]) == digest(second[2:-2])  # same configs
+        assert first[-1] == second[-1]  # and device
     paths = _project(tmp_path)
     first, second = adapt.inputs(study, paths, "gardner", 0), adapt.inputs(study, paths, "gardner", 1)
     assert all(digest(a.seed) != digest(b.seed) for a, b in zip(first[0], second[0], strict=True))

@@ -41,6 +41,7 @@ def test_examples_match_the_games(evaluator: NetworkLeafEvaluator, variant: str,
         winner = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}[record.result]
         turns = [int(s.turn) for s in states[:-1]]
         assert examples.value[rows].tolist() == [float(winner * t) for t in turns]
+        assert examples.plies_left[rows].tolist() == [len(record.moves) - p for p in range(len(record.moves))]
         assert final.variant_name == variant
 
 
@@ -78,3 +79,53 @@ def test_pure_mcts_beats_random() -> None:
     result = play_match(parse_player("mcts:64", variant="gardner"), RandomPlayer(), "gardner", 10,
                         np.random.default_rng(3))  # fmt: skip
     assert result.wins >= 9, result
+
+
+def test_examples_carry_the_root_search_value(evaluator: NetworkLeafEvaluator) -> None:
+    """Each row's search value is the root value of the search that chose its move: a mate in one is +1."""
+    config = SearchConfig(simulations=16)
+    result = self_play(evaluator, "gardner", 4, config, np.random.default_rng(3), concurrent=4, max_plies=40)
+    (examples,) = result.examples
+    assert np.all(np.abs(examples.search_value) <= 1)
+    assert np.std(examples.search_value) > 0
+    assert not np.array_equal(examples.search_value, examples.value)
+
+
+@pytest.mark.parametrize("variant", ["gardner", "dark"])
+def test_playout_cap_randomisation_keeps_only_fully_searched_positions(
+    evaluator: NetworkLeafEvaluator, variant: str
+) -> None:
+    """With fast searches on about half the moves, every game is still played and recorded, but only the
+    positions searched fully (``simulations`` visits at the root) become examples."""
+    config = SearchConfig(simulations=12, fast_simulations=5, full_search_fraction=0.5, reuse_tree=False,
+                          determinizations=1)  # fmt: skip
+    result = self_play(evaluator, variant, 8, config, np.random.default_rng(4), concurrent=4, max_plies=40)
+    rows = sum(len(e) for e in result.examples)
+    assert len(result.records) == 8 and result.plies == sum(len(r.moves) for r in result.records)
+    assert 0.3 * result.plies < rows < 0.7 * result.plies
+    (examples,) = result.examples
+    for record in result.records:
+        game = int(record.seed.split("/")[1])  # type: ignore[union-attr]
+        plies = examples.ply[examples.game_id == game]
+        assert np.all(np.diff(plies) > 0) and np.all(plies < len(record.moves))
+        np.testing.assert_array_equal(examples.plies_left[examples.game_id == game], len(record.moves) - plies)
+    # a full search's target is its visit counts / 12 (a fast one's, counts / 5, seldom all multiples of 1/12)
+    visits = examples.policy.reshape(len(examples), -1) * 12
+    assert np.allclose(visits, np.round(visits), atol=1e-4)
+    off = self_play(evaluator, variant, 8, SearchConfig(simulations=12, reuse_tree=False, determinizations=1),
+                    np.random.default_rng(4), concurrent=4, max_plies=40)  # fmt: skip
+    assert sum(len(e) for e in off.examples) == off.plies
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"fast_simulations": 12}, r"fast_simulations must be < simulations=12"),
+        ({"fast_simulations": 4, "gumbel": True}, r"fast_simulations playout caps are randomised for PUCT"),
+        ({"full_search_fraction": 0.0}, r"full_search_fraction must be in \(0, 1\]"),
+        ({"full_search_fraction": 1.5}, r"full_search_fraction must be in \(0, 1\]"),
+    ],
+)
+def test_playout_cap_settings_are_checked(changes: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        SearchConfig(simulations=12, **changes)  # type: ignore[arg-type]

@@ -36,11 +36,12 @@ def random_policy(state: State, rng: np.random.Generator) -> np.ndarray:
 
 
 def examples_of(states: list[State], policies: list[np.ndarray], values: list[float] | None = None) -> Examples:
-    """The examples of positions of one board size, each its own game (id = its index), value 0 unless given."""
+    """The examples of positions of one board size, each its own game (id = its index), value 0 unless given;
+    the search value is half the value (a search that leans towards the result)."""
     builder = ExampleBuilder()
     for game_id, (state, policy) in enumerate(zip(states, policies, strict=True)):
-        builder.add(state, policy, game_id)
         value = 0.0 if values is None else values[game_id]
+        builder.add(state, policy, game_id, value / 2)
         winner = None if value == 0 else (state.turn if value > 0 else state.turn.other)
         builder.finish_game(game_id, winner)
     (examples,) = builder.build()
@@ -48,5 +49,5 @@ def examples_of(states: list[State], policies: list[np.ndarray], values: list[fl
 
 
 def assert_examples_equal(a: Examples, b: Examples) -> None:
-    for name in ("planes", "policy", "legal", "value", "variant", "game_id", "ply"):
+    for name in ("planes", "policy", "legal", "value", "search_value", "variant", "game_id", "ply", "plies_left"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)

@@ -43,7 +43,7 @@ def play_game(variant: str, plies: int, seed: int, builder: ExampleBuilder, game
     state = initial_state(variant)
     for _ in range(plies):
         moves = legal_moves(state)
-        builder.add(state, np.full(len(moves), 1 / len(moves)), game_id)
+        builder.add(state, np.full(len(moves), 1 / len(moves)), game_id, 0.0)
         state = apply_move(state, moves[rng.integers(len(moves))])
 
 
@@ -116,21 +116,28 @@ def test_builder_rejects_bad_policies_and_misuse() -> None:
     builder = ExampleBuilder()
     uniform = np.full(n, 1 / n)
     with pytest.raises(ValueError, match=rf"expected \[{n}\]"):
-        builder.add(state, uniform[:-1], 0)
+        builder.add(state, uniform[:-1], 0, 0.0)
     with pytest.raises(ValueError, match="sum to 1"):
-        builder.add(state, uniform * 0.9, 0)
+        builder.add(state, uniform * 0.9, 0, 0.0)
     with pytest.raises(ValueError, match="non-negative"):
-        builder.add(state, np.concatenate(([-0.1, 0.1 + 1 / n], uniform[2:])), 0)
+        builder.add(state, np.concatenate(([-0.1, 0.1 + 1 / n], uniform[2:])), 0, 0.0)
     with pytest.raises(ValueError, match="finite"):
-        builder.add(state, np.concatenate(([np.nan], uniform[1:])), 0)
+        builder.add(state, np.concatenate(([np.nan], uniform[1:])), 0, 0.0)
     with pytest.raises(ValueError, match="no legal move"):
-        builder.add(from_fen("gardner", WHITE_CHECKMATED), [], 0)
+        builder.add(from_fen("gardner", WHITE_CHECKMATED), [], 0, 0.0)
+    with pytest.raises(ValueError, match=r"search_value must be in \[-1, 1\], got 1.5"):
+        builder.add(state, uniform, 0, 1.5)
+    with pytest.raises(ValueError, match=r"search_value must be in \[-1, 1\], got nan"):
+        builder.add(state, uniform, 0, float("nan"))
+    builder.add(state, uniform, 2, 0.0)
+    with pytest.raises(ValueError, match="game 2: final ply 0 is not after its last position's ply 0"):
+        builder.finish_game(2, None, final_ply=0)
     with pytest.raises(ValueError, match="no position of game 5"):
         builder.finish_game(5, None)
-    builder.add(state, uniform, 1)
+    builder.add(state, uniform, 1, 0.0)
     builder.finish_game(1, None)
     with pytest.raises(ValueError, match="game 1 is already finished"):
-        builder.add(state, uniform, 1)
+        builder.add(state, uniform, 1, 0.0)
 
 
 def test_policy_target_renormalises_within_tolerance() -> None:
@@ -152,8 +159,9 @@ def small_examples(variant: str = "gardner", count: int = 5, seed: int = 0) -> E
 
 
 def replace(examples: Examples, **arrays: np.ndarray) -> dict[str, np.ndarray]:
-    fields = {name: getattr(examples, name) for name in ("planes", "policy", "legal", "value", "variant")}
-    return {**fields, "game_id": examples.game_id, "ply": examples.ply, **arrays}
+    names = ("planes", "policy", "legal", "value", "search_value", "variant")
+    fields = {name: getattr(examples, name) for name in names}
+    return {**fields, "game_id": examples.game_id, "ply": examples.ply, "plies_left": examples.plies_left, **arrays}
 
 
 def test_examples_reject_bad_arrays_by_name() -> None:
@@ -168,6 +176,10 @@ def test_examples_reject_bad_arrays_by_name() -> None:
         Examples(**replace(ex, variant=np.full(5, "los_alamos", dtype="<U16")))
     with pytest.raises(ValueError, match=r"Examples\.value must be finite and in \[-1, 1\]"):
         Examples(**replace(ex, value=ex.value * 2 + 1.5))
+    with pytest.raises(ValueError, match=r"Examples\.search_value must be finite and in \[-1, 1\]"):
+        Examples(**replace(ex, search_value=np.full(5, np.nan, np.float32)))
+    with pytest.raises(ValueError, match=r"Examples\.plies_left must be >= 1"):
+        Examples(**replace(ex, plies_left=np.zeros(5, np.int32)))
     legal = ex.legal.copy()
     legal[0].ravel()[np.flatnonzero(ex.policy[0].ravel())[0]] = False
     with pytest.raises(ValueError, match=r"Examples\.policy puts probability on illegal actions \(rows \[0\]"):
@@ -253,7 +265,18 @@ def test_file_holds_documented_arrays(tmp_path: Path) -> None:
     path = save_examples(examples, tmp_path / "x.npz")
     with np.load(path, allow_pickle=False) as data:
         assert sorted(data.files) == sorted(
-            ["planes", "policy", "legal_packed", "value", "variant", "game_id", "ply", "format_version"]
+            [
+                "planes",
+                "policy",
+                "legal_packed",
+                "value",
+                "search_value",
+                "variant",
+                "game_id",
+                "ply",
+                "plies_left",
+                "format_version",
+            ]
         )
         assert data["planes"].shape == (3, NUM_PLANES, 5, 5)
         assert data["variant"].dtype == np.dtype("<U16")

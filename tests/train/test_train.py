@@ -13,7 +13,7 @@ import torch
 from mmc.engine import VARIANTS, legal_moves
 from mmc.engine.variants import CaptureRule
 from mmc.nn import NetworkConfig, PolicyValueNet, build_network
-from mmc.train import EpochLosses, Examples, TrainConfig, mirror, replay_window, train
+from mmc.train import EpochLosses, Examples, TrainConfig, mirror, replay_window, train, value_target
 
 from . import assert_examples_equal, examples_of, random_policy, random_positions
 
@@ -64,6 +64,12 @@ def weights(net: PolicyValueNet) -> dict[str, torch.Tensor]:
         ("value_loss_weight", -1.0),
         ("value_loss_weight", "1"),
         ("augment_mirror", 1),
+        ("search_value_weight", -0.1),
+        ("search_value_weight", 1.5),
+        ("search_value_weight", math.nan),
+        ("value_discount", 0.0),
+        ("value_discount", 1.01),
+        ("value_discount", "0.9"),
     ],
 )
 def test_config_rejects_bad_values_by_name(field: str, value: object) -> None:
@@ -179,3 +185,33 @@ def test_train_refuses_what_it_cannot_use(monkeypatch: pytest.MonkeyPatch) -> No
     before = weights(net)
     train(net, [relabelled], TrainConfig(augment_mirror=False), torch.Generator())
     assert any(not torch.equal(t, net.state_dict()[name]) for name, t in before.items())
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.5, 1.0])
+def test_value_target_mixes_the_result_with_the_search_value(weight: float) -> None:
+    """One minibatch of every row, a step too small to move the weights: the epoch's value loss is the
+    network's MSE against (1 - w) * result + w * search value."""
+    data = dataset("gardner", 24, seed=5)  # results +-1, search values half of them (tests.train.examples_of)
+    net = build_network(TINY, seed=3)
+    config = TrainConfig(epochs=1, batch_size=64, learning_rate=1e-12, augment_mirror=False,
+                         search_value_weight=weight, value_discount=1.0)  # fmt: skip
+    net.train()
+    with torch.no_grad():
+        _, value = net(torch.from_numpy(data.planes))
+    target = (1 - weight) * data.value + weight * data.search_value
+    expected = float(torch.mean((value - torch.from_numpy(target)) ** 2))
+    (losses,) = train(net, [data], config, torch.Generator().manual_seed(0))
+    assert losses.value == pytest.approx(expected, rel=1e-4)
+    assert not np.allclose(data.value, data.search_value), "the two targets differ, so the weight matters"
+
+
+def test_value_target_discounts_the_result_by_the_plies_to_the_end() -> None:
+    """z = (1 - w) * result * gamma ** plies_left + w * search value, row by row."""
+    data = dataclasses.replace(dataset("gardner", 12, seed=6), plies_left=np.arange(1, 13, dtype=np.int32))
+    plain = value_target(data, TrainConfig(value_discount=1.0))
+    np.testing.assert_array_equal(plain, data.value)
+    discounted = value_target(data, TrainConfig(value_discount=0.9))
+    np.testing.assert_allclose(discounted, data.value * 0.9 ** data.plies_left.astype(np.float64), rtol=1e-6)
+    assert np.all(np.abs(discounted) < np.abs(data.value))
+    both = value_target(data, TrainConfig(value_discount=0.9, search_value_weight=0.25))
+    np.testing.assert_allclose(both, 0.75 * discounted + 0.25 * data.search_value, rtol=1e-6, atol=1e-7)

@@ -1,0 +1,280 @@
+"""Learning efficiency: a Gardner expert's Elo against the CPU-minutes of its training, recipes side by side.
+
+    python benchmarks/learning.py [--recipes previous,current] [--seeds 0,1] [--generations 6] [--every 2]
+        [--workers 2] [--variant gardner] [--params params.yaml] [--out DIR]
+
+A recipe is the study's expert loop -- ``pipelines.expert.inputs``: ``params.yaml``'s network, search, train
+and expert sections and a replicate's seed, exactly what ``expert@gardner-R`` runs -- with some keys changed
+(:data:`RECIPES`; ``previous`` pins the recipe before issue 12, ``current`` is ``params.yaml`` as it is). For
+each recipe and seed (a replicate) the benchmark runs ``--generations`` generations of
+``mmc.alphazero.alphazero`` on a pool of ``--workers`` processes of one torch thread each (as the study's
+process runner), and keeps the champion every ``--every`` generations together with the CPU time spent so far
+(the jobs' own process time plus this process's). Then every kept champion is rated in one pool with the
+study's rating (``mmc.evaluate.rate``: each model first plays greedy, then the anchors' ladder and the games
+nearest its estimate; greedy = 0, bootstrap 95 % intervals), and each recipe's last champions are scored
+with their raw policy (no search) against random and with the evaluation's search against greedy.
+
+It prints one row per kept champion and a summary per recipe, and writes them as ``curves.csv`` and
+``summary.csv`` under ``--out`` (default: a new temporary directory), the numbers BENCHMARKS.md quotes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import multiprocessing as mp
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+
+from mmc.alphazero import alphazero
+from mmc.evaluate import Cell, evaluate, rate
+from mmc.fanout import Job
+from mmc.nn import NetworkEvaluator, PolicyValueNet
+from mmc.play import MatchResult, PolicyPlayer, RandomPlayer, play_match
+from mmc.rating import pairing
+from mmc.seeding import derive, rng
+from pipelines import expert
+from pipelines.config import StudyConfig, parse_params
+
+REPO = Path(__file__).resolve().parent.parent
+
+PREVIOUS: dict[str, Any] = {
+    "search.fast_simulations": 0,
+    "train.epochs": 2,
+    "train.search_value_weight": 0.0,
+    "train.value_discount": 1.0,
+    "expert.generations": 6,
+    "expert.arena_games": 40,
+}
+"""The expert recipe of the study before issue 12 (commit b34563e): the keys whose defaults changed since."""
+
+RECIPES: dict[str, dict[str, Any]] = {
+    "previous": PREVIOUS,
+    "current": {},
+    # the ablations measured from the previous recipe (BENCHMARKS.md), one change at a time, then combined
+    "q-mix": {**PREVIOUS, "train.search_value_weight": 0.5},
+    "pcr": {**PREVIOUS, "search.simulations": 96, "search.fast_simulations": 16, "search.full_search_fraction": 0.25},
+    "no-arena": {**PREVIOUS, "expert.arena_games": 0},
+    "epochs-4": {**PREVIOUS, "train.epochs": 4},
+    "na-e4": {**PREVIOUS, "expert.arena_games": 0, "train.epochs": 4},
+    "na-e4-q": {**PREVIOUS, "expert.arena_games": 0, "train.epochs": 4, "train.search_value_weight": 0.5},
+    "na-e4-pcr": {
+        **PREVIOUS,
+        "expert.arena_games": 0,
+        "train.epochs": 4,
+        "search.simulations": 96,
+        "search.fast_simulations": 16,
+        "search.full_search_fraction": 0.25,
+    },
+    "na-e4-lr05": {**PREVIOUS, "expert.arena_games": 0, "train.epochs": 4, "train.learning_rate": 0.05},
+    # from the current recipe
+    "no-discount": {"train.value_discount": 1.0},
+    "current-pcr": {"search.simulations": 96, "search.fast_simulations": 16, "search.full_search_fraction": 0.25},
+}
+"""Recipes by name: dotted ``params.yaml`` keys and their values, applied to the file's mapping."""
+
+
+def study_of(params: Mapping[str, Any], changes: Mapping[str, Any]) -> StudyConfig:
+    """The study of ``params`` (a parsed ``params.yaml``) with the dotted keys of ``changes`` set."""
+    data = copy.deepcopy(dict(params))
+    for key, value in changes.items():
+        *parents, last = key.split(".")
+        node = data
+        for part in parents:
+            node = node[part]
+        if last not in node:
+            raise SystemExit(f"benchmarks/learning.py: recipe key {key} is not in params.yaml")
+        node[last] = value
+    return parse_params(data, check_players=False)
+
+
+def _one_thread() -> None:
+    torch.set_num_threads(1)
+
+
+def _timed(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, float]:
+    """``fn(*args)`` and the CPU seconds this process spent on it."""
+    start = time.process_time()
+    result = fn(*args)
+    return result, time.process_time() - start
+
+
+class PoolRunner:
+    """A ``mmc.fanout.Runner`` on a process pool that adds up the CPU time of the jobs it runs."""
+
+    def __init__(self, workers: int) -> None:
+        context = mp.get_context("spawn")
+        self.pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_one_thread)
+        self.cpu_seconds = 0.0
+
+    def __call__(self, jobs: Sequence[Job[Any]]) -> list[Any]:
+        futures = [self.pool.submit(_timed, job.fn, job.args) for job in jobs]
+        results = []
+        for future in futures:
+            result, seconds = future.result()
+            self.cpu_seconds += seconds
+            results.append(result)
+        return results
+
+    def close(self) -> None:
+        self.pool.shutdown()
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    recipe: str
+    seed: int
+    generation: int
+    """Generations played (1 = after the first)."""
+    cpu_minutes: float
+    wall_minutes: float
+    accepted: int
+    """Candidates accepted so far."""
+    net: PolicyValueNet
+
+    @property
+    def name(self) -> str:
+        return f"{self.recipe}-s{self.seed}-g{self.generation}"
+
+
+def train_recipe(
+    study: StudyConfig, variant: str, recipe: str, seed: int, every: int, workers: int
+) -> list[Checkpoint]:
+    """The expert loop of ``study`` for ``variant`` in replicate ``seed``; the champion every ``every``
+    generations (and after the last) with the CPU and wall time spent so far."""
+    runner = PoolRunner(workers)
+    start_cpu, start_wall = time.process_time(), time.perf_counter()
+    kept, accepted = [], 0
+    try:
+        loop = study.experts[variant].loop
+        for step in alphazero(*expert.inputs(study, variant, seed), run=runner):
+            accepted += step.accepted
+            done = step.index + 1
+            if done % every == 0 or done == loop.generations:
+                cpu = runner.cpu_seconds + time.process_time() - start_cpu
+                wall = time.perf_counter() - start_wall
+                kept.append(Checkpoint(recipe, seed, done, cpu / 60, wall / 60, accepted, step.champion))
+                print(f"  {recipe} seed {seed} generation {done}: {cpu / 60:.1f} CPU-min, {wall / 60:.1f} min, "
+                      f"{accepted} accepted", flush=True)  # fmt: skip
+    finally:
+        runner.close()
+    return kept
+
+
+def _policy_match(net: PolicyValueNet, variant: str, games: int, seed: np.random.SeedSequence) -> MatchResult:
+    """The raw policy (most probable move, no search) against random."""
+    torch.set_num_threads(1)
+    return play_match(PolicyPlayer(NetworkEvaluator(net)), RandomPlayer(), variant, games, rng(seed))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--recipes", default="previous,current", help=f"comma-separated, of {', '.join(RECIPES)}")
+    parser.add_argument("--seeds", default="0", help="replicates to train each recipe from (comma-separated)")
+    parser.add_argument("--generations", type=int, default=None,
+                        help="for every recipe (default: each recipe's expert.generations)")  # fmt: skip
+    parser.add_argument("--every", type=int, default=2, help="keep the champion every this many generations")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--variant", default="gardner")
+    parser.add_argument("--policy-games", type=int, default=100, help="raw policy vs random, per final champion")
+    parser.add_argument("--params", type=Path, default=REPO / "params.yaml", help="the study's parameter file")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    recipes = args.recipes.split(",")
+    unknown = [r for r in recipes if r not in RECIPES]
+    if unknown:
+        raise SystemExit(f"benchmarks/learning.py: --recipes: unknown {unknown}; known: {', '.join(RECIPES)}")
+    seeds = [int(s) for s in args.seeds.split(",")]
+    params = yaml.safe_load(args.params.read_text())
+    studies = {r: study_of(params, RECIPES[r]) for r in recipes}
+    if args.generations is not None:
+        for name, study in studies.items():
+            loop = replace(study.experts[args.variant].loop, generations=args.generations)
+            studies[name] = replace(study, experts={args.variant: replace(study.experts[args.variant], loop=loop)})
+    out = args.out or Path(tempfile.mkdtemp(prefix="learning-"))
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(1)
+
+    checkpoints: list[Checkpoint] = []
+    for recipe in recipes:
+        for seed in seeds:
+            print(f"training {recipe}, seed {seed}: {RECIPES[recipe] or 'params.yaml'}", flush=True)
+            checkpoints += train_recipe(studies[recipe], args.variant, recipe, seed, args.every, args.workers)
+
+    base = study_of(params, {})
+    models = {c.name: c.net for c in checkpoints}
+    runner = PoolRunner(args.workers)
+    start = time.perf_counter()
+    try:
+        config = base.evaluate.config
+        seed = derive(np.random.SeedSequence(base.seed), "learning-benchmark")
+        first = [Cell(name, net, base.rate.anchor) for name, net in models.items()]
+        games = evaluate(first, args.variant, replace(config, games=base.rate.games), derive(seed, "first"),
+                         run=runner)  # fmt: skip
+        played = [pairing(c.player, c.opponent, r) for c, r in zip(first, games, strict=True)]
+        rated = rate(models, played, base.anchors(args.variant), args.variant, config, base.rate, derive(seed, "rate"),
+                     run=runner)  # fmt: skip
+        last = {c.recipe: c.generation for c in checkpoints}  # checkpoints in generation order
+        finals = [c for c in checkpoints if c.generation == last[c.recipe]]
+        jobs = [Job("policy", (c.name,), _policy_match, (c.net, args.variant, args.policy_games,
+                                                          derive(seed, "policy", c.name))) for c in finals]  # fmt: skip
+        policy = runner(jobs)
+    finally:
+        runner.close()
+    print(f"rated {len(models)} champions in {(time.perf_counter() - start) / 60:.1f} min")
+    ratings = rated.ratings
+
+    rows = []
+    for c in checkpoints:
+        low, high = ratings.low[c.name], ratings.high[c.name]
+        rows.append({"recipe": c.recipe, "seed": c.seed, "generation": c.generation,
+                     "cpu_minutes": round(c.cpu_minutes, 2), "wall_minutes": round(c.wall_minutes, 2),
+                     "accepted": c.accepted, "elo": round(ratings.elo[c.name]), "low": round(low),
+                     "high": round(high)})  # fmt: skip
+    _write(out / "curves.csv", rows)
+    print(f"\n{args.variant} experts, Elo (greedy = 0) by CPU-minutes of training:")
+    print("| recipe | seed | generation | CPU-min | wall min | accepted | Elo [95 %] |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['recipe']} | {r['seed']} | {r['generation']} | {r['cpu_minutes']:.1f} | {r['wall_minutes']:.1f} "
+              f"| {r['accepted']} | {r['elo']:+d} [{r['low']:+d}, {r['high']:+d}] |")  # fmt: skip
+
+    summary = []
+    for recipe in recipes:
+        final = [c for c in finals if c.recipe == recipe]
+        scores = [result.score for c, result in zip(finals, policy, strict=True) if c.recipe == recipe]
+        summary.append({
+            "recipe": recipe, "seeds": len(final),
+            "cpu_minutes": round(float(np.mean([c.cpu_minutes for c in final])), 2),
+            "elo_mean": round(float(np.mean([ratings.elo[c.name] for c in final]))),
+            "policy_vs_random": round(float(np.mean(scores)), 3),
+            "changes": ";".join(f"{k}={v}" for k, v in RECIPES[recipe].items()) or "params.yaml",
+        })  # fmt: skip
+    _write(out / "summary.csv", summary)
+    print("\n| recipe | seeds | CPU-min (mean) | final Elo (mean) | raw policy vs random |")
+    print("|---|---|---|---|---|")
+    for s in summary:
+        print(f"| {s['recipe']} | {s['seeds']} | {s['cpu_minutes']:.1f} | {s['elo_mean']:+d} | "
+              f"{s['policy_vs_random']:.3f} |")  # fmt: skip
+    print(f"\nwritten: {out / 'curves.csv'}, {out / 'summary.csv'}")
+
+
+def _write(path: Path, rows: list[dict[str, Any]]) -> None:
+    with path.open("w", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
