@@ -238,7 +238,7 @@ def main() -> None:
     for c in checkpoints:
         low, high = ratings.low[c.name], ratings.high[c.name]
         rows.append({"recipe": c.recipe, "seed": c.seed, "generation": c.generation,
-                     "cpu_minutes": round(c.cpu_minutes, 2), "wall_minutes": round(c.wall_minutes, 2),
+                     "cpu_minutes": round(c.cpu_minutes, 3), "wall_minutes": round(c.wall_minutes, 3),
                      "accepted": c.accepted, "elo": round(ratings.elo[c.name]), "low": round(low),
                      "high": round(high)})  # fmt: skip
     _write(out / "curves.csv", rows)

@@ -4,14 +4,19 @@
 before anything is started or written), makes sure the Prefect server answers, marks the runs of killed
 processes ``KILLED``, opens the parent run (``study-<time>``, with the flattened parameters and the git
 commit), runs ``dvc DVC ARGS`` with ``MMC_MLFLOW_PARENT_RUN_ID`` set so that each stage's run becomes its
-child, then closes the parent with DVC's outcome, the evaluation scores, each start's mean Elo and the wall time, and
-prints the Elo and the comparisons.
+child, then closes the parent with DVC's outcome, the evaluation scores, each start's mean Elo, the wall time and the
+CPU use, and prints the Elo and the comparisons.
+
+CPU use is the CPU time of ``dvc`` and everything it started and waited for (the stages and their worker
+processes; not the Prefect server, which outlives the run) over the wall time: ``cpu_cores_used`` cores on
+average, ``cpu_utilisation`` of the cores this process may run on.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -34,7 +39,7 @@ def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
         paths, time.strftime("study-%Y%m%d-%H%M%S"), flatten(study.raw), {"mmc.dvc_command": " ".join(command)}
     )
     env = {**os.environ, tracking.PARENT_ENV: parent}
-    start = time.monotonic()
+    start, cpu_start = time.monotonic(), _children_cpu_seconds()
     status = "FAILED"
     code = 1
     try:
@@ -47,15 +52,34 @@ def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
         raise
     finally:
         seconds = time.monotonic() - start
-        metrics = {**_evaluation_metrics(paths, study), "wall_seconds": round(seconds, 1)}
+        cpu = cpu_use(_children_cpu_seconds() - cpu_start, seconds)
+        metrics = {**_evaluation_metrics(paths, study), "wall_seconds": round(seconds, 1), **cpu}
         tracking.close_parent(paths, parent, status, metrics)
         for path in (paths.root / "dvc.lock", *sorted((paths.root / "metrics").rglob("*.json"))):
             if path.is_file():
                 _log_quietly(paths, parent, path)
-    print(f"study {status.lower()} in {seconds / 60:.1f} min (dvc exit status {code}); MLflow parent run {parent}")
+    print(f"study {status.lower()} in {seconds / 60:.1f} min (dvc exit status {code}); CPU {cpu['cpu_cores_used']:.2f} "
+          f"of {_cores()} cores ({cpu['cpu_utilisation']:.0%}); MLflow parent run {parent}")  # fmt: skip
     for line in evaluation_lines(paths, study):
         print(line)
     return code
+
+
+def _children_cpu_seconds() -> float:
+    """User + system CPU seconds of this process's finished, waited-for descendants."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0))
+
+
+def cpu_use(cpu_seconds: float, wall_seconds: float) -> dict[str, float]:
+    """``cpu_seconds``, ``cpu_cores_used`` (CPU over wall time) and ``cpu_utilisation`` (that over the cores)."""
+    cores_used = cpu_seconds / wall_seconds if wall_seconds > 0 else 0.0
+    return {"cpu_seconds": round(cpu_seconds, 1), "cpu_cores_used": round(cores_used, 3),
+            "cpu_utilisation": round(cores_used / _cores(), 3)}  # fmt: skip
 
 
 def _log_quietly(paths: Paths, run_id: str, path: Path) -> None:

@@ -69,6 +69,7 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     done = _run(project, sys.executable, "-m", "pipelines", "study", timeout=1200)  # two replicates; a loaded CI
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "gardner: Elo (greedy = 0; mean of 2 replicate(s), 95% interval): joat b0" in done.stdout
+    assert re.search(r"study finished in [0-9.]+ min \(dvc exit status 0\); CPU [0-9.]+ of \d+ cores", done.stdout)
     assert "atomic: at b2: joat-b2 - multitask-b2" in done.stdout
 
     # DVC: every stage locked, everything up to date, metrics and plots readable
@@ -175,6 +176,7 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     assert parent.data.params["meta.epsilon"] == "1.0"
     assert parent.data.metrics["gardner.r1.joat.b2.random.score"] >= 0
     assert "atomic.elo.joat-b2" in parent.data.metrics
+    assert parent.data.metrics["cpu_seconds"] > 0 and 0 < parent.data.metrics["cpu_utilisation"] <= 1.05
     runs_json = json.loads((paths.report_inputs / "runs.json").read_text())
     assert runs_json["parent"] == parent.info.run_id
     assert set(runs_json["children"].values()) == {r.info.run_id for r in children.values()}
