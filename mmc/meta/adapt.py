@@ -52,8 +52,9 @@ class AdaptConfig:
                 raise ConfigError("AdaptConfig", name, f"must be an int >= 1, got {getattr(self, name)}")
 
     def training(self, train: TrainConfig) -> TrainConfig:
-        """The adaptation's training settings: ``train`` with these epochs."""
-        return replace(train, epochs=self.epochs)
+        """The adaptation's training settings: ``train`` with these epochs and one thread (the adaptations of a
+        target train side by side)."""
+        return replace(train, epochs=self.epochs, threads=1)
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,8 @@ def joat_generation(
         Adaptation(f"{task}-{_tag(index)}", theta, task, config.games, derive(seed, "task", index, task))
         for task in tasks
     ]
-    adapted = adapt_many(adaptations, search, config.training(training), concurrent=config.concurrent,
+    inner = replace(config.training(training), threads=1)  # the tasks' inner updates train side by side
+    adapted = adapt_many(adaptations, search, inner, concurrent=config.concurrent,
                          max_plies=config.max_plies, device=device, run=run)  # fmt: skip
     net = copy.deepcopy(theta)
     net.load_state_dict(meta_aggregate(theta.state_dict(), [a.net.state_dict() for a in adapted], config.epsilon))

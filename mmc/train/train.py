@@ -77,9 +77,14 @@ class TrainConfig:
     """``gamma`` in (0, 1]: the result counts ``gamma ** plies_left`` in the value target (1: undiscounted)."""
     augment_mirror: bool = True
     """Mirror each row left-right with probability 1/2 every time it is drawn (see ``mmc.train.augment``)."""
+    threads: int = 2
+    """Torch threads of a training job (:func:`trained_copy`). A result depends on them (a step's float sums
+    run in another order), so they are a training setting, the same wherever the job runs, never the runner's.
+    2 for the trainings that run alone (an expert's generation, the multitask network: the second core would
+    idle); JOAT's inner updates and the adaptations run side by side, with 1 (their loops set it)."""
 
     def __post_init__(self) -> None:
-        for name in ("epochs", "batch_size"):
+        for name in ("epochs", "batch_size", "threads"):
             value = getattr(self, name)
             if type(value) is not int or value < 1:
                 raise ConfigError("TrainConfig", name, f"must be an int >= 1, got {value!r}")
@@ -263,9 +268,15 @@ def trained_copy(
     device: str = "cpu",
 ) -> Trained:  # fmt: skip
     """:func:`train` on a copy of ``net`` (left untouched) on ``device`` (``mmc.nn.DEVICES``) with a generator
-    seeded from ``seed``; the copy in eval mode, on the CPU. The training step of every loop (an AlphaZero
-    generation, an inner update, an adaptation)."""
-    copy = deepcopy(net).to(resolve_device(device))
-    losses = train(copy, examples, config, torch_generator(seed))
+    seeded from ``seed`` and ``config.threads`` torch threads (the caller's count is restored after); the copy
+    in eval mode, on the CPU. The training step of every loop (an AlphaZero generation, an inner update, an
+    adaptation)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(config.threads)
+    try:
+        copy = deepcopy(net).to(resolve_device(device))
+        losses = train(copy, examples, config, torch_generator(seed))
+    finally:
+        torch.set_num_threads(threads)
     copy.eval()
     return Trained(copy.cpu(), losses)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pytest
 import torch
 
 from mmc.configs import ConfigError
+from mmc.fanout import Job
 from mmc.meta import (
+    AdaptConfig,
     MetaConfig,
     adapt,
     joat_generation,
@@ -139,3 +143,23 @@ def test_meta_config_names_the_bad_field(change: dict[str, object], field: str) 
     with pytest.raises(ConfigError) as caught:
         replace(TINY_META, **change)
     assert caught.value.field == field and caught.value.config == "MetaConfig"
+
+
+def test_only_the_trainings_that_run_alone_use_train_threads() -> None:
+    """The multitask network's pooled training runs alone and gets ``train.threads``; JOAT's inner updates and the
+    adaptations run side by side, one thread each (the second core is busy with the other jobs)."""
+    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    search, training = SearchConfig(simulations=2), TrainConfig(epochs=1, threads=2)
+    threads: dict[str, int] = {}
+
+    def record(jobs: Sequence[Job[Any]]) -> list[Any]:
+        for job in jobs:
+            if job.kind == "train":
+                (config,) = [a for a in job.args if isinstance(a, TrainConfig)]
+                threads[job.name] = config.threads
+        return [job() for job in jobs]
+
+    joat_generation(0, net, ["gardner", "atomic"], TINY_META, search, training, root(0), run=record)
+    multitask_generation(0, net, ["gardner", "atomic"], TINY_META, search, training, root(0), run=record)
+    assert threads == {"train-gardner-gen000": 1, "train-atomic-gen000": 1, "train-pooled-gen000": 2}
+    assert AdaptConfig().training(training).threads == 1

@@ -13,7 +13,8 @@ import torch
 from mmc.engine import VARIANTS, legal_moves
 from mmc.engine.variants import CaptureRule
 from mmc.nn import NetworkConfig, PolicyValueNet, build_network
-from mmc.train import EpochLosses, Examples, TrainConfig, mirror, replay_window, train, value_target
+from mmc.seeding import root
+from mmc.train import EpochLosses, Examples, TrainConfig, mirror, replay_window, train, trained_copy, value_target
 
 from . import assert_examples_equal, examples_of, random_policy, random_positions
 
@@ -70,6 +71,8 @@ def weights(net: PolicyValueNet) -> dict[str, torch.Tensor]:
         ("value_discount", 0.0),
         ("value_discount", 1.01),
         ("value_discount", "0.9"),
+        ("threads", 0),
+        ("threads", 1.0),
     ],
 )
 def test_config_rejects_bad_values_by_name(field: str, value: object) -> None:
@@ -215,3 +218,24 @@ def test_value_target_discounts_the_result_by_the_plies_to_the_end() -> None:
     assert np.all(np.abs(discounted) < np.abs(data.value))
     both = value_target(data, TrainConfig(value_discount=0.9, search_value_weight=0.25))
     np.testing.assert_allclose(both, 0.75 * discounted + 0.25 * data.search_value, rtol=1e-6, atol=1e-7)
+
+
+# --- threads ------------------------------------------------------------------------------------------------
+
+
+def test_a_training_job_runs_with_its_configs_threads_and_gives_the_callers_back() -> None:
+    """``trained_copy`` trains with ``config.threads`` torch threads (seen from inside the network's forward pass),
+    restores the caller's count, and the same threads give the same weights (the study's 2-thread expert trainings
+    stay reproducible)."""
+    data = dataset("gardner", 96, seed=3)
+    net = build_network(TINY, seed=0)
+    seen: list[int] = []
+    hook = net.register_forward_pre_hook(lambda *_: seen.append(torch.get_num_threads()))
+    torch.set_num_threads(1)
+    config = TrainConfig(epochs=1, batch_size=32, threads=2)
+    first = trained_copy(net, [data], config, root(4))
+    assert set(seen) == {2} and torch.get_num_threads() == 1
+    hook.remove()
+    again = trained_copy(net, [data], config, root(4))
+    assert first.losses == again.losses
+    assert all(torch.equal(a, b) for a, b in zip(weights(first.net).values(), weights(again.net).values(), strict=True))
