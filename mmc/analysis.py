@@ -176,8 +176,11 @@ def ladder_figure(ratings: pd.DataFrame) -> Figure:
         rows = ratings[ratings["game"] == game].sort_values("elo").reset_index(drop=True)
         for y, row in rows.iterrows():
             colour = "grey" if row["kind"] == "anchor" else palette[row["start"]]
-            axes.errorbar(row["elo"], y, xerr=[[row["elo"] - row["low"]], [row["high"] - row["elo"]]], fmt="o",
-                          color=colour, markersize=4, capsize=2)  # fmt: skip
+            # the interval as drawn from low to high: with few games a percentile interval may leave out the
+            # estimate (mmc.rating), which an error bar around the point cannot show
+            axes.plot([row["low"], row["high"]], [y, y], color=colour, linewidth=1)
+            axes.plot([row["low"], row["high"]], [y, y], "|", color=colour, markersize=5)
+            axes.plot(row["elo"], y, "o", color=colour, markersize=4)
         axes.set_yticks(range(len(rows)), rows["player"], fontsize=7)
         axes.axvline(0, color="grey", linewidth=0.8, linestyle=":")
         axes.set_title(game, fontsize=9)

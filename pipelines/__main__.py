@@ -4,6 +4,7 @@
     python -m pipelines expert VARIANT [R]     # stage expert@VARIANT-R (dvc.yaml runs every stage)
     python -m pipelines meta_train [R]         # stage meta_train@R: JOAT (first-order Reptile across variants)
     python -m pipelines multitask [R]          # stage multitask@R: the pooled-data baseline, same budget
+    python -m pipelines metafocus [R]          # stage metafocus@R: MetaFocus's meta-model for JOAT R's adaptation
     python -m pipelines adapt TARGET [R]       # stage adapt@TARGET-R: every start x budget
     python -m pipelines evaluate TARGET        # stage evaluate@TARGET: every model x opponent, Elo, comparisons
     python -m pipelines report                 # stage report: reports/study.html
@@ -43,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     adapt.add_argument("variant", metavar="target")
     adapt.add_argument("replicate", nargs="?", type=int, help=replicate)
     commands.add_parser("evaluate", help="run stage evaluate@TARGET").add_argument("variant", metavar="target")
-    for stage in ("meta_train", "multitask"):
+    for stage in ("meta_train", "multitask", "metafocus"):
         commands.add_parser(stage, help=f"run stage {stage}@R").add_argument("replicate", nargs="?", type=int,
                                                                              help=replicate)  # fmt: skip
     commands.add_parser("report", help="run stage report")
@@ -70,7 +71,9 @@ def _stage(command: str, variant: str | None, replicate: int | None, study: Stud
     from prefect import tags
 
     labels = [f"stage:{command}", *([f"variant:{variant}"] if variant else [])]
-    labels += [f"replicate:{replicate}"] if command in ("expert", "adapt", "meta_train", "multitask") else []
+    labels += (
+        [f"replicate:{replicate}"] if command in ("expert", "adapt", "meta_train", "multitask", "metafocus") else []
+    )
     labels += [f"mlflow-parent:{p}"] if (p := _parent()) else []
     with tags("meta-minichess", *labels):
         runner = task_runner(study.runner)
@@ -92,6 +95,10 @@ def _stage(command: str, variant: str | None, replicate: int | None, study: Stud
 
             kind = "joat" if command == "meta_train" else "multitask"
             meta_flow.with_options(task_runner=runner)(kind, replicate, study, paths.root)
+        elif command == "metafocus":
+            from pipelines.metafocus import metafocus_flow
+
+            metafocus_flow.with_options(task_runner=runner)(replicate, study, paths.root)
         else:
             from pipelines.study_report import report_flow
 

@@ -1,8 +1,11 @@
 """Stage ``adapt@{target}-{r}``: every starting model of training replicate ``r`` adapted to ``target`` with every
 budget (few-shot adaptation).
 
-A start is ``joat`` or ``multitask`` (``models/starts/r{r}``), ``expert-V`` (``models/champion/r{r}/V.pt``) or
-``scratch`` (a network initialised from the replicate's seed, the same for every target). The stage lists one
+A start is ``joat`` or ``multitask`` (``models/starts/r{r}``), ``expert-V`` (``models/champion/r{r}/V.pt``),
+``scratch`` (a network initialised from the replicate's seed, the same for every target) or ``metafocus``: JOAT
+adapted with the channel mask that replicate's MetaFocus meta-model (``models/starts/r{r}/metafocus.pt``) gives
+the target from JOAT's own self-play positions there (``mmc.meta.metafocus``; budgets > 0 only: with no games
+it is JOAT). The stage lists one
 ``mmc.meta.Adaptation`` per start and budget (:func:`inputs`) and calls ``mmc.meta.adapt_many``, the one
 implementation of "at most one AlphaZero iteration" (budget 0 is the start unchanged), with its job store
 (``data/jobs/adapt/{t}-r{r}``: every self-play and training is a Prefect task run, kept as it finishes). All
@@ -29,9 +32,10 @@ from mmc.search import SearchConfig
 from mmc.seeding import derive, int_seed
 from mmc.train import TrainConfig
 from pipelines import tracking
-from pipelines.config import SCRATCH, StudyConfig, flatten
+from pipelines.config import METAFOCUS, SCRATCH, StudyConfig, flatten
 from pipelines.files import write_json
 from pipelines.jobs import job_store
+from pipelines.metafocus import load_focus
 from pipelines.paths import ADAPT_CODE, Paths, replicate_name
 
 __all__ = ["adapt_flow", "inputs", "label", "load_start", "models", "start_path"]
@@ -45,11 +49,11 @@ def start_path(paths: Paths, start: str, replicate: int) -> Path | None:
         return None
     if start.startswith("expert-"):
         return paths.champion(start.removeprefix("expert-"), replicate)
-    return paths.start_model(start, replicate)
+    return paths.start_model("joat" if start == METAFOCUS else start, replicate)
 
 
 def load_start(paths: Paths, study: StudyConfig, start: str, replicate: int) -> PolicyValueNet:
-    """The starting model ``start`` of replicate ``replicate`` in eval mode."""
+    """The starting network of ``start`` in replicate ``replicate`` in eval mode (``metafocus``: its JOAT)."""
     path = start_path(paths, start, replicate)
     if path is None:
         return build_network(study.network, int_seed(derive(study.training_seed(replicate), SCRATCH, "network")))
@@ -64,8 +68,14 @@ def label(start: str, budget: int, replicate: int | None = None) -> str:
 
 
 def models(study: StudyConfig) -> list[tuple[str, int]]:
-    """Every adapted model of a target as (start, budget), budget first: the order of :func:`inputs`."""
-    return [(start, budget) for budget in study.adapt.budgets for start in study.adapt.starts]
+    """Every adapted model of a target as (start, budget), budget first: the order of :func:`inputs` (no
+    ``metafocus`` at budget 0: there it is JOAT's own budget-0 model)."""
+    return [
+        (start, budget)
+        for budget in study.adapt.budgets
+        for start in study.adapt.starts
+        if not (start == METAFOCUS and budget == 0)
+    ]
 
 
 def inputs(
@@ -75,9 +85,17 @@ def inputs(
     (budget first), the search, the adaptation's training, concurrency, ply cap and device."""
     config = study.adapt.config
     starts = {start: load_start(paths, study, start, replicate) for start in study.adapt.starts}
+    focus = load_focus(paths.focus_model(replicate)) if METAFOCUS in starts else None
     seed = derive(study.training_seed(replicate), STAGE, target)
     adaptations = [
-        Adaptation(label(start, budget), starts[start], target, budget, derive(seed, "budget", budget))
+        Adaptation(
+            label(start, budget),
+            starts[start],
+            target,
+            budget,
+            derive(seed, "budget", budget),
+            focus=focus if start == METAFOCUS else None,
+        )
         for start, budget in models(study)
     ]
     return adaptations, study.search, config.training(study.train), config.concurrent, config.max_plies, study.device
@@ -114,13 +132,17 @@ def adapt_flow(target: str, replicate: int, study: StudyConfig, root: Path) -> d
 
 
 def _summary(result: Adapted, seconds: dict[str, float], name: str) -> dict[str, Any]:
+    """An adapted model's numbers; a MetaFocus adaptation's mask (``1`` per trained trunk channel) and its size."""
     played = result.self_play
     last = result.losses[-1] if result.losses else None
+    mask = {} if result.mask is None else {"mask": "".join("1" if k else "0" for k in result.mask),
+                                            "kept": int(result.mask.sum())}  # fmt: skip
     return {
         "games": len(played.records) if played else 0,
         "examples": sum(len(e) for e in played.examples) if played else 0,
         "seconds": round(seconds.get(f"self-play-{name}", 0.0) + seconds.get(f"train-{name}", 0.0), 3),
         **({f"loss_{k}": round(getattr(last, k), 6) for k in ("policy", "value", "total")} if last else {}),
+        **mask,
     }
 
 

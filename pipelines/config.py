@@ -14,6 +14,7 @@ the study runs::
       variants: {gardner: {}}     # one expert stage per key; a value overrides keys of expert/search/train
       generations: ...            # ...every mmc.alphazero.AlphaZeroConfig field
     meta: {...every mmc.meta.MetaConfig field...}
+    metafocus: {...every mmc.meta.MetaFocusConfig field...}
     adapt: {targets, starts, ...every mmc.meta.AdaptConfig field...}
     evaluate: {opponents, games, search: {...every SearchConfig field...}, opening_plies, max_plies}
     runner: {kind, workers, address}   # where the jobs run; never changes a result
@@ -44,7 +45,7 @@ from mmc.configs import ConfigError
 from mmc.engine import VARIANTS
 from mmc.evaluate import EvaluateConfig, RateConfig
 from mmc.evaluate import slug as opponent_slug
-from mmc.meta import AdaptConfig, MetaConfig
+from mmc.meta import AdaptConfig, MetaConfig, MetaFocusConfig
 from mmc.nn import DeviceError, NetworkConfig, resolve_device
 from mmc.play import close_player, parse_player
 from mmc.search import SearchConfig
@@ -68,8 +69,8 @@ RUNNER_KINDS = ("process", "dask", "thread")
 NETWORK_KEYS = ("blocks", "filters", "value_hidden")
 """The network's settable shape; its input and output planes are fixed by the engine."""
 SECTIONS = (
-    "seed", "replicates", "device", "network", "search", "train", "expert", "meta", "adapt", "evaluate", "rate",
-    "runner",
+    "seed", "replicates", "device", "network", "search", "train", "expert", "meta", "metafocus", "adapt", "evaluate",
+    "rate", "runner",
 )  # fmt: skip
 UNADAPTED = "unadapted"
 """The evaluation opponent that is the adapted model's own starting model (cells with budget > 0 only)."""
@@ -77,6 +78,9 @@ SCRATCH = "scratch"
 """The adaptation start that is a freshly initialised network."""
 META_STARTS = ("joat", "multitask")
 """Starts made by the meta stages (``meta_train`` and ``multitask``)."""
+METAFOCUS = "metafocus"
+"""The start that is JOAT adapted with the channel mask its MetaFocus meta-model gives the target (stage
+``metafocus``); it needs the ``joat`` start, and has no budget-0 model (with no games to adapt on it is JOAT)."""
 
 
 class ParamsError(ValueError):
@@ -169,6 +173,8 @@ class StudyConfig:
     experts: dict[str, ExpertConfig]
     """Expert stage per variant, in the file's order."""
     meta: MetaConfig
+    metafocus: MetaFocusConfig
+    """The MetaFocus meta-model's training (stage ``metafocus``; ``mmc.meta.metafocus``)."""
     adapt: AdaptPlan
     evaluate: EvaluatePlan
     rate: RateConfig
@@ -239,6 +245,8 @@ def parse_params(data: Any, source: str = "params.yaml", *, check_players: bool 
     search = root.build(SearchConfig, mapping["search"], "search")
     train = root.build(TrainConfig, mapping["train"], "train")
     meta = root.build(MetaConfig, mapping["meta"], "meta")
+    _check_playable(root, "meta.train_variants", meta.train_variants)
+    metafocus = root.build(MetaFocusConfig, mapping["metafocus"], "metafocus")
     adapt_data = root.split(mapping["adapt"], "adapt", ("targets", "starts"), names=_names(AdaptConfig))
     targets = root.typed(adapt_data.pop("targets"), "adapt.targets", tuple[str, ...])
     starts = root.typed(adapt_data.pop("starts"), "adapt.starts", tuple[str, ...])
@@ -252,7 +260,20 @@ def parse_params(data: Any, source: str = "params.yaml", *, check_players: bool 
     _check_anchors(root, rate, targets, check_players)
     runner = root.build(RunnerConfig, mapping["runner"], "runner")
     return StudyConfig(
-        seed, replicates, device, network, search, train, experts, meta, adapt, evaluate, rate, runner, raw=mapping
+        seed,
+        replicates,
+        device,
+        network,
+        search,
+        train,
+        experts,
+        meta,
+        metafocus,
+        adapt,
+        evaluate,
+        rate,
+        runner,
+        raw=mapping,
     )
 
 
@@ -264,12 +285,23 @@ def _check_adapt(root: _Checker, plan: AdaptPlan, experts: list[str]) -> None:
             raise root.error("adapt.targets", f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
     if len(set(plan.targets)) < len(plan.targets):
         raise root.error("adapt.targets", f"names a variant twice: {list(plan.targets)}")
-    known = [*META_STARTS, *(f"expert-{v}" for v in experts), SCRATCH]
+    _check_playable(root, "adapt.targets", plan.targets)
+    known = [*META_STARTS, METAFOCUS, *(f"expert-{v}" for v in experts), SCRATCH]
     if not plan.starts or len(set(plan.starts)) < len(plan.starts):
         raise root.error("adapt.starts", f"must name distinct starting models, got {list(plan.starts)}")
     for start in plan.starts:
         if start not in known:
             raise root.error("adapt.starts", f"unknown start {start!r} (known: {', '.join(known)})")
+    if METAFOCUS in plan.starts and "joat" not in plan.starts:
+        raise root.error("adapt.starts", "metafocus needs joat among the starts (it is JOAT adapted with a mask)")
+
+
+def _check_playable(root: _Checker, key: str, variants: typing.Iterable[str]) -> None:
+    """Monochromatic is in the rule book but cannot be played: White has no legal move at ply 0 (every move
+    must keep its square colour, and none of White's first moves does), so it is no task, target or expert."""
+    for variant in variants:
+        if not VARIANTS[variant].in_default_study:
+            raise root.error(key, f"{variant} cannot be played: White has no legal move at ply 0 (the rule book)")
 
 
 def plays(spec: str, variant: str) -> bool:
@@ -327,6 +359,7 @@ def _experts(root: _Checker, mapping: dict[str, Any]) -> dict[str, ExpertConfig]
         if variant not in VARIANTS:
             known = ", ".join(VARIANTS)
             raise root.error("expert.variants", f"unknown variant {variant!r} (known: {known})")
+        _check_playable(root, "expert.variants", [variant])
         experts[variant] = _expert(root, variant, override, expert, search, train)
     return experts
 

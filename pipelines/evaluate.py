@@ -36,13 +36,13 @@ from mmc.rating import Pairing, Ratings, compare, replicated
 from mmc.seeding import derive, rng, root
 from pipelines import tracking
 from pipelines.adapt import label, load_start, models
-from pipelines.config import UNADAPTED, StudyConfig, flatten, opponent_slug
+from pipelines.config import METAFOCUS, UNADAPTED, StudyConfig, flatten, opponent_slug
 from pipelines.files import write_json
 from pipelines.jobs import job_store
 from pipelines.paths import EVALUATE_CODE, Paths
 from pipelines.records import ComparisonRow, CurveRow, EvaluationRow, MatchSummary, RatingRow, write_rows
 
-__all__ = ["cells", "comparisons", "evaluate_flow", "inputs", "rated_models", "rating_inputs"]
+__all__ = ["cells", "comparisons", "evaluate_flow", "inputs", "rated_models", "rating_inputs", "unadapted_start"]
 
 STAGE = "evaluate"
 SAMPLE_GAMES = 2
@@ -91,10 +91,17 @@ def inputs(
 
 
 def _opponent_name(study: StudyConfig, start: str, spec: str, replicate: int) -> str:
-    """The opponent of a cell in the rating pool: the unadapted start is its own budget-0 model when there is one."""
+    """The opponent of a cell in the rating pool: the unadapted start is its own budget-0 model when there is one
+    (MetaFocus's is JOAT's)."""
     if spec != UNADAPTED:
         return spec
+    start = unadapted_start(start)
     return label(start, 0, replicate) if 0 in study.adapt.budgets else f"{start}-r{replicate} ({UNADAPTED})"
+
+
+def unadapted_start(start: str) -> str:
+    """The start whose budget-0 model is ``start`` unadapted: itself, or ``joat`` for ``metafocus``."""
+    return "joat" if start == METAFOCUS else start
 
 
 def rating_inputs(
@@ -158,12 +165,14 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
 
 def comparisons(study: StudyConfig) -> list[tuple[tuple[str, int], tuple[str, int]]]:
     """The paired comparisons that answer the study's question, as ((start, budget), (start, budget)) of the
-    models ``a - b``: at every budget JOAT against each other start, and every start adapted against itself
-    unadapted (budget 0)."""
+    models ``a - b``: at every budget JOAT against each other start, MetaFocus against JOAT (the seed's "JOAT2
+    vs JOAT1", budgets > 0), and every start adapted against itself unadapted (budget 0; MetaFocus's is JOAT)."""
     budgets, starts = study.adapt.budgets, study.adapt.starts
-    pairs = [(("joat", b), (s, b)) for b in budgets for s in starts if "joat" in starts and s != "joat"]
+    others = [s for s in starts if s not in ("joat", METAFOCUS)]
+    pairs = [(("joat", b), (s, b)) for b in budgets for s in others if "joat" in starts]
+    pairs += [((METAFOCUS, b), ("joat", b)) for b in budgets if b > 0 and METAFOCUS in starts]
     if 0 in budgets:
-        pairs += [((s, b), (s, 0)) for b in budgets if b > 0 for s in starts]
+        pairs += [((s, b), (unadapted_start(s), 0)) for b in budgets if b > 0 for s in starts]
     return pairs
 
 

@@ -17,6 +17,10 @@ Layout under the project root (``{v}`` a variant, ``{k}`` joat or multitask, ``{
     models/starts/r{r}/{k}.pt|.json               the final joat / multitask network (a start of adaptation)
     plots/meta/{k}-r{r}.csv                       losses per meta-generation (report input format)
     metrics/meta/{k}-r{r}.json                    meta-training summary (dvc metrics)
+    models/starts/r{r}/metafocus.pt|.json         the MetaFocus meta-model (channel keep-probabilities from task
+                                                  features; with joat, the metafocus start)
+    plots/metafocus/r{r}.csv                      every masked adaptation of its training: mask, reward, baseline
+    metrics/metafocus/r{r}.json                   its summary (dvc metrics)
     models/adapted/{t}/r{r}/{s}_b{b}.pt|.json     start {s} adapted to target {t} with {b} self-play games
     metrics/adapt/{t}-r{r}.json                   adaptation losses and sizes per start and budget (dvc metrics)
     metrics/evaluate/{t}.json                     W/D/L, score, Wilson 95 % interval per model and opponent
@@ -132,6 +136,17 @@ class Paths:
 
     def meta_metrics(self, kind: str, replicate: int) -> Path:
         return self.root / "metrics" / "meta" / f"{replicate_name(kind, replicate)}.json"
+
+    # metafocus@{r}
+    def focus_model(self, replicate: int) -> Path:
+        """The MetaFocus meta-model of replicate ``replicate`` (with its JOAT, the ``metafocus`` start)."""
+        return self.root / "models" / "starts" / f"r{replicate}" / "metafocus.pt"
+
+    def focus_masks(self, replicate: int) -> Path:
+        return self.root / "plots" / "metafocus" / f"r{replicate}.csv"
+
+    def focus_metrics(self, replicate: int) -> Path:
+        return self.root / "metrics" / "metafocus" / f"r{replicate}.json"
 
     # adapt@{t}-{r}
     def adapted_dir(self, target: str, replicate: int) -> Path:

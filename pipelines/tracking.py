@@ -37,7 +37,7 @@ from mlflow.entities import RunStatus
 from mlflow.tracking import MlflowClient
 
 from pipelines.config import flatten
-from pipelines.paths import Paths, replicate_name
+from pipelines.paths import Paths
 
 __all__ = [
     "EXPERIMENT",
@@ -193,6 +193,12 @@ class StageRun:
         return version
 
 
+def _parts(variant: str, replicate: int | None, prefix: str) -> list[str]:
+    """The names after a stage's in its DVC name (``expert@gardner-0``) and run name (``expert-gardner-r0``); a stage
+    run once per replicate with no variant (``metafocus``) has the replicate alone."""
+    return [*([variant] if variant else []), *([f"{prefix}{replicate}"] if replicate is not None else [])]
+
+
 @contextmanager
 def stage_run(
     paths: Paths, stage: str, variant: str, flow_run_id: str | None, replicate: int | None = None
@@ -213,15 +219,13 @@ def stage_run(
         "mmc.kind": "stage",
         "mmc.stage": stage,
         "variant": variant,
-        "dvc_stage": os.environ.get(
-            "DVC_STAGE", f"{stage}@{variant}" + (f"-{replicate}" if replicate is not None else "")
-        ),
+        "dvc_stage": os.environ.get("DVC_STAGE", f"{stage}@" + "-".join(_parts(variant, replicate, ""))),
         "prefect_flow_run_id": flow_run_id or "",
         **({"replicate": str(replicate)} if replicate is not None else {}),
     }
     if parent:
         tags["mlflow.parentRunId"] = parent
-    name = f"{stage}-{variant}" if replicate is None else replicate_name(f"{stage}-{variant}", replicate)
+    name = "-".join((stage, *_parts(variant, replicate, "r")))
     run = client.create_run(experiment, run_name=name, tags=tags)
     run_id = str(run.info.run_id)
     status = RunStatus.to_string(RunStatus.FAILED)

@@ -7,7 +7,15 @@ import warnings
 import pandas as pd
 import pytest
 
-from mmc.analysis import MATCH_COLUMNS, adaptation_figure, loss_figure, match_table, wilson_interval, win_rate_heatmap
+from mmc.analysis import (
+    MATCH_COLUMNS,
+    adaptation_figure,
+    ladder_figure,
+    loss_figure,
+    match_table,
+    wilson_interval,
+    win_rate_heatmap,
+)
 from mmc.play import MatchResult
 
 
@@ -53,3 +61,21 @@ def test_heatmap_with_long_matchups_lays_out_without_warnings() -> None:
         warnings.simplefilter("error")  # tight_layout warns when the labels do not fit
         assert win_rate_heatmap(table).axes
         assert adaptation_figure(table).legends
+
+
+def test_the_ladder_draws_an_interval_that_leaves_out_its_estimate() -> None:
+    """With few games a percentile bootstrap interval may lie beside the estimate (a tiny study's dark ratings did:
+    -469.6 with [-460.8, -297.2]); the ladder draws it as it is instead of failing on a negative error bar."""
+    ratings = pd.DataFrame(
+        [
+            ["dark", "greedy", "anchor", "", -1, -1, 0.0, 0.0, 0.0, 40],
+            ["dark", "scratch-b0-r1", "model", "scratch", 0, 1, -469.6, -460.8, -297.2, 10],
+            ["dark", "joat-b0-r1", "model", "joat", 0, 1, 35.0, -20.0, 80.0, 10],
+        ],
+        columns=["game", "player", "kind", "start", "budget", "replicate", "elo", "low", "high", "games"],
+    )
+    figure = ladder_figure(ratings)
+    (axes,) = figure.axes
+    assert [tick.get_text() for tick in axes.get_yticklabels()] == ["scratch-b0-r1", "greedy", "joat-b0-r1"]
+    drawn = [line.get_xdata() for line in axes.get_lines() if len(line.get_xdata()) == 2]
+    assert any(list(x) == [-460.8, -297.2] for x in drawn)

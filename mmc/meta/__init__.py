@@ -1,10 +1,13 @@
-"""Meta-learning across variants: JOAT (first-order Reptile) and its multitask baseline, task sampling and
-few-shot adaptation.
+"""Meta-learning across variants: JOAT (first-order Reptile) and its multitask baseline, task sampling, few-shot
+adaptation, and MetaFocus (which trunk channels adapt to a task, learned with REINFORCE).
 
 >>> from mmc.seeding import root
 >>> for step in meta_train("joat", net, MetaConfig(), SearchConfig(simulations=48), TrainConfig(), root(0)):
 ...     print(step.index, step.tasks)
 >>> adapted = adapt(joat_net, "rifle", 20, SearchConfig(simulations=48), TrainConfig(), root(0))
+>>> for step in metafocus_train(joat_net, ["gardner", "rifle"], MetaFocusConfig(), search, TrainConfig(), root(0)):
+...     print(step.index, step.rewards)
+>>> focused = adapt(joat_net, "rifle", 20, SearchConfig(simulations=48), TrainConfig(), root(0), focus=step.model)
 """
 
 from mmc.meta.adapt import Adaptation, AdaptConfig, Adapted, adapt, adapt_many
@@ -17,6 +20,20 @@ from mmc.meta.joat import (
     multitask_generation,
     task_batch,
 )
+from mmc.meta.metafocus import (
+    FocusConfig,
+    FocusModel,
+    FocusStep,
+    MetaFocusConfig,
+    focus_mask,
+    log_likelihood,
+    masked_trained_copy,
+    metafocus_train,
+    mode_mask,
+    reinforce,
+    sample_mask,
+    task_features,
+)
 from mmc.meta.reptile import meta_aggregate, sample_tasks
 
 __all__ = [
@@ -24,14 +41,26 @@ __all__ = [
     "AdaptConfig",
     "Adaptation",
     "Adapted",
+    "FocusConfig",
+    "FocusModel",
+    "FocusStep",
     "MetaConfig",
+    "MetaFocusConfig",
     "MetaGeneration",
     "adapt",
     "adapt_many",
+    "focus_mask",
     "joat_generation",
+    "log_likelihood",
+    "masked_trained_copy",
     "meta_aggregate",
     "meta_train",
+    "metafocus_train",
+    "mode_mask",
     "multitask_generation",
+    "reinforce",
+    "sample_mask",
     "sample_tasks",
     "task_batch",
+    "task_features",
 ]

@@ -6,6 +6,10 @@ study's ``adapt@T`` stage adapts every start to every target with every budget. 
 :func:`adapt_many`, which hands its self-play jobs and then its training jobs to the runner (``mmc.fanout``).
 Budgets count self-play games; budget 0 is the start unchanged. The jobs run their networks on the ``device``
 argument (``mmc.nn.DEVICES``, default ``cpu``).
+
+An adaptation with a MetaFocus model (``Adaptation.focus``, ``mmc.meta.metafocus``) trains only the trunk channels
+its model keeps: after the self-play, the features of the first ``focus.config.positions`` of its own positions
+give the mode mask, and its training job is :func:`~mmc.meta.metafocus.masked_trained_copy` with that mask.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import numpy as np
 from mmc.alphazero import play_games
 from mmc.configs import ConfigError
 from mmc.fanout import Job, Runner, serial
+from mmc.meta.metafocus import FocusModel, focus_mask, masked_trained_copy
 from mmc.nn.network import PolicyValueNet
 from mmc.play.selfplay import SelfPlayResult
 from mmc.search import SearchConfig
@@ -69,6 +74,8 @@ class Adaptation:
     seed: np.random.SeedSequence
     """Its streams: ``("self-play",)`` and ``("train",)``. Adaptations given the same seed play from the same
     streams (common random numbers: differences between starts come from the starts)."""
+    focus: FocusModel | None = field(default=None, repr=False)
+    """A MetaFocus model choosing the trunk channels that learn (``None``: all of them, plain training)."""
 
 
 @dataclass(frozen=True)
@@ -80,14 +87,17 @@ class Adapted:
     """Per-epoch training losses (empty for budget 0)."""
     self_play: SelfPlayResult | None
     """The games played (``None`` for budget 0)."""
+    mask: np.ndarray | None = None
+    """``bool[filters]``: the trunk channels that learned, chosen by the adaptation's focus model (``None`` without
+    one, or for budget 0)."""
 
 
 def adapt_many(
     adaptations: Sequence[Adaptation], search: SearchConfig, training: TrainConfig, *, concurrent: int,
     max_plies: int, device: str = "cpu", run: Runner = serial,
 ) -> list[Adapted]:  # fmt: skip
-    """Every adaptation: all the self-play jobs, then all the training jobs (each a trained copy of its start), their
-    networks on ``device``.
+    """Every adaptation: all the self-play jobs, then all the training jobs (each a trained copy of its start, masked
+    where it has a focus model), their networks on ``device``.
 
     Budget 0 returns a copy of the start with identical weights. A start is never modified.
     """
@@ -96,15 +106,20 @@ def adapt_many(
             raise ValueError(f"adaptation budget must be >= 0 games, got {item.games}")
     playing = [item for item in adaptations if item.games > 0]
     played = run([_self_play_job(item, search, concurrent, max_plies, device) for item in playing])
-    trained = run([_train_job(item, games, training, device) for item, games in zip(playing, played, strict=True)])
-    done = iter(zip(played, trained, strict=True))
+    masks = [
+        None if item.focus is None else focus_mask(item.focus, item.start, games.examples)
+        for item, games in zip(playing, played, strict=True)
+    ]
+    trained = run([_train_job(item, games, mask, training, device) for item, games, mask in
+                   zip(playing, played, masks, strict=True)])  # fmt: skip
+    done = iter(zip(played, trained, masks, strict=True))
     results = []
     for item in adaptations:
         if item.games == 0:
             results.append(Adapted(copy.deepcopy(item.start), [], None))
         else:
-            games, t = next(done)
-            results.append(Adapted(t.net, t.losses, games))
+            games, t, mask = next(done)
+            results.append(Adapted(t.net, t.losses, games, mask))
     return results
 
 
@@ -116,20 +131,25 @@ def _self_play_job(
     return Job("self-play", (item.label,), play_games, args)
 
 
-def _train_job(item: Adaptation, played: SelfPlayResult, training: TrainConfig, device: str) -> Job[Trained]:
+def _train_job(
+    item: Adaptation, played: SelfPlayResult, mask: np.ndarray | None, training: TrainConfig, device: str
+) -> Job[Trained]:
     args = (item.start, played.examples, training, derive(item.seed, "train"), device)
-    return Job("train", (item.label,), trained_copy, args)
+    if mask is None:
+        return Job("train", (item.label,), trained_copy, args)
+    return Job("train", (item.label,), masked_trained_copy, (*args, mask))
 
 
 def adapt(
     start: PolicyValueNet, variant: str, games: int, search: SearchConfig, training: TrainConfig,
     seed: np.random.SeedSequence, *, concurrent: int = 100, max_plies: int = 150, device: str = "cpu",
-    run: Runner = serial,
+    run: Runner = serial, focus: FocusModel | None = None,
 ) -> Adapted:  # fmt: skip
-    """Self-play ``games`` games of ``variant`` with ``start``, then train a copy of it on them once.
+    """Self-play ``games`` games of ``variant`` with ``start``, then train a copy of it on them once (only the trunk
+    channels that ``focus`` keeps, when given).
 
     ``games == 0`` returns a copy of ``start`` with identical weights. ``start`` itself is never modified.
     """
-    (adapted,) = adapt_many([Adaptation(variant, start, variant, games, seed)], search, training,
+    (adapted,) = adapt_many([Adaptation(variant, start, variant, games, seed, focus)], search, training,
                             concurrent=concurrent, max_plies=max_plies, device=device, run=run)  # fmt: skip
     return adapted

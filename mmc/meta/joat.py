@@ -54,7 +54,7 @@ class MetaConfig:
     """JOAT meta-training and the multitask baseline's equal budget (the default study's ``params.yaml``
     section ``meta``)."""
 
-    train_variants: tuple[str, ...] = ("gardner", "baby", "rifle", "atomic")
+    train_variants: tuple[str, ...] = ("gardner", "baby", "rifle", "dark", "atomic", "extinction")
     """The variants tasks are drawn from."""
     probs: tuple[float, ...] | None = None
     """Sampling probability of each train variant, in order (``None``: uniform)."""

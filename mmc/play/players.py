@@ -19,7 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
-from mmc.engine import Move, State, apply_move, get_variant, legal_moves, outcome
+from mmc.engine import Move, PieceType, State, apply_move, get_variant, legal_moves, outcome
 from mmc.play.fairy import FairyPlayer
 from mmc.play.human import HumanPlayer
 
@@ -110,8 +110,7 @@ class GreedyPlayer:
     promotion its gain. A move that ends the game scores :data:`WIN_VALUE` for a win (checkmate, an
     exploded or captured king, extinction), 0 for a draw (stalemate, repetition, ...) and
     ``-WIN_VALUE`` for a loss: so greed takes a mate in one, and avoids stalemating an opponent it is
-    ahead of. In dark chess every capture target is a square the mover sees, so greed uses no hidden
-    information there.
+    ahead of. In dark chess greed reads only the mover's observation (:func:`_seen_scores`).
     """
 
     name: str = "greedy"
@@ -123,7 +122,10 @@ class GreedyPlayer:
     @staticmethod
     def _choose(state: State, rng: np.random.Generator) -> Move:
         moves = _moves(state)
-        scores = np.array([_score(state, apply_move(state, move)) for move in moves])
+        if state.variant.hidden_information:
+            scores = _seen_scores(state, moves)
+        else:
+            scores = np.array([_score(state, apply_move(state, move)) for move in moves])
         best = np.flatnonzero(scores == scores.max())
         return moves[int(rng.choice(best))]
 
@@ -136,6 +138,36 @@ def _score(state: State, after: State) -> int:
     if result.winner is None:
         return 0
     return WIN_VALUE if result.winner is state.turn else -WIN_VALUE
+
+
+def _seen_scores(state: State, moves: Sequence[Move]) -> np.ndarray:
+    """:class:`GreedyPlayer`'s scores in dark chess, from the mover's observation (``mmc.search.dark.observe``) alone.
+
+    The material balance after each move, from the mover's pieces and the opponent's known material (every
+    capture target is a seen square); :data:`WIN_VALUE` for taking the king; 0 for a move that reaches the
+    fifty-move rule or the ply cap. A draw that hangs on what the mover cannot see (an opponent left without a
+    move, a repetition of boards it never saw whole) is not foreseen: the true ``outcome`` after the move would
+    read hidden squares.
+    """
+    from mmc.search.dark import observe  # mmc.search imports torch: only when dark chess is played
+
+    obs = observe(state)
+    own = obs.seen_board * obs.side
+    balance = int(PIECE_VALUES[own[own > 0]].sum() - PIECE_VALUES @ obs.opponent_material)
+    scores = np.empty(len(moves), dtype=np.int64)
+    for i, move in enumerate(moves):
+        taken = max(-int(own[move.to_square]), 0)
+        if taken == PieceType.KING:
+            scores[i] = WIN_VALUE
+            continue
+        irreversible = taken or own[move.from_square] == PieceType.PAWN
+        halfmove = 0 if irreversible else obs.halfmove + 1
+        if halfmove >= 100 or obs.ply + 1 >= state.max_plies:
+            scores[i] = 0
+            continue
+        promoted = 0 if move.promotion is None else PIECE_VALUES[move.promotion] - PIECE_VALUES[PieceType.PAWN]
+        scores[i] = balance + PIECE_VALUES[taken] + promoted
+    return scores
 
 
 class PolicyPlayer:

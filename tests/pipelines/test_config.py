@@ -75,6 +75,7 @@ class _Delete:
 
 
 _DELETE = _Delete()
+_UNPLAYABLE = "monochromatic cannot be played: White has no legal move at ply 0 (the rule book)"
 BAD = [
     ("extra", 1, "params.yaml: extra: unknown key"),
     ("expert.generations", _DELETE, "params.yaml: expert.generations: missing"),
@@ -110,13 +111,20 @@ BAD = [
     ("evaluate.opponents", "random", "params.yaml: evaluate.opponents: must be a list of strings, got 'random'"),
     ("meta.train_variants", ["gardner", "chess960"], "params.yaml: meta.train_variants: unknown variant 'chess960'"),
     ("meta.train_variants", ["gardner", "gardner"], "params.yaml: meta.train_variants: names a variant twice"),
-    ("meta.tasks", 9, "params.yaml: meta.tasks: must be <= the 4 train_variants, got 9"),
+    ("meta.tasks", 9, "params.yaml: meta.tasks: must be <= the 6 train_variants, got 9"),
     ("meta.epsilon", 1.5, "params.yaml: meta.epsilon: must be in [0, 1], got 1.5"),
-    ("meta.probs", [0.5, 0.5], "params.yaml: meta.probs: must be null or 4 numbers >= 0 summing to 1"),
-    ("meta.probs", [1.0, 0, 0, 0], "params.yaml: meta.probs: gives fewer than tasks=4 variants a chance"),
+    ("meta.probs", [0.5, 0.5], "params.yaml: meta.probs: must be null or 6 numbers >= 0 summing to 1"),
+    ("meta.probs", [1.0, 0, 0, 0, 0, 0], "params.yaml: meta.probs: gives fewer than tasks=4 variants a chance"),
     ("meta.probs", ["a"], "params.yaml: meta.probs: must be a list of numbers, got ['a']"),
     ("meta.games", 0, "params.yaml: meta.games: must be an int >= 1, got 0"),
     ("adapt.targets", [], "params.yaml: adapt.targets: must name at least one variant"),
+    ("adapt.targets", ["monochromatic"], f"params.yaml: adapt.targets: {_UNPLAYABLE}"),
+    (
+        "meta.train_variants",
+        ["gardner", "rifle", "dark", "atomic", "extinction", "monochromatic"],
+        f"params.yaml: meta.train_variants: {_UNPLAYABLE}",
+    ),
+    ("expert.variants", {"monochromatic": {}}, f"params.yaml: expert.variants: {_UNPLAYABLE}"),
     ("adapt.budgets", [0, -5], "params.yaml: adapt.budgets: must be distinct self-play game counts >= 0"),
     ("adapt.budgets", [0, 2.5], "params.yaml: adapt.budgets: must be a list of ints, got [0, 2.5]"),
     ("adapt.starts", ["joat", "expert-baby"], "params.yaml: adapt.starts: unknown start 'expert-baby' (known: joat,"),

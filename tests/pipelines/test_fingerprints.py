@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
+from mmc.meta import FocusModel
 from mmc.nn import build_network, load_checkpoint, save_checkpoint
-from pipelines import adapt, evaluate, expert, meta
+from pipelines import adapt, evaluate, expert, meta, metafocus
 from pipelines.adapt import adapt_flow
 from pipelines.config import flatten, load_params, parse_params
 from pipelines.jobs import digest
@@ -39,7 +40,7 @@ CHANGED = {
     "train.search_value_weight": 0.5,
     "evaluate.search.precision": "bf16",
     "meta.train_variants": ["gardner", "baby", "rifle", "atomic", "mallet"],
-    "meta.probs": [0.4, 0.2, 0.2, 0.2],
+    "meta.probs": [0.25, 0.15, 0.15, 0.15, 0.15, 0.15],
     "meta.tasks": 3,
     "adapt.budgets": [0, 20],
     "adapt.starts": ["joat", "scratch"],
@@ -88,7 +89,8 @@ def _project(tmp_path: Path) -> Paths:
         for index, path in enumerate(starts):
             net = build_network(study.network, seed=index + 10 * replicate)
             save_checkpoint(net, net.config, path)
-        for start in ("joat", "multitask", "expert-gardner", "scratch"):
+        metafocus.save_focus(FocusModel(study.network.filters, seed=replicate), paths.focus_model(replicate))
+        for start in ("joat", "metafocus", "multitask", "expert-gardner", "scratch"):
             for budget in (0, 20, 100):
                 net = build_network(study.network, seed=budget + len(start) + 1000 * replicate)
                 save_checkpoint(net, net.config, paths.adapted("gardner", replicate, start, budget))
@@ -102,13 +104,15 @@ def _inputs(stage: str, data: dict[str, Any], paths: Paths) -> str:
         return digest(expert.inputs(study, "gardner", 1))
     if stage in ("meta_train", "multitask"):
         return digest(meta.inputs(study, "joat" if stage == "meta_train" else "multitask", 1))
+    if stage == "metafocus":
+        return digest(metafocus.inputs(study, paths, 1))
     if stage == "adapt":
         return digest(adapt.inputs(study, paths, "gardner", 1))
     cells, variant, config, seed, device = evaluate.inputs(study, paths, "gardner")
     return digest((cells, variant, config, seed, device, evaluate.rating_inputs(study, cells, variant, seed)))
 
 
-@pytest.mark.parametrize("stage", ["expert", "meta_train", "multitask", "adapt", "evaluate"])
+@pytest.mark.parametrize("stage", ["expert", "meta_train", "multitask", "metafocus", "adapt", "evaluate"])
 def test_a_stage_inputs_change_exactly_with_its_dvc_params(stage: str, tmp_path: Path) -> None:
     paths = _project(tmp_path)
     before = _inputs(stage, copy.deepcopy(DEFAULT), paths)

@@ -18,6 +18,7 @@ from pipelines.config import load_params
 from pipelines.evaluate import evaluate_flow
 from pipelines.expert import expert_flow
 from pipelines.meta import meta_flow
+from pipelines.metafocus import load_focus, metafocus_flow
 from pipelines.paths import Paths
 from pipelines.runners import task_runner
 
@@ -202,13 +203,61 @@ def test_meta_flow_resumes_inside_a_meta_generation(prefect_server: str, tmp_pat
     assert meta_flow.with_options(task_runner=runner)("joat", 1, study, tmp_path, return_state=True).is_completed()
     theta = load_checkpoint(paths.start_model("joat", 1))[0]
     jobs = paths.jobs("meta", "joat-r1")
-    (jobs / "train-rifle-gen001.pt").unlink()  # its record no longer checks out
-    kept = {p: p.stat().st_mtime_ns for p in jobs.iterdir() if "train-rifle-gen001" not in p.name}
+    (jobs / "train-dark-gen001.pt").unlink()  # its record no longer checks out
+    kept = {p: p.stat().st_mtime_ns for p in jobs.iterdir() if "train-dark-gen001" not in p.name}
     state = meta_flow.with_options(task_runner=runner)("joat", 1, study, tmp_path, return_state=True)
     assert state.is_completed()
     assert {p: p.stat().st_mtime_ns for p in kept} == kept
-    assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {"train-rifle-gen001"}
+    assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {"train-dark-gen001"}
     assert _same(theta, load_checkpoint(paths.start_model("joat", 1))[0])  # the same inner update, the same theta
+
+
+def test_metafocus_flow_publishes_its_model_and_steers_the_adaptation(prefect_server: str, tmp_path: Path) -> None:
+    """metafocus@0: every masked adaptation a task run, the meta-model and its masks published and registered; then
+    the ``metafocus`` start of adapt@T is JOAT trained on JOAT's own games with the mask the model gives T."""
+    paths = Paths(tmp_path)
+    study = load_params(
+        write_params(tmp_path, TINY_PARAMS, {"runner.kind": "thread", "adapt.starts": ["joat", "metafocus"]})
+    )
+    runner = task_runner(study.runner)
+    joat = build_network(study.network, seed=3)
+    save_checkpoint(joat, joat.config, paths.start_model("joat", 0))
+    state = metafocus_flow.with_options(task_runner=runner)(0, study, tmp_path, return_state=True)
+    assert state.is_completed(), state
+    assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {
+        f"{job}-{task}-gen00{i}"
+        for i in (0, 1)
+        for task in ("gardner", "dark")
+        for job in ("self-play", "train", "reward")
+    }
+    rows = paths.focus_masks(0).read_text().splitlines()
+    assert rows[0] == "replicate,iteration,variant,mask,kept,keep_probability,reward,baseline" and len(rows) == 1 + 4
+    for row in rows[1:]:
+        mask, kept = row.split(",")[3:5]
+        assert len(mask) == study.network.filters and mask.count("1") == int(kept)
+    assert json.loads(paths.focus_metrics(0).read_text())["adaptations"] == 4
+    model = load_focus(paths.focus_model(0))
+    assert model.config.channels == study.network.filters and model.config.positions == study.metafocus.positions
+    (run,) = mlflow_runs(tmp_path)
+    assert run.data.tags["dvc_stage"] == "metafocus@0" and run.info.status == "FINISHED"
+    assert [m.step for m in MlflowClient(paths.mlflow_uri).get_metric_history(run.info.run_id, "baseline")] == [0, 1]
+    loaded = mlflow.pytorch.load_model("models:/metafocus@r0")
+    assert _same(loaded, model)
+
+    state = adapt_flow.with_options(task_runner=runner)("extinction", 0, study, tmp_path, return_state=True)
+    assert state.is_completed(), state
+    assert not paths.adapted("extinction", 0, "metafocus", 0).is_file()  # with no games MetaFocus is JOAT
+    focused = load_checkpoint(paths.adapted("extinction", 0, "metafocus", 2))[0]
+    plain = load_checkpoint(paths.adapted("extinction", 0, "joat", 2))[0]
+    summary = json.loads(paths.adapt_metrics("extinction", 0).read_text())["metafocus"]["b2"]
+    mask = torch.tensor([bit == "1" for bit in summary["mask"]])
+    assert summary["kept"] == int(mask.sum()) and len(mask) == study.network.filters
+    stem = joat.state_dict()["stem_conv.weight"]
+    assert torch.equal(focused.state_dict()["stem_conv.weight"][~mask], stem[~mask])  # dropped channels untouched
+    assert not _same(focused, plain) or bool(mask.all())
+    jobs = paths.jobs("adapt", "extinction-r0")
+    games = [[r.moves for r in read_records(jobs / f"self-play-{s}-b2.pgn")] for s in ("joat", "metafocus")]
+    assert games[0] == games[1]  # the same start and seed: the same games, only the training differs
 
 
 def cell_keys(metrics: dict[str, Any]) -> list[tuple[int, str]]:

@@ -27,6 +27,7 @@ from mmc.evaluate import match_name
 from mmc.nn import load_checkpoint
 from pipelines.config import load_params
 from pipelines.files import sha256
+from pipelines.metafocus import load_focus
 from pipelines.paths import Paths
 from pipelines.report import external_resources
 
@@ -34,6 +35,8 @@ from .conftest import TINY_PARAMS, make_project, tool_env
 from .helpers import flow_run, mlflow_runs, task_runs, write_params
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pipelines")]
+TARGETS = ("gardner", "dark", "extinction", "los_alamos")
+"""The tiny profile's targets."""
 
 
 def _run(project: Path, *command: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -47,15 +50,16 @@ def _dvc_status(project: Path) -> dict[str, object]:
 
 
 STAGES = {
-    *(f"{stage}@{r}" for stage in ("meta_train", "multitask") for r in (0, 1)),
-    *(f"{stage}@{v}-{r}" for stage, v in (("expert", "gardner"), ("adapt", "gardner"), ("adapt", "atomic"))
-      for r in (0, 1)),
-    "evaluate@gardner",
-    "evaluate@atomic",
+    *(f"{stage}@{r}" for stage in ("meta_train", "multitask", "metafocus") for r in (0, 1)),
+    *(f"expert@gardner-{r}" for r in (0, 1)),
+    *(f"adapt@{t}-{r}" for t in TARGETS for r in (0, 1)),
+    *(f"evaluate@{t}" for t in TARGETS),
     "report",
 }  # fmt: skip
-"""The tiny profile's DVC stages (targets gardner and atomic, atomic held out of meta-training; replicates 0 and
-1 of every training stage)."""
+"""The tiny profile's DVC stages (targets gardner and dark, in meta-training, extinction and los_alamos, held out;
+replicates 0 and 1 of every training stage)."""
+FAIRY_TARGETS = ("gardner", "los_alamos")
+"""The tiny targets Fairy-Stockfish plays (the others have no fairy cell and no fairy anchor)."""
 
 
 def _same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
@@ -70,14 +74,15 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "gardner: Elo (greedy = 0; mean of 2 replicate(s), 95% interval): joat b0" in done.stdout
     assert re.search(r"study finished in [0-9.]+ min \(dvc exit status 0\); CPU [0-9.]+ of \d+ cores", done.stdout)
-    assert "atomic: at b2: joat-b2 - multitask-b2" in done.stdout
+    assert "los_alamos: at b2: joat-b2 - multitask-b2" in done.stdout
 
     # DVC: every stage locked, everything up to date, metrics and plots readable
     lock = yaml.safe_load((project / "dvc.lock").read_text())["stages"]
     assert set(lock) == STAGES
     assert {o["path"] for o in lock["meta_train@1"]["outs"]} >= {"data/jobs/meta/joat-r1", "models/starts/r1/joat.pt"}
     assert lock["expert@gardner-1"]["params"]["params.yaml"]["expert.generations"] == 2
-    assert lock["evaluate@atomic"]["params"]["params.yaml"]["replicates"] == [0, 1]
+    assert lock["evaluate@los_alamos"]["params"]["params.yaml"]["replicates"] == [0, 1]
+    assert {o["path"] for o in lock["metafocus@1"]["outs"]} >= {"models/starts/r1/metafocus.pt"}
     assert _dvc_status(project) == {}
     shown = _run(project, "dvc", "metrics", "show", "--json").stdout
     assert '"fairy_nodes_1"' in shown and '"unadapted"' in shown and '"final_loss"' in shown
@@ -87,17 +92,17 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     assert not external_resources(page)  # the charting library is in the page (.dvc/config's html_template)
 
     # meta-training: every task's games and every training kept as finished jobs; the inner losses per generation
-    for kind, trains in (("joat", ["gardner", "rifle"]), ("multitask", ["pooled"])):
+    for kind, trains in (("joat", ["gardner", "dark"]), ("multitask", ["pooled"])):
         kept = {p.name.removesuffix(".done.json") for p in paths.jobs("meta", f"{kind}-r1").glob("*.done.json")}
         assert kept == {
             f"{job}-{task}-gen00{g}"
             for g in (0, 1)
-            for job, tasks in (("self-play", ["gardner", "rifle"]), ("train", trains))
+            for job, tasks in (("self-play", ["gardner", "dark"]), ("train", trains))
             for task in tasks
         }
     losses = pd.read_csv(paths.meta_losses("joat", 0))
     assert set(zip(losses["stage"], losses["variant"], strict=True)) == {
-        ("inner", "gardner"), ("inner", "rifle"), ("meta_train", "mean")
+        ("inner", "gardner"), ("inner", "dark"), ("meta_train", "mean")
     }  # fmt: skip
 
     # adaptation: a model per target, replicate, start and budget; budget 0 is the start itself
@@ -106,10 +111,11 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
         "multitask": paths.start_model("multitask", 1),
         "expert-gardner": paths.champion("gardner", 1),
     }
-    for target in ("gardner", "atomic"):
+    for target in TARGETS:
         for start in study.adapt.starts:
             for budget in (0, 2):
-                assert paths.adapted(target, 0, start, budget).is_file()
+                # MetaFocus has no budget-0 model: with no games to adapt on it is JOAT
+                assert paths.adapted(target, 0, start, budget).is_file() == (start != "metafocus" or budget > 0)
             if start in starts:
                 unchanged = load_checkpoint(paths.adapted(target, 1, start, 0))[0]
                 assert _same_weights(unchanged, load_checkpoint(starts[start])[0])
@@ -119,7 +125,7 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     # the replicates are trained from their own seeds
     assert not _same_weights(load_checkpoint(paths.start_model("joat", 0))[0], load_checkpoint(starts["joat"])[0])
 
-    # evaluation: every cell, the counts add up; no fairy in atomic, no unadapted opponent at budget 0
+    # evaluation: every cell, the counts add up; no fairy in dark and extinction, no unadapted opponent at budget 0
     table = pd.read_csv(paths.summary_table)
     columns = ["game", "start", "budget", "replicate", "player 1", "player 2", "wins", "draws", "losses"]
     assert list(table.columns[:9]) == columns
@@ -127,30 +133,28 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     assert (table["games"] == study.evaluate.config.games).all()
     cells = {(r.game, r.start, r.budget, r.replicate, r["player 2"]) for _, r in table.iterrows()}
     opponents = {
-        "gardner": ["random", "greedy", "unadapted", "fairy:nodes=1"],
-        "atomic": ["random", "greedy", "unadapted"],
+        t: ["random", "greedy", "unadapted", *(["fairy:nodes=1"] if t in FAIRY_TARGETS else [])] for t in TARGETS
     }
     assert cells == {
         (t, s, b, r, o)
-        for t in ("gardner", "atomic")
+        for t in TARGETS
         for s in study.adapt.starts
         for b in (0, 2)
         for r in (0, 1)
         for o in opponents[t]
-        if not (o == "unadapted" and b == 0)
+        if not (o == "unadapted" and b == 0) and not (s == "metafocus" and b == 0)
     }
     evaluation = json.loads(paths.evaluation_metrics("gardner").read_text())
     assert evaluation["r1"]["joat"]["b2"]["greedy"]["games"] == study.evaluate.config.games
     # the ratings: every model and the anchors that play the target, greedy at 0; the comparisons
-    for target, anchors in (
-        ("gardner", {"random", "mcts:4", "greedy", "fairy:nodes=1"}),
-        ("atomic", {"random", "mcts:4", "greedy"}),
-    ):
+    for target in TARGETS:
+        anchors = {"random", "mcts:4", "greedy", *(["fairy:nodes=1"] if target in FAIRY_TARGETS else [])}
         rated = json.loads(paths.ratings(target).read_text())
-        models = {f"{s}-b{b}-r{r}" for s in study.adapt.starts for b in (0, 2) for r in (0, 1)}
-        assert set(rated["elo"]) == models | anchors and rated["elo"]["greedy"]["elo"] == 0
-        assert set(rated["starts"]) == {f"{s}-b{b}" for s in study.adapt.starts for b in (0, 2)}
-        assert "joat-b2 - multitask-b2" in rated["comparisons"] and "scratch-b2 - scratch-b0" in rated["comparisons"]
+        kinds = {f"{s}-b{b}" for s in study.adapt.starts for b in (0, 2) if not (s == "metafocus" and b == 0)}
+        assert set(rated["elo"]) == {f"{k}-r{r}" for k in kinds for r in (0, 1)} | anchors
+        assert rated["elo"]["greedy"]["elo"] == 0 and set(rated["starts"]) == kinds
+        assert {"joat-b2 - multitask-b2", "scratch-b2 - scratch-b0", "metafocus-b2 - joat-b2",
+                "metafocus-b2 - joat-b0"} <= set(rated["comparisons"])  # fmt: skip
 
     # the report: offline HTML with every figure, the table and the run ids
     html = paths.report_html.read_text()
@@ -160,6 +164,8 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     assert any("adaptation" in f for f in figures) and any("matchup" in f for f in figures)
     assert figures[0].startswith("Elo versus adaptation budget") and "Elo axis" in figures[1]
     assert html.index("Findings") < html.index("<img alt=") and "JOAT against multitask" in html
+    assert html.index("Zero-shot (budget 0") < html.index("After adaptation (2 self-play games") < html.index("<img")
+    assert "MetaFocus against JOAT" in html and "los_alamos</strong> (held out of meta-training)" in html
     assert "joat-b2-r1" in html and "fairy:nodes=1" in html and not external_resources(html)
     assert "2 training replicates per model: the intervals cover game and training noise" in html
 
@@ -175,20 +181,20 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
         assert run.info.status == "FINISHED" and run.data.tags["mlflow.source.git.commit"] == head
     assert parent.data.params["meta.epsilon"] == "1.0"
     assert parent.data.metrics["gardner.r1.joat.b2.random.score"] >= 0
-    assert "atomic.elo.joat-b2" in parent.data.metrics
+    assert "los_alamos.elo.joat-b2" in parent.data.metrics and "dark.elo.metafocus-b2" in parent.data.metrics
     assert parent.data.metrics["cpu_seconds"] > 0 and 0 < parent.data.metrics["cpu_utilisation"] <= 1.05
     runs_json = json.loads((paths.report_inputs / "runs.json").read_text())
     assert runs_json["parent"] == parent.info.run_id
     assert set(runs_json["children"].values()) == {r.info.run_id for r in children.values()}
     client = MlflowClient(paths.mlflow_uri)
     meta_run = children["meta_train@1"].info.run_id
-    assert [m.step for m in client.get_metric_history(meta_run, "inner.rifle.loss_total")] == [0, 1]
+    assert [m.step for m in client.get_metric_history(meta_run, "inner.dark.loss_total")] == [0, 1]
     mlflow.set_tracking_uri(paths.mlflow_uri)
-    for name, path in (*starts.items(),):
-        registered = "expert-gardner" if name == "expert-gardner" else name
-        model = mlflow.pytorch.load_model(f"models:/{registered}@r1")
+    for name, path in starts.items():
+        model = mlflow.pytorch.load_model(f"models:/{name}@r1")
         assert _same_weights(model, load_checkpoint(path)[0])
-    artifacts = {a.path for a in client.list_artifacts(children["adapt@atomic-1"].info.run_id, "models/joat_b002")}
+    assert _same_weights(mlflow.pytorch.load_model("models:/metafocus@r1"), load_focus(paths.focus_model(1)))
+    artifacts = {a.path for a in client.list_artifacts(children["adapt@dark-1"].info.run_id, "models/joat_b002")}
     assert artifacts == {"models/joat_b002/joat_b002.pt", "models/joat_b002/joat_b002.json"}
     assert {a.path for a in client.list_artifacts(children["report"].info.run_id, "report")} >= {"report/study.html"}
 
@@ -196,12 +202,12 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     meta_id = children["meta_train@0"].data.tags["prefect_flow_run_id"]
     assert flow_run(prefect_server, meta_id)["state_type"] == "COMPLETED"
     assert set(task_runs(prefect_server, meta_id)) == {
-        f"{job}-{v}-gen00{g}" for g in (0, 1) for job in ("self-play", "train") for v in ("gardner", "rifle")
+        f"{job}-{v}-gen00{g}" for g in (0, 1) for job in ("self-play", "train") for v in ("gardner", "dark")
     }
-    evaluate_id = children["evaluate@atomic"].data.tags["prefect_flow_run_id"]
+    evaluate_id = children["evaluate@dark"].data.tags["prefect_flow_run_id"]
     evaluate_tasks = task_runs(prefect_server, evaluate_id)
-    atomic = table[table["game"] == "atomic"]
-    cells = {match_name("atomic", r["player 1"], r["player 2"]) for _, r in atomic.iterrows()}
+    dark = table[table["game"] == "dark"]
+    cells = {match_name("dark", r["player 1"], r["player 2"]) for _, r in dark.iterrows()}
     assert cells < set(evaluate_tasks) and set(evaluate_tasks.values()) == {"COMPLETED"}  # and the rating's games
     expert_id = children["expert@gardner-0"].data.tags["prefect_flow_run_id"]
     assert {name.rsplit("-chunk", 1)[0] for name in task_runs(prefect_server, expert_id)} == {
@@ -212,18 +218,19 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     params = project / "params.yaml"
     original = params.read_text()
     write_params(project, TINY_PARAMS, {"evaluate.games": 4})
-    assert set(_dvc_status(project)) == {"evaluate@gardner", "evaluate@atomic", "report"}
+    assert set(_dvc_status(project)) == {f"evaluate@{t}" for t in TARGETS} | {"report"}
     write_params(project, TINY_PARAMS, {"meta.epsilon": 0.5})
     assert set(_dvc_status(project)) == {"meta_train@0", "meta_train@1", "report"}  # multitask has no outer step
-    write_params(project, TINY_PARAMS, {"adapt.targets": ["gardner", "atomic", "baby"]})
+    write_params(project, TINY_PARAMS, {"metafocus.learning_rate": 0.1})
+    assert set(_dvc_status(project)) == {"metafocus@0", "metafocus@1", "report"}
+    write_params(project, TINY_PARAMS, {"adapt.targets": [*TARGETS, "baby"]})
     assert set(_dvc_status(project)) == {"adapt@baby-0", "adapt@baby-1", "evaluate@baby", "report"}
     write_params(project, TINY_PARAMS, {"expert.variants": {"gardner": {}, "baby": {}}})
     assert set(_dvc_status(project)) == {"expert@baby-0", "expert@baby-1", "report"}
     # a third replicate trains only itself; every evaluation rates it with the others
     write_params(project, TINY_PARAMS, {"replicates": [0, 1, 2]})
-    third = {f"{s}@{r}" for s in ("meta_train", "multitask") for r in (2,)} | {
-        "expert@gardner-2", "adapt@gardner-2", "adapt@atomic-2", "evaluate@gardner", "evaluate@atomic", "report"
-    }  # fmt: skip
+    third = {"meta_train@2", "multitask@2", "metafocus@2", "expert@gardner-2", "report"}
+    third |= {f"adapt@{t}-2" for t in TARGETS} | {f"evaluate@{t}" for t in TARGETS}
     assert set(_dvc_status(project)) == third
     params.write_text(original)
     assert _dvc_status(project) == {}
@@ -273,27 +280,29 @@ def test_kill_9_then_resume(prefect_server: str, tmp_path: Path) -> None:
 
 
 def test_the_rating_resumes_after_kill_9_without_replaying_finished_games(prefect_server: str, tmp_path: Path) -> None:
-    """kill -9 of `dvc repro evaluate@atomic` once some of its matches are kept; the rerun replays none of them."""
+    """kill -9 of `dvc repro evaluate@extinction` once some of its matches are kept; the rerun replays none of them."""
     project = make_project(tmp_path / "project")
     write_params(project, TINY_PARAMS, {"evaluate.games": 8, "rate.games": 8, "rate.ladder_games": 8})
     paths = Paths(project)
-    upstream = _run(project, "dvc", "repro", "adapt@atomic-0", "adapt@atomic-1")
+    upstream = _run(project, "dvc", "repro", "adapt@extinction-0", "adapt@extinction-1")
     assert upstream.returncode == 0, upstream.stdout[-3000:] + upstream.stderr[-3000:]
-    jobs = paths.jobs("evaluate", "atomic")
-    _repro_killed_once(project, "evaluate@atomic", lambda: jobs.is_dir() and len(list(jobs.glob("*.done.json"))) >= 3)
-    assert not paths.ratings("atomic").exists(), "killed too late to test anything"
+    jobs = paths.jobs("evaluate", "extinction")
+    _repro_killed_once(
+        project, "evaluate@extinction", lambda: jobs.is_dir() and len(list(jobs.glob("*.done.json"))) >= 3
+    )
+    assert not paths.ratings("extinction").exists(), "killed too late to test anything"
     kept = {p: (p.stat().st_mtime_ns, sha256(p)) for p in jobs.iterdir() if p.is_file()}
     finished = {p.name.removesuffix(".done.json") for p in kept if p.name.endswith(".done.json")}
 
-    done = _run(project, "dvc", "repro", "evaluate@atomic")
+    done = _run(project, "dvc", "repro", "evaluate@extinction")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert {p: (p.stat().st_mtime_ns, sha256(p)) for p in kept if "done.json" in p.name or p.suffix == ".pgn"} == {
         p: v for p, v in kept.items() if "done.json" in p.name or p.suffix == ".pgn"
     }
     # the rerun's flow ran every other match as a task run, none of the kept ones
-    run = [r for r in mlflow_runs(project) if r.data.tags.get("dvc_stage") == "evaluate@atomic"][-1]
+    run = [r for r in mlflow_runs(project) if r.data.tags.get("dvc_stage") == "evaluate@extinction"][-1]
     replayed = set(task_runs(prefect_server, run.data.tags["prefect_flow_run_id"]))
     assert replayed and not replayed & finished
-    rated = json.loads(paths.ratings("atomic").read_text())
+    rated = json.loads(paths.ratings("extinction").read_text())
     assert rated["elo"]["greedy"]["elo"] == 0 and "joat-b2 - joat-b0" in rated["comparisons"]
-    assert "evaluate@atomic" not in _dvc_status(project)
+    assert "evaluate@extinction" not in _dvc_status(project)

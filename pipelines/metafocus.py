@@ -1,0 +1,174 @@
+"""Stage ``metafocus@{r}``: the MetaFocus meta-model of training replicate ``r`` (``mmc.meta.metafocus``).
+
+From replicate ``r``'s JOAT network (``models/starts/r{r}/joat.pt``, stage ``meta_train@{r}``) the stage calls
+``mmc.meta.metafocus_train``, the one implementation of MetaFocus's training (REINFORCE over channel masks, see its
+module), with the stage's job store as its runner (``data/jobs/metafocus/r{r}``: every self-play, masked training
+and reward match is a Prefect task run, kept as it finishes). Each iteration is logged to MLflow (``step``); the
+meta-model is published as ``models/starts/r{r}/metafocus.pt`` (+ ``.json``, its config) and registered in MLflow
+as ``metafocus`` (alias ``r{r}``); every sampled mask with its reward goes to ``plots/metafocus/r{r}.csv`` and the
+summary to ``metrics/metafocus/r{r}.json``. The ``metafocus`` start of ``adapt@T-R`` is JOAT adapted with the mask
+this model gives for T (``pipelines.adapt``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from prefect import flow, get_run_logger
+from prefect.runtime import flow_run
+
+from mmc.meta import FocusModel, FocusStep, MetaFocusConfig, metafocus_train
+from mmc.nn import PolicyValueNet, load_checkpoint
+from mmc.search import SearchConfig
+from mmc.seeding import derive
+from mmc.train import TrainConfig
+from pipelines import tracking
+from pipelines.config import StudyConfig, flatten
+from pipelines.files import write_json
+from pipelines.jobs import JobStore, job_store
+from pipelines.paths import META_CODE, Paths, replicate_name
+from pipelines.records import FocusRow, write_rows
+
+__all__ = ["STAGE", "focus_rows", "inputs", "load_focus", "metafocus_flow", "save_focus"]
+
+STAGE = "metafocus"
+
+
+def inputs(
+    study: StudyConfig, paths: Paths, replicate: int
+) -> tuple[PolicyValueNet, list[str], MetaFocusConfig, SearchConfig, TrainConfig, np.random.SeedSequence, str]:
+    """The arguments of ``mmc.meta.metafocus_train`` for replicate ``replicate``: its JOAT network, the meta-training
+    variants (MetaFocus learns on the tasks JOAT learned on; the targets held out of those stay held out), the
+    stage's config, the self-play search, the masked adaptations' training (``metafocus.epochs``, one thread), its
+    seed (``("metafocus",)`` of the replicate's) and the device."""
+    joat = paths.start_model("joat", replicate)
+    if not joat.is_file():
+        raise FileNotFoundError(f"{joat} does not exist: run meta_train@{replicate} first")
+    seed = derive(study.training_seed(replicate), STAGE)
+    variants, training = list(study.meta.train_variants), study.metafocus.training(study.train)
+    return load_checkpoint(joat)[0], variants, study.metafocus, study.search, training, seed, study.device
+
+
+@flow(name="metafocus", flow_run_name="metafocus-r{replicate}", validate_parameters=False)
+def metafocus_flow(replicate: int, study: StudyConfig, root: Path) -> dict[str, Any]:
+    """Train (or resume) replicate ``replicate``'s MetaFocus meta-model under ``root``; its summary metrics."""
+    logger = get_run_logger()
+    torch.set_num_threads(1)
+    paths = Paths(root)
+    store = job_store(paths, STAGE, f"r{replicate}", META_CODE, study.runner)
+    with tracking.stage_run(paths, STAGE, "", flow_run.id, replicate) as run:
+        run.log_params(flatten(_logged_params(study, replicate)))
+        steps: list[FocusStep] = []
+        for step in metafocus_train(*inputs(study, paths, replicate), run=store):
+            steps.append(step)
+            run.log_metrics(_metrics(step, store), step=step.index)
+            logger.info("metafocus iteration %d: %s", step.index, _describe(step))
+        store.finish(logger, replicate_name(STAGE, replicate))
+        return _publish(paths, replicate, study, steps, run)
+
+
+def save_focus(model: FocusModel, path: Path) -> Path:
+    """``model``'s weights at ``path`` and its config beside it (``.json``); the path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(model.state_dict(), path)
+    write_json(path.with_suffix(".json"), asdict(model.config))
+    return path
+
+
+def load_focus(path: Path) -> FocusModel:
+    """The meta-model :func:`save_focus` wrote at ``path``."""
+    if not path.is_file():
+        raise FileNotFoundError(f"MetaFocus model {path} does not exist: run its metafocus stage first")
+    config = json.loads(path.with_suffix(".json").read_text())
+    model = FocusModel.from_config(config)
+    model.load_state_dict(torch.load(path, weights_only=True))
+    model.eval()
+    return model
+
+
+def focus_rows(replicate: int, steps: Sequence[FocusStep]) -> list[FocusRow]:
+    """One row per masked adaptation of every iteration."""
+    return [
+        FocusRow(
+            replicate,
+            step.index,
+            task,
+            "".join("1" if kept else "0" for kept in step.masks[task]),
+            int(np.count_nonzero(step.masks[task])),
+            round(float(np.mean(step.keep_probabilities[task])), 6),
+            round(float(step.rewards[task]), 6),
+            round(float(step.baseline), 6),
+        )
+        for step in steps
+        for task in step.tasks
+    ]
+
+
+def _metrics(step: FocusStep, store: JobStore) -> dict[str, float]:
+    metrics: dict[str, float] = {"iteration": step.index, "baseline": step.baseline}
+    metrics["reward_mean"] = float(np.mean([step.rewards[t] for t in step.tasks]))
+    for task in step.tasks:
+        metrics[f"reward.{task}"] = float(step.rewards[task])
+        metrics[f"kept.{task}"] = int(np.count_nonzero(step.masks[task]))
+        metrics[f"keep_probability.{task}"] = float(np.mean(step.keep_probabilities[task]))
+    tag = f"-gen{step.index:03d}"
+    for kind in ("self-play", "train", "reward"):
+        seconds = sum(s for name, s in store.seconds.items() if name.startswith(kind) and name.endswith(tag))
+        metrics[f"{kind.replace('-', '')}_seconds"] = round(seconds, 3)
+    return metrics
+
+
+def _describe(step: FocusStep) -> str:
+    tasks = ", ".join(
+        f"{t} kept {int(np.count_nonzero(step.masks[t]))}/{len(step.masks[t])} reward {step.rewards[t]:.2f}"
+        for t in step.tasks
+    )
+    return f"{tasks}; baseline {step.baseline:.3f}"
+
+
+def _logged_params(study: StudyConfig, replicate: int) -> dict[str, Any]:
+    return {
+        "seed": study.seed,
+        "replicate": replicate,
+        "device": study.device,
+        "train_variants": list(study.meta.train_variants),
+        "metafocus": asdict(study.metafocus),
+        "search": asdict(study.search),
+        "train": asdict(study.train),
+        "runner": asdict(study.runner),
+    }
+
+
+def _publish(
+    paths: Paths, replicate: int, study: StudyConfig, steps: list[FocusStep], run: tracking.StageRun
+) -> dict[str, Any]:
+    model = steps[-1].model
+    save_focus(model, paths.focus_model(replicate))
+    write_rows(paths.focus_masks(replicate), FocusRow, focus_rows(replicate, steps))
+    rewards = [step.rewards[t] for step in steps for t in step.tasks]
+    summary = {
+        "iterations": len(steps),
+        "adaptations": len(rewards),
+        "reward_mean": round(float(np.mean(rewards)), 6),
+        "reward_last": round(float(np.mean([steps[-1].rewards[t] for t in steps[-1].tasks])), 6),
+        "final_baseline": round(float(steps[-1].baseline), 6),
+        "kept_mean": round(float(np.mean([np.count_nonzero(m) for s in steps for m in s.masks.values()])), 3),
+    }
+    write_json(paths.focus_metrics(replicate), summary)
+    run.log_metrics({k: v for k, v in summary.items() if isinstance(v, int | float)})
+    for path in (paths.focus_masks(replicate), paths.focus_metrics(replicate)):
+        run.log_artifact(path, "dvc")
+    variants = ", ".join(study.meta.train_variants)
+    description = (
+        f"MetaFocus meta-model of replicate {replicate}: channel keep-probabilities of joat r{replicate} from task "
+        f"features, trained by REINFORCE over {len(rewards)} masked adaptations on {variants}"
+    )
+    version = run.register_model(model, STAGE, description, replicate)
+    get_run_logger().info("registered %s version %s (alias r%d)", STAGE, version, replicate)
+    return summary
