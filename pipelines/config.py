@@ -247,6 +247,10 @@ def parse_params(data: Any, source: str = "params.yaml", *, check_players: bool 
     meta = root.build(MetaConfig, mapping["meta"], "meta")
     _check_playable(root, "meta.train_variants", meta.train_variants)
     metafocus = root.build(MetaFocusConfig, mapping["metafocus"], "metafocus")
+    if metafocus.tasks > len(meta.train_variants):
+        raise root.error(
+            "metafocus.tasks", f"must be <= the {len(meta.train_variants)} meta.train_variants, got {metafocus.tasks}"
+        )
     adapt_data = root.split(mapping["adapt"], "adapt", ("targets", "starts"), names=_names(AdaptConfig))
     targets = root.typed(adapt_data.pop("targets"), "adapt.targets", tuple[str, ...])
     starts = root.typed(adapt_data.pop("starts"), "adapt.starts", tuple[str, ...])
@@ -294,6 +298,8 @@ def _check_adapt(root: _Checker, plan: AdaptPlan, experts: list[str]) -> None:
             raise root.error("adapt.starts", f"unknown start {start!r} (known: {', '.join(known)})")
     if METAFOCUS in plan.starts and "joat" not in plan.starts:
         raise root.error("adapt.starts", "metafocus needs joat among the starts (it is JOAT adapted with a mask)")
+    if METAFOCUS in plan.starts and not any(budget > 0 for budget in plan.config.budgets):
+        raise root.error("adapt.starts", "metafocus needs a budget > 0 in adapt.budgets (at 0 it is JOAT)")
 
 
 def _check_playable(root: _Checker, key: str, variants: typing.Iterable[str]) -> None:

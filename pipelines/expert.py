@@ -56,7 +56,7 @@ def inputs(
 def expert_flow(variant: str, replicate: int, study: StudyConfig, root: Path) -> dict[str, Any]:
     """Run (or resume) ``variant``'s expert of replicate ``replicate`` under ``root``; its summary metrics."""
     logger = get_run_logger()
-    torch.set_num_threads(1)  # training in the flow's process: the same weights on any machine
+    torch.set_num_threads(1)  # the flow's own process (a training job sets its train.threads in its worker)
     paths = Paths(root)
     config = study.experts[variant]
     store = job_store(paths, STAGE, replicate_name(variant, replicate), EXPERT_CODE, study.runner)

@@ -141,7 +141,8 @@ class JobStore:
         folder.mkdir(parents=True, exist_ok=True)
 
     def __call__(self, jobs: Sequence[Job[Any]]) -> list[Any]:
-        """Each job's result, kept or computed. The task runs are submitted without the flow run's tags (the
+        """Each job's result, kept or computed; jobs of one call with the same fingerprint are computed once and kept
+        under each name. The task runs are submitted without the flow run's tags (the
         stage, variant and replicate stay on the flow run, where the UI filters): Prefect asks the server for a
         concurrency slot of every tag of a task run before it starts, which left a worker idle for up to two
         seconds per job (measured on the expert stage)."""
@@ -149,7 +150,8 @@ class JobStore:
         if len(set(names)) < len(names):
             raise ValueError(f"job names must be unique within a call: {names}")
         results: list[Any] = [None] * len(jobs)
-        pending: dict[PrefectFuture[Any], tuple[int, str]] = {}
+        pending: dict[PrefectFuture[Any], list[tuple[int, str]]] = {}
+        by_key: dict[str, PrefectFuture[Any]] = {}
         for index, job in enumerate(jobs):
             key = fingerprint(job, self.code)
             kept = self._load(job, key)
@@ -157,15 +159,19 @@ class JobStore:
                 results[index] = kept
                 self.done_before += 1
                 continue
-            with TagsContext(current_tags=set()):  # untagged: see :meth:`__call__`
+            if key in by_key:  # the same computation under another name (MetaFocus's self-play is JOAT's): once
+                pending[by_key[key]].append((index, key))
+                continue
+            with TagsContext(current_tags=set()):  # untagged: see above
                 submitted = run_job.with_options(name=job.kind, task_run_name=job.name).submit(job, self.single_thread)
-            pending[submitted] = (index, key)
+            by_key[key] = submitted
+            pending[submitted] = [(index, key)]
         for future in as_completed(list(pending)):
-            index, key = pending[future]
             timed: Timed[Any] = future.result()
-            self._save(jobs[index], key, timed)
-            results[index] = timed.value
-            self.computed += 1
+            for index, key in pending[future]:
+                self._save(jobs[index], key, timed)
+                results[index] = timed.value
+                self.computed += 1
         return results
 
     def finish(self, log: Any, name: str) -> None:

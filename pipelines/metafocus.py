@@ -23,6 +23,7 @@ import torch
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
+from mmc.atomic import atomic_write
 from mmc.meta import FocusModel, FocusStep, MetaFocusConfig, metafocus_train
 from mmc.nn import PolicyValueNet, load_checkpoint
 from mmc.search import SearchConfig
@@ -74,17 +75,19 @@ def metafocus_flow(replicate: int, study: StudyConfig, root: Path) -> dict[str, 
 
 
 def save_focus(model: FocusModel, path: Path) -> Path:
-    """``model``'s weights at ``path`` and its config beside it (``.json``); the path."""
+    """``model``'s weights at ``path`` and its config beside it (``.json``), each written atomically; the path."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(model.state_dict(), path)
     write_json(path.with_suffix(".json"), asdict(model.config))
+    state = model.state_dict()
+    atomic_write(path, lambda file: torch.save(state, file))
     return path
 
 
 def load_focus(path: Path) -> FocusModel:
     """The meta-model :func:`save_focus` wrote at ``path``."""
-    if not path.is_file():
-        raise FileNotFoundError(f"MetaFocus model {path} does not exist: run its metafocus stage first")
+    for needed in (path, path.with_suffix(".json")):
+        if not needed.is_file():
+            raise FileNotFoundError(f"MetaFocus model file {needed} does not exist: run its metafocus stage first")
     config = json.loads(path.with_suffix(".json").read_text())
     model = FocusModel.from_config(config)
     model.load_state_dict(torch.load(path, weights_only=True))

@@ -258,6 +258,10 @@ def test_metafocus_flow_publishes_its_model_and_steers_the_adaptation(prefect_se
     jobs = paths.jobs("adapt", "extinction-r0")
     games = [[r.moves for r in read_records(jobs / f"self-play-{s}-b2.pgn")] for s in ("joat", "metafocus")]
     assert games[0] == games[1]  # the same start and seed: the same games, only the training differs
+    # ... played once: the job store computes a fingerprint once per call and keeps it under both names
+    played = set(task_runs(prefect_server, str(state.state_details.flow_run_id)))
+    assert played == {"self-play-joat-b2", "train-joat-b2", "train-metafocus-b2"}
+    assert (jobs / "self-play-metafocus-b2.done.json").is_file()
 
 
 def cell_keys(metrics: dict[str, Any]) -> list[tuple[int, str]]:
