@@ -8,11 +8,12 @@ and expert sections and a replicate's seed, exactly what ``expert@gardner-R`` ru
 (:data:`RECIPES`; ``previous`` pins the recipe before issue 12, ``current`` is ``params.yaml`` as it is). For
 each recipe and seed (a replicate) the benchmark runs ``--generations`` generations of
 ``mmc.alphazero.alphazero`` on a pool of ``--workers`` processes of one torch thread each, a training job
-taking its ``train.threads`` (as the study's process runner), and keeps the champion every ``--every`` generations together with the CPU time spent so far
-(the jobs' own process time plus this process's). Then every kept champion is rated in one pool with the
-study's rating (``mmc.evaluate.rate``: each model first plays greedy, then the anchors' ladder and the games
-nearest its estimate; greedy = 0, bootstrap 95 % intervals), and each recipe's last champions are scored
-with their raw policy (no search) against random and with the evaluation's search against greedy.
+taking its ``train.threads`` (as the study's process runner), and keeps the champion every ``--every``
+generations together with the CPU time spent so far (the jobs' own process time plus this process's).
+Then every kept champion is rated in one pool with the study's rating (``mmc.evaluate.rate``: each model
+first plays greedy, then the anchors' ladder and the games nearest its estimate; greedy = 0, bootstrap 95 %
+intervals), and each recipe's last champions are scored with their raw policy (no search) against random and
+with the evaluation's search against greedy.
 
 It prints one row per kept champion and a summary per recipe, and writes them as ``curves.csv`` and
 ``summary.csv`` under ``--out`` (default: a new temporary directory), the numbers BENCHMARKS.md quotes.

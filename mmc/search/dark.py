@@ -83,25 +83,34 @@ def sample_boards(obs: DarkObservation, count: int, rng: np.random.Generator, *,
 
 def _draw(obs: DarkObservation, hidden: np.ndarray, pawn_ok: np.ndarray, piece_ok: np.ndarray, pieces: np.ndarray,
           forced: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:  # fmt: skip
-    """One random placement of the unseen opponent pieces, forced squares first; ``None`` if impossible."""
+    """One random placement of the unseen opponent pieces; ``None`` if this draw cannot be completed.
+
+    The forced squares (in a random order) each take a random one of the pieces that may stand there (a pawn
+    never on its first or last rank), then the pawns, which have the fewest squares, then the other pieces, each
+    on a random free square it may stand on. Drawing the pieces in a random order instead (and rejecting a pawn
+    that came up for a back-rank forced square) failed 200 draws in a row in about one call in ten when most of
+    the opponent's unseen pieces were pawns and three of its pieces had to fill back-rank squares.
+    """
     if len(pieces) < len(forced) or len(pieces) > len(hidden):
         return None
     board = obs.seen_board.copy()
-    order = rng.permutation(len(pieces))
+    remaining = [int(piece) for piece in rng.permutation(pieces)]
     free = np.ones(len(hidden), dtype=bool)
     index = {int(sq): j for j, sq in enumerate(hidden)}
-    for n, j in enumerate(order):
-        piece = int(pieces[j])
-        if n < len(forced):
-            spot = index[int(forced[n])]
-            if not (pawn_ok if piece == K.PAWN else piece_ok)[spot]:
-                return None
-        else:
-            allowed = free & (pawn_ok if piece == K.PAWN else piece_ok)
-            options = np.flatnonzero(allowed)
-            if len(options) == 0:
-                return None
-            spot = int(options[rng.integers(len(options))])
+    for square in rng.permutation(forced):
+        spot = index[int(square)]
+        fits = [k for k, piece in enumerate(remaining) if (pawn_ok if piece == K.PAWN else piece_ok)[spot]]
+        if not fits:
+            return None
+        piece = remaining.pop(fits[int(rng.integers(len(fits)))])
+        free[spot] = False
+        board[hidden[spot]] = -obs.side * piece
+    remaining.sort(key=lambda piece: piece != K.PAWN)  # pawns first (a stable sort keeps the random order)
+    for piece in remaining:
+        options = np.flatnonzero(free & (pawn_ok if piece == K.PAWN else piece_ok))
+        if len(options) == 0:
+            return None
+        spot = int(options[rng.integers(len(options))])
         free[spot] = False
         board[hidden[spot]] = -obs.side * piece
     return board
