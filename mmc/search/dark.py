@@ -83,34 +83,63 @@ def sample_boards(obs: DarkObservation, count: int, rng: np.random.Generator, *,
 
 def _draw(obs: DarkObservation, hidden: np.ndarray, pawn_ok: np.ndarray, piece_ok: np.ndarray, pieces: np.ndarray,
           forced: np.ndarray, rng: np.random.Generator) -> np.ndarray | None:  # fmt: skip
-    """One random placement of the unseen opponent pieces; ``None`` if this draw cannot be completed.
+    """One random placement of the unseen opponent pieces; ``None`` if there is none.
 
-    The forced squares (in a random order) each take a random one of the pieces that may stand there (a pawn
-    never on its first or last rank), then the pawns, which have the fewest squares, then the other pieces, each
-    on a random free square it may stand on. Drawing the pieces in a random order instead (and rejecting a pawn
-    that came up for a back-rank forced square) failed 200 draws in a row in about one call in ten when most of
-    the opponent's unseen pieces were pawns and three of its pieces had to fill back-rank squares.
+    Pawns may stand only on ``pawn_ok`` squares (never on a first or last rank), the other pieces on any
+    ``piece_ok`` square, and every forced square must be filled. The forced squares are filled first, in a random
+    order, each with a random piece of a kind (pawn or not) that leaves the rest placeable (:func:`_placeable`);
+    then the other pawns and then the other pieces go to random free squares they may stand on. Drawing the
+    pieces in a random order instead gave up after 200 draws on positions where only one assignment of kinds
+    works (three pawns that must fill the three unseen squares in front of the mover's pawns; the study's
+    evaluation of dark chess stopped on one).
     """
-    if len(pieces) < len(forced) or len(pieces) > len(hidden):
+    forced_spots = [int(j) for j in np.flatnonzero(np.isin(hidden, forced))]
+    if len(forced_spots) != len(forced) or not all(piece_ok[j] for j in forced_spots):
         return None
     board = obs.seen_board.copy()
-    remaining = [int(piece) for piece in rng.permutation(pieces)]
+    pawns = [int(p) for p in pieces if p == K.PAWN]
+    others = [int(p) for p in rng.permutation(pieces[pieces != K.PAWN])]
     free = np.ones(len(hidden), dtype=bool)
-    index = {int(sq): j for j, sq in enumerate(hidden)}
-    for square in rng.permutation(forced):
-        spot = index[int(square)]
-        fits = [k for k, piece in enumerate(remaining) if (pawn_ok if piece == K.PAWN else piece_ok)[spot]]
-        if not fits:
-            return None
-        piece = remaining.pop(fits[int(rng.integers(len(fits)))])
+    unfilled = set(forced_spots)
+
+    def place(spot: int, piece: int) -> None:
         free[spot] = False
+        unfilled.discard(spot)
         board[hidden[spot]] = -obs.side * piece
-    remaining.sort(key=lambda piece: piece != K.PAWN)  # pawns first (a stable sort keeps the random order)
-    for piece in remaining:
+
+    for spot in rng.permutation(forced_spots).tolist():
+        kinds = []
+        if pawns and pawn_ok[spot] and _placeable(len(pawns) - 1, len(others), spot, unfilled, free, pawn_ok, piece_ok):
+            kinds += [K.PAWN] * len(pawns)
+        if others and _placeable(len(pawns), len(others) - 1, spot, unfilled, free, pawn_ok, piece_ok):
+            kinds += [0] * len(others)
+        if not kinds:
+            return None
+        if kinds[int(rng.integers(len(kinds)))] == K.PAWN:
+            place(spot, pawns.pop())
+        else:
+            place(spot, others.pop())
+    for piece in pawns + others:  # pawns first: they have the fewer squares
         options = np.flatnonzero(free & (pawn_ok if piece == K.PAWN else piece_ok))
         if len(options) == 0:
             return None
-        spot = int(options[rng.integers(len(options))])
-        free[spot] = False
-        board[hidden[spot]] = -obs.side * piece
+        place(int(options[rng.integers(len(options))]), piece)
     return board
+
+
+def _placeable(pawns: int, others: int, taken: int, unfilled: set[int], free: np.ndarray, pawn_ok: np.ndarray,
+               piece_ok: np.ndarray) -> bool:  # fmt: skip
+    """Whether ``pawns`` pawns and ``others`` other pieces can still be placed, filling every unfilled forced
+    square, once square ``taken`` is filled too: some ``x`` pawns fill forced squares, the other forced squares
+    take other pieces, and what is left fits on the free squares that are not forced."""
+    forced = unfilled - {taken}
+    open_spots = free.copy()
+    open_spots[taken] = False
+    for spot in forced:
+        open_spots[spot] = False
+    pawn_forced = sum(1 for spot in forced if pawn_ok[spot])
+    pawn_room = int(np.count_nonzero(open_spots & pawn_ok))
+    room = int(np.count_nonzero(open_spots & piece_ok))
+    low = max(0, len(forced) - others, pawns - pawn_room)
+    high = min(pawns, pawn_forced)
+    return low <= high and pawns + others - len(forced) <= room
