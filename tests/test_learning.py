@@ -18,7 +18,7 @@ from mmc.train import TrainConfig
 
 BUDGET = AlphaZeroConfig(generations=3, games=192, chunks=1, concurrent=192, window=4, arena_games=0)
 SEARCH = SearchConfig(simulations=16, gumbel=True, gumbel_considered=8)
-TRAINING = TrainConfig(epochs=8, batch_size=128, learning_rate=0.05, value_discount=1.0)  # the recipe it was tuned on
+TRAINING = TrainConfig(epochs=8, batch_size=128, learning_rate=0.05, value_discount=1.0, threads=1)  # tuned on this
 
 
 def against_random(net: PolicyValueNet) -> MatchResult:

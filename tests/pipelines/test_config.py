@@ -14,6 +14,7 @@ import torch
 import yaml
 
 from mmc.alphazero import AlphaZeroConfig
+from mmc.engine import VARIANTS
 from mmc.evaluate import EvaluateConfig, RateConfig
 from mmc.meta import AdaptConfig, MetaConfig
 from mmc.train import TrainConfig
@@ -316,4 +317,6 @@ def test_the_larger_profile_in_the_readme_gives_valid_parameters() -> None:
         assert key in flatten(DEFAULT), key
         _set(data, key, yaml.safe_load(text))
     study = parse_params(data, check_players=False)
-    assert study.replicates == (0, 1, 2, 3) and len(study.targets) == 5 and study.evaluate.config.games == 100
+    assert study.replicates == (0, 1, 2, 3) and study.evaluate.config.games == 100
+    playable = [name for name, variant in VARIANTS.items() if variant.in_default_study]  # every one but monochromatic
+    assert sorted(study.targets) == sorted(playable) and len(playable) == 9
