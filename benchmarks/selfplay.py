@@ -1,7 +1,7 @@
 """Self-play speed, measured in one run, against the network's pure batched forward pass.
 
     python benchmarks/selfplay.py [--games 512] [--concurrent 256] [--simulations 200] [--workers 2] [--networks both]
-        [--precision both]
+        [--precision both] [--device cpu]
 
 For each network (the default 4x64 and a 2-block x 32-filter one) and each leaf precision (float32, then
 bfloat16: ``SearchConfig.precision``) it prints:
@@ -12,6 +12,10 @@ bfloat16: ``SearchConfig.precision``) it prints:
   searched together, in ``--workers`` processes of one thread each (one per core): games/hour per core
   and in total, and the positions/s the network evaluated inside self-play, with its ratio to the
   forward pass measured in the same process.
+
+``--device cuda`` (or ``auto``: :func:`mmc.nn.resolve_device`) runs the networks of both measurements on the GPU,
+every worker process sharing it; the tree search stays on the worker's core. "Per core" then means per worker
+process, and the forward pass is the GPU's at that batch size.
 """
 
 from __future__ import annotations
@@ -23,38 +27,42 @@ import time
 import numpy as np
 import torch
 
-from mmc.nn import NetworkConfig, build_network, inference_copy
+from mmc.nn import DeviceError, NetworkConfig, build_network, inference_copy, resolve_device
 from mmc.play.selfplay import self_play
 from mmc.search import NetworkLeafEvaluator, SearchConfig
 
 
-def forward_rate(config: NetworkConfig, batch: int, precision: str, seconds: float = 3.0) -> float:
-    """Positions/s of the evaluator's network snapshot on random input (best of three windows)."""
+def forward_rate(config: NetworkConfig, batch: int, precision: str, device: torch.device,
+                 seconds: float = 3.0) -> float:  # fmt: skip
+    """Positions/s of the evaluator's network snapshot on random input (best of three windows), the outputs
+    brought back to the CPU as the evaluator does."""
     dtype = torch.bfloat16 if precision == "bf16" else torch.float32
-    net = inference_copy(build_network(config, seed=0)).to(dtype)
+    net = inference_copy(build_network(config, seed=0)).to(device, dtype)
     x = torch.randn(batch, config.in_planes, 5, 5, dtype=dtype).contiguous(memory_format=torch.channels_last)
     best = 0.0
     with torch.inference_mode():
         for _ in range(3):
-            net(x)
+            net(x.to(device))
         for _ in range(3):
             count, start = 0, time.perf_counter()
             while time.perf_counter() - start < seconds / 3:
-                net(x)
+                policy, value = net(x.to(device))
+                policy.float().cpu(), value.float().cpu()
                 count += batch
             best = max(best, count / (time.perf_counter() - start))
     return best
 
 
-def worker(args: tuple[dict[str, int], int, int, int, int, str]) -> dict[str, float]:
+def worker(args: tuple[dict[str, int], int, int, int, int, str, str]) -> dict[str, float]:
     """One core: the forward-pass reference, then self-play; numbers for this process."""
-    config_dict, games, concurrent, simulations, seed, precision = args
+    config_dict, games, concurrent, simulations, seed, precision, device_name = args
     torch.set_num_threads(1)
     config = NetworkConfig(**config_dict)
-    self_play(NetworkLeafEvaluator(build_network(config, seed=0), precision=precision), "gardner", 2,
+    device = resolve_device(device_name)
+    self_play(NetworkLeafEvaluator(build_network(config, seed=0).to(device), precision=precision), "gardner", 2,
               SearchConfig(simulations=8), np.random.default_rng(0), concurrent=2)  # fmt: skip  # code loaded
-    reference = forward_rate(config, concurrent, precision)
-    evaluator = NetworkLeafEvaluator(build_network(config, seed=0), precision=precision)
+    reference = forward_rate(config, concurrent, precision, device)
+    evaluator = NetworkLeafEvaluator(build_network(config, seed=0).to(device), precision=precision)
     start = time.perf_counter()
     result = self_play(evaluator, "gardner", games, SearchConfig(simulations=simulations, precision=precision),
                        np.random.default_rng(seed), concurrent=concurrent, max_plies=150)  # fmt: skip
@@ -71,17 +79,22 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--networks", choices=["both", "small", "default"], default="both")
     parser.add_argument("--precision", choices=["both", "fp32", "bf16"], default="both")
+    parser.add_argument("--device", choices=["cpu", "cuda", "auto"], default="cpu")
     args = parser.parse_args()
+    try:
+        device = resolve_device(args.device)
+    except DeviceError as error:  # cuda asked for where torch sees none: one line, before any work
+        parser.error(f"--{error}")
     precisions = ["fp32", "bf16"] if args.precision == "both" else [args.precision]
     networks = [("2x32", NetworkConfig(blocks=2, filters=32), args.games),
                 ("4x64 (default)", NetworkConfig(), max(args.games // 4, args.concurrent))]  # fmt: skip
     networks = {"both": networks, "small": networks[:1], "default": networks[1:]}[args.networks]
     print(f"gardner self-play, {args.simulations} simulations/move, 150-ply cap, {args.concurrent} games searched "
-          f"together, {args.workers} worker processes x 1 thread")  # fmt: skip
+          f"together, {args.workers} worker processes x 1 thread, networks on {device}")  # fmt: skip
     context = mp.get_context("spawn")
     for (name, config, games), precision in ((n, p) for n in networks for p in precisions):
         label = f"{name} {precision}"
-        jobs = [(config.to_dict(), games, args.concurrent, args.simulations, seed, precision)
+        jobs = [(config.to_dict(), games, args.concurrent, args.simulations, seed, precision, args.device)
                 for seed in range(args.workers)]  # fmt: skip
         with context.Pool(args.workers) as pool:
             results = pool.map(worker, jobs)

@@ -55,18 +55,18 @@ import numpy as np
 import torch
 from torch import Tensor, nn
 from torch.nn import functional
+from torch.utils.hooks import RemovableHandle
 
 from mmc.alphazero import arena_match, play_games
 from mmc.configs import ConfigError, config_from_dict
 from mmc.fanout import Job, Runner, serial
 from mmc.meta.reptile import sample_tasks
-from mmc.nn.device import resolve_device
 from mmc.nn.network import PolicyValueNet
 from mmc.play.arena import MatchResult
 from mmc.play.selfplay import SelfPlayResult
 from mmc.search import SearchConfig
-from mmc.seeding import derive, int_seed, rng, torch_generator
-from mmc.train import Examples, TrainConfig, Trained, train
+from mmc.seeding import derive, int_seed, rng
+from mmc.train import Examples, TrainConfig, Trained, trained_copy
 
 __all__ = [
     "FocusConfig",
@@ -239,30 +239,21 @@ def masked_trained_copy(
     """:func:`mmc.train.trained_copy` in which only the trunk channels where ``mask`` (``bool[C]``) is True learn:
     the dropped channels' trunk slices and BN running statistics are those of ``net`` exactly; the heads learn.
 
-    The steps are ``trained_copy``'s (``config.threads`` torch threads, a copy on ``device``, the same generator,
-    eval mode, on the CPU), with gradient hooks on the copy: ``deepcopy`` drops a tensor's hooks, so a hooked
-    network cannot be handed to ``trained_copy``. An all-True mask gives ``trained_copy``'s result bit for bit.
+    Gradient hooks on the copy zero the dropped channels' gradients (so momentum and weight decay never move
+    them), and their running statistics are copied back from ``net`` after. An all-True mask gives
+    ``trained_copy``'s result bit for bit.
     """
     keep = _check_mask(net, mask)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(config.threads)
-    try:
-        adapted = copy.deepcopy(net).to(resolve_device(device))
-        hooks = [p.register_hook(_zero_dropped(keep.to(p.device))) for p in _trunk(adapted, buffers=False).values()]
-        try:
-            losses = train(adapted, examples, config, torch_generator(seed))
-        finally:
-            for hook in hooks:
-                hook.remove()
-    finally:
-        torch.set_num_threads(threads)
-    adapted.eval()
-    adapted = adapted.cpu()
+
+    def zero_dropped(copy: PolicyValueNet) -> list[RemovableHandle]:
+        return [p.register_hook(_zero_dropped(keep.to(p.device))) for p in _trunk(copy, buffers=False).values()]
+
+    trained = trained_copy(net, examples, config, seed, device, hooks=zero_dropped)
     start = _trunk(net, buffers=True)
     with torch.no_grad():
-        for name, tensor in _trunk(adapted, buffers=True).items():
+        for name, tensor in _trunk(trained.net, buffers=True).items():
             tensor[~keep] = start[name].detach().cpu()[~keep]
-    return Trained(adapted, losses)
+    return trained
 
 
 def _zero_dropped(keep: Tensor) -> Any:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from copy import deepcopy
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 import torch
 from torch import Tensor
+from torch.utils.hooks import RemovableHandle
 
 from mmc.configs import ConfigError, config_from_dict
 from mmc.nn.device import resolve_device
@@ -265,17 +266,26 @@ class Trained:
 
 def trained_copy(
     net: PolicyValueNet, examples: Sequence[Examples], config: TrainConfig, seed: np.random.SeedSequence,
-    device: str = "cpu",
+    device: str = "cpu", *, hooks: Callable[[PolicyValueNet], list[RemovableHandle]] | None = None,
 ) -> Trained:  # fmt: skip
     """:func:`train` on a copy of ``net`` (left untouched) on ``device`` (``mmc.nn.DEVICES``) with a generator
     seeded from ``seed`` and ``config.threads`` torch threads (the caller's count is restored after); the copy
     in eval mode, on the CPU. The training step of every loop (an AlphaZero generation, an inner update, an
-    adaptation)."""
+    adaptation).
+
+    ``hooks(copy)``, when given, registers hooks on the copy before it trains and returns their handles, which
+    are removed after (``deepcopy`` drops a tensor's hooks, so they cannot be put on ``net``): MetaFocus's
+    masked adaptation zeroes the gradient of the channels it keeps fixed this way."""
     threads = torch.get_num_threads()
     torch.set_num_threads(config.threads)
     try:
         copy = deepcopy(net).to(resolve_device(device))
-        losses = train(copy, examples, config, torch_generator(seed))
+        handles = hooks(copy) if hooks is not None else []
+        try:
+            losses = train(copy, examples, config, torch_generator(seed))
+        finally:
+            for handle in handles:
+                handle.remove()
     finally:
         torch.set_num_threads(threads)
     copy.eval()

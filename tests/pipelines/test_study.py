@@ -284,7 +284,7 @@ def test_the_rating_resumes_after_kill_9_without_replaying_finished_games(prefec
     project = make_project(tmp_path / "project")
     write_params(project, TINY_PARAMS, {"evaluate.games": 8, "rate.games": 8, "rate.ladder_games": 8})
     paths = Paths(project)
-    upstream = _run(project, "dvc", "repro", "adapt@extinction-0", "adapt@extinction-1")
+    upstream = _run(project, "dvc", "repro", "adapt@extinction-0", "adapt@extinction-1", timeout=1200)  # all training
     assert upstream.returncode == 0, upstream.stdout[-3000:] + upstream.stderr[-3000:]
     jobs = paths.jobs("evaluate", "extinction")
     _repro_killed_once(
