@@ -1,11 +1,7 @@
 """Self-play: many games searched together, training examples and replayable game records out.
 
 ``concurrent`` games share one :class:`~mmc.search.Forest` (one evaluator call per search step for all of
-them). The games do not wait for each other: a game whose search is done plays its move and starts its next
-search in the same step, so every evaluator call holds a leaf of every game still going (waiting for the
-game with the most simulations left, as a move-by-move loop would, left the batches a quarter full at 200
-simulations with subtree reuse); when a game ends its tree starts the next game until ``games`` have been
-played. Every game has its
+them); when a game ends its tree starts the next game until ``games`` have been played. Every game has its
 own generator, spawned from the ``rng`` argument (its noise and its move choices), and its record names
 ``seed_label/index`` so a person can tell games and runs apart. Dark chess searches determinizations
 (``mmc.search.dark``) and so cannot reuse subtrees.
@@ -13,7 +9,7 @@ own generator, spawned from the ``rng`` argument (its noise and its move choices
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -48,8 +44,6 @@ class _Game:
     moves: list[str]
     examples: int = 0
     """Positions recorded as training examples (all of them, unless playout caps are randomised)."""
-    last_move: Move | None = None
-    """The move that led to ``state``."""
 
 
 def self_play(
@@ -72,100 +66,57 @@ def self_play(
     rngs = rng.spawn(games)
     builder = ExampleBuilder()
     records: list[GameRecord] = []
+    slots: list[_Game | None] = []
     width = min(concurrent, games)
     start = initial_state(variant, max_plies=max_plies)
+    dark = start.variant.hidden_information
+    forest = None if dark else Forest(variant, width, config, max_plies)
     next_game = 0
     plies = 0
     bar = tqdm(total=games, desc=f"self-play {variant}", unit="game", disable=not progress, leave=False)
 
-    def begin() -> _Game | None:
+    def begin(t: int) -> _Game | None:
         nonlocal next_game
         if next_game == games:
             return None
         game = _Game(next_game, start, rngs[next_game], start.fen(), [])
         next_game += 1
+        if forest is not None:
+            forest.set_root(t, start)
         return game
 
-    def play(game: _Game, result: SearchResult, searched_fully: bool) -> bool:
-        """Record the position, play the search's move; whether the game goes on."""
-        nonlocal plies
-        if searched_fully:
-            game.examples += 1
-            value = min(max(result.value, -1.0), 1.0)
-            builder.add(game.state, result.policy, first_game_id + game.index, value)
-        move = select_move(result, config, game.state.ply, game.rng)
-        game.state = apply_move(game.state, move)
-        game.moves.append(move.uci())
-        plies += 1
-        ended = outcome(game.state)
-        if ended is None:
-            game.last_move = move
-            return True
-        if game.examples:
-            builder.finish_game(first_game_id + game.index, ended, game.state.ply)
-        records.append(GameRecord(
-            variant, player_name, player_name, f"{seed_label}/{game.index}", game.start_fen,
-            tuple(game.moves), ended.result(), ended.termination.value, 0, max_plies,
-        ))  # fmt: skip
-        bar.update(1)
-        return False
-
-    slots = [begin() for _ in range(width)]
-    if start.variant.hidden_information:
-        _play_dark(slots, begin, play, evaluator, config)
-    else:
-        _play_forest(Forest(variant, width, config, max_plies), slots, begin, play, evaluator, config)
-    bar.close()
-    return SelfPlayResult(builder.build(), records, plies)
-
-
-def _play_forest(forest: Forest, slots: list[_Game | None], begin: Callable[[], _Game | None],
-                 play: Callable[[_Game, SearchResult, bool], bool], evaluator: LeafEvaluator,
-                 config: SearchConfig) -> None:  # fmt: skip
-    """Every game in its own tree of ``forest``, searched without waiting for the others: a tree whose search is
-    done plays its move and starts the next search (of the same game, on the kept subtree, or of the next game)
-    at once, so every evaluator call holds a leaf of every game still going."""
-    full = [False] * len(slots)
-
-    def search_next(t: int) -> None:
-        game = slots[t]
-        assert game is not None
-        full[t] = _full_search(game, config)
-        simulations = config.simulations if full[t] else config.fast_simulations
-        forest.start(np.array([t]), {t: game.rng}, add_noise=full[t], simulations=simulations)
-
-    for t, game in enumerate(slots):
-        if game is not None:
-            forest.set_root(t, game.state)
-            search_next(t)
-    while forest.searching.any():
-        for t in forest.step(evaluator).tolist():
-            game = slots[t]
-            assert game is not None
-            if play(game, result_of(forest.root(t), config), full[t]):
-                forest.advance(t, game.last_move, game.state)
-            else:
-                game = slots[t] = begin()
-                if game is None:
-                    continue
-                forest.set_root(t, game.state)
-            search_next(t)
-
-
-def _play_dark(slots: list[_Game | None], begin: Callable[[], _Game | None],
-               play: Callable[[_Game, SearchResult, bool], bool], evaluator: LeafEvaluator,
-               config: SearchConfig) -> None:  # fmt: skip
-    """Dark chess: every game still going searched together, move by move, on fresh determinizations."""
+    slots = [begin(t) for t in range(width)]
     while any(slots):
         active = [t for t, game in enumerate(slots) if game is not None]
         games_now = [slots[t] for t in active]
         full = [_full_search(game, config) for game in games_now]  # type: ignore[arg-type]
-        results = _search_dark(games_now, full, evaluator, config)  # type: ignore[arg-type]
+        results = _search(forest, games_now, active, full, evaluator, config)  # type: ignore[arg-type]
         for t, result, searched_fully in zip(active, results, full, strict=True):
             game = slots[t]
             assert game is not None
-            if not play(game, result, searched_fully):
-                slots[t] = begin()
+            if searched_fully:
+                game.examples += 1
+                value = min(max(result.value, -1.0), 1.0)
+                builder.add(game.state, result.policy, first_game_id + game.index, value)
+            move = select_move(result, config, game.state.ply, game.rng)
+            child = apply_move(game.state, move)
+            game.moves.append(move.uci())
+            game.state = child
+            plies += 1
+            ended = outcome(child)
+            if ended is None:
+                _advance(forest, t, move, child)
+                continue
+            if game.examples:
+                builder.finish_game(first_game_id + game.index, ended, child.ply)
+            records.append(GameRecord(
+                variant, player_name, player_name, f"{seed_label}/{game.index}", game.start_fen,
+                tuple(game.moves), ended.result(), ended.termination.value, 0, max_plies,
+            ))  # fmt: skip
+            bar.update(1)
+            slots[t] = begin(t)
+    bar.close()
+    return SelfPlayResult(builder.build(), records, plies)
 
 
 def _full_search(game: _Game, config: SearchConfig) -> bool:
@@ -174,18 +125,29 @@ def _full_search(game: _Game, config: SearchConfig) -> bool:
     return config.fast_simulations == 0 or bool(game.rng.random() < config.full_search_fraction)
 
 
-def _search_dark(games: Sequence[_Game], full: list[bool], evaluator: LeafEvaluator,
-                 config: SearchConfig) -> list[SearchResult]:  # fmt: skip
-    """One search per game on fresh determinizations. A full search has ``config.simulations`` and root noise,
-    a fast one ``config.fast_simulations`` and none."""
-    results: dict[int, SearchResult] = {}
-    for fully in (True, False):
-        part = [i for i, f in enumerate(full) if f == fully]
-        if not part:
-            continue
-        # search() takes one generator: seed it from every game's own, so the draws stay the games'.
-        seed = np.random.default_rng([int(games[i].rng.integers(2**63)) for i in part])
-        part_config = config if fully else replace(config, simulations=config.fast_simulations, fast_simulations=0)
-        found = search([games[i].state for i in part], evaluator, part_config, seed, add_noise=fully)
-        results.update(zip(part, found, strict=True))
-    return [results[i] for i in range(len(games))]
+def _search(forest: Forest | None, games: Sequence[_Game], trees: list[int], full: list[bool],
+            evaluator: LeafEvaluator, config: SearchConfig) -> list[SearchResult]:  # fmt: skip
+    """One search per active game: in the shared forest, or (dark chess) on fresh determinizations. A full
+    search has ``config.simulations`` and root noise, a fast one ``config.fast_simulations`` and none."""
+    if forest is None:
+        results: dict[int, SearchResult] = {}
+        for fully in (True, False):
+            part = [i for i, f in enumerate(full) if f == fully]
+            if not part:
+                continue
+            # search() takes one generator: seed it from every game's own, so the draws stay the games'.
+            seed = np.random.default_rng([int(games[i].rng.integers(2**63)) for i in part])
+            part_config = config if fully else replace(config, simulations=config.fast_simulations, fast_simulations=0)
+            found = search([games[i].state for i in part], evaluator, part_config, seed, add_noise=fully)
+            results.update(zip(part, found, strict=True))
+        return [results[i] for i in range(len(games))]
+    rngs: dict[int, np.random.Generator] = {t: g.rng for t, g in zip(trees, games, strict=True)}
+    full_mask = np.asarray(full, dtype=np.bool_)
+    simulations = np.where(full_mask, config.simulations, config.fast_simulations)
+    forest.search(np.asarray(trees), evaluator, rngs, add_noise=full_mask, simulations=simulations)
+    return [result_of(forest.root(t), config) for t in trees]
+
+
+def _advance(forest: Forest | None, t: int, move: Move, child: State) -> None:
+    if forest is not None:
+        forest.advance(t, move, child)

@@ -225,7 +225,7 @@ def _write_planes(row, t, s, count, board, side, halfmove, ply, max_plies, hidde
 
 @njit(cache=True)
 def select_leaves(
-    active, parent, move, prior, visits, value_sum, first_child, num_children, slot, gumbel,
+    active, roots_only, parent, move, prior, visits, value_sum, first_child, num_children, slot, gumbel,
     board, side, halfmove, ply, terminal, terminal_value, net_value, nslots, sims_done, sims_target,
     pending_node, pending_count, pending_moves, history, history_len,
     tab, max_plies, hidden, insufficient_rule, c_init, c_base, use_gumbel, considered, table, c_visit, c_scale,
@@ -234,15 +234,17 @@ def select_leaves(
     """Run simulations until each active tree has one leaf waiting for the evaluator (or has finished).
 
     Writes the leaves' input planes ``planes[n]``, boards and sides, and returns ``n``. Simulations that end
-    on a finished game are backed up at once and count as done. An unexpanded root is its tree's leaf (that
-    evaluation is not a simulation).
+    on a finished game are backed up at once and count as done. ``roots_only`` expands unexpanded roots
+    (that evaluation is not a simulation) and nothing else.
     """
     n = 0
     for t in range(active.shape[0]):
         pending_node[t] = -1
         if not active[t]:
             continue
-        while sims_done[t] < sims_target[t]:
+        while roots_only or sims_done[t] < sims_target[t]:
+            if roots_only and first_child[t, 0] >= 0:
+                break
             node = 0
             depth = 0
             while first_child[t, node] >= 0:

@@ -103,10 +103,6 @@ class Forest:
         self.leaf_sides = np.zeros(t, dtype=np.int8)
         self.leaf_tree = np.zeros(t, dtype=np.int32)
         self.table = considered_visits_table(config.gumbel_considered, config.simulations)
-        self.searching = np.zeros(t, dtype=np.bool_)
-        """Trees with a search under way (:meth:`start` until :meth:`step` returns them)."""
-        self._noise_due: dict[int, np.random.Generator] = {}
-        """Searching trees whose root noise is drawn once their root is expanded, and the generator it comes from."""
 
     # -- roots ---------------------------------------------------------------------------------------------
     def set_root(self, t: int, state: State) -> None:
@@ -167,66 +163,26 @@ class Forest:
         """Run simulations in ``trees`` until each root's children hold ``simulations`` visits in total
         (``config.simulations`` by default, or one count per tree of ``trees``; visits kept from a reused
         subtree count). Root noise (``add_noise``: for all trees, or a ``bool`` per tree of ``trees``) comes from
-        ``rng``, or from ``rng[t]`` for tree ``t`` when a mapping of generators by tree is given.
-
-        :meth:`start` and :meth:`step` until every tree is done; no other search may be under way."""
-        if self.searching.any():
-            raise RuntimeError("Forest.search while other trees are still searching (see Forest.step)")
-        self.start(trees, rng, add_noise=add_noise, simulations=simulations)
-        while self.searching.any():
-            self.step(evaluator)
-
-    def start(
-        self, trees: np.ndarray, rng: np.random.Generator | Mapping[int, np.random.Generator], *,
-        add_noise: bool | np.ndarray, simulations: int | np.ndarray | None = None,
-    ) -> None:  # fmt: skip
-        """Begin a search in each of ``trees`` (arguments as :meth:`search`); :meth:`step` runs it. Trees may
-        start while others are mid-search: self-play starts a game's next search as soon as its move is played,
-        so the evaluator's batches stay full.
-
-        Each search is the same whatever else is searched with it: an unexpanded root is expanded first (that
-        evaluation is not a simulation), then the root noise is drawn (Dirichlet, or Gumbel draws for every
-        tree when ``config.gumbel``), in tree order among the trees that reach that point together, then the
-        simulations run."""
-        trees = np.asarray(trees, dtype=np.int64)
-        sims = np.broadcast_to(np.asarray(self.config.simulations if simulations is None else simulations), trees.shape)
-        if (sims < 1).any():
-            raise ValueError(f"simulations must be >= 1, got {sims.min()}")
-        if self.searching[trees].any():
-            raise RuntimeError(f"trees {trees[self.searching[trees]].tolist()} are already searching")
+        ``rng``, or from ``rng[t]`` for tree ``t`` when a mapping of generators by tree is given."""
+        sims = self.config.simulations if simulations is None else simulations
+        active = np.zeros(self.num_trees, dtype=np.bool_)
+        active[trees] = True
         self.sims_target[trees] = sims
         self.sims_done[trees] = np.maximum(self.nodes["visits"][trees, 0] - 1, 0)
-        self._reserve_slots(int((self.nslots[trees] + sims + 2).max(initial=0)))
-        noisy = np.broadcast_to(np.asarray(add_noise, dtype=np.bool_), trees.shape)
-        for t, noise in zip(trees.tolist(), noisy.tolist(), strict=True):
-            if self.config.gumbel or noise:
-                self._noise_due[t] = rng if isinstance(rng, np.random.Generator) else rng[t]
-        self.searching[trees] = True
-        self._draw_due_noise()
+        self._reserve_slots(int((self.nslots[trees] + np.max(sims) + 2).max()))
+        self._step(active, evaluator, roots_only=True)
+        noisy = np.broadcast_to(np.asarray(add_noise, dtype=np.bool_), np.shape(trees))
+        if self.config.gumbel:
+            self._root_noise(trees, rng, dirichlet=False)
+        elif noisy.any():
+            self._root_noise(np.asarray(trees)[noisy], rng, dirichlet=True)
+        while self._step(active, evaluator, roots_only=False):
+            pass
 
-    def step(self, evaluator: LeafEvaluator) -> np.ndarray:
-        """One evaluator call: a leaf of every searching tree (simulations that end on a finished game are
-        backed up without one), expanded and backed up. The trees whose search is now done (``int64[k]``,
-        ascending): their :meth:`root` holds the result, and they may :meth:`start` again."""
-        self._step(self.searching, evaluator)
-        self._draw_due_noise()
-        n = self.nodes
-        done = self.searching & (n["first_child"][:, 0] >= 0) & (self.sims_done >= self.sims_target)
-        if self._noise_due:
-            done[list(self._noise_due)] = False
-        self.searching[done] = False
-        return np.flatnonzero(done)
-
-    def _draw_due_noise(self) -> None:
-        """Root noise for every tree that awaits it and whose root is expanded, in tree order."""
-        ready = sorted(t for t in self._noise_due if self.nodes["first_child"][t, 0] >= 0)
-        for t in ready:
-            self._root_noise(np.array([t]), self._noise_due.pop(t), dirichlet=not self.config.gumbel)
-
-    def _step(self, active: np.ndarray, evaluator: LeafEvaluator) -> int:
+    def _step(self, active: np.ndarray, evaluator: LeafEvaluator, *, roots_only: bool) -> int:
         n, s, c = self.nodes, self.slots, self.config
         count = _tree.select_leaves(
-            active, n["parent"], n["move"], n["prior"], n["visits"], n["value_sum"], n["first_child"],
+            active, roots_only, n["parent"], n["move"], n["prior"], n["visits"], n["value_sum"], n["first_child"],
             n["num_children"], n["slot"], n["gumbel"], self.board, s["side"], s["halfmove"], s["ply"],
             s["terminal"], s["terminal_value"], s["net_value"], self.nslots, self.sims_done, self.sims_target,
             self.pending_node, self.pending_count, self.pending_moves, self.history, self.history_len, self.tab,

@@ -12,7 +12,7 @@ from mmc.nn import NetworkConfig, build_network, save_checkpoint
 from mmc.play import RandomPlayer, parse_player, play_match, replay
 from mmc.play.search_players import MCTSPlayer
 from mmc.play.selfplay import self_play
-from mmc.search import LeafBatch, NetworkLeafEvaluator, SearchConfig
+from mmc.search import NetworkLeafEvaluator, SearchConfig
 
 
 @pytest.fixture(scope="module")
@@ -55,23 +55,6 @@ def test_games_are_distinct_and_seeded(evaluator: NetworkLeafEvaluator) -> None:
     key = sorted((r.seed, r.moves) for r in a.records)
     assert key == sorted((r.seed, r.moves) for r in b.records), "same seed, same games, however many run together"
     assert games != {r.moves for r in c.records}
-
-
-def test_games_do_not_wait_for_each_other(evaluator: NetworkLeafEvaluator) -> None:
-    """A game whose search is done plays its move and searches on in the next evaluator call: until a game ends,
-    every call holds a leaf of every game. (Move by move, the games whose reused subtrees needed fewer
-    simulations dropped out of the batch until the slowest one finished: from the second move on, most calls
-    were part-empty.)"""
-    sizes: list[int] = []
-
-    def recording(batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
-        sizes.append(len(batch.planes))
-        return evaluator(batch)
-
-    result = self_play(recording, "gardner", 8, SearchConfig(simulations=32), np.random.default_rng(0), concurrent=8,
-                       max_plies=60)  # fmt: skip
-    assert min(len(r.moves) for r in result.records) >= 12, "no game ends in the calls checked below"
-    assert sizes[:150] == [8] * 150
 
 
 def test_search_players_play_legal_moves_in_batches(tmp_path: Path) -> None:

@@ -134,39 +134,6 @@ def searched(state: State, config: SearchConfig, simulations: int) -> tuple[Root
     return forest.root(0), evaluator.positions
 
 
-def test_a_search_started_while_others_run_ends_as_it_would_alone() -> None:
-    """Forest.start and step: trees start at different steps (as self-play starts a game's next search when its
-    move is played) and each search, noise included, ends exactly where the same search run alone ends."""
-    config = SearchConfig(simulations=40)
-    states = [initial_state("gardner"), from_fen("gardner", MATE_IN_ONE[0][1]), apply_move(
-        initial_state("gardner"), legal_moves(initial_state("gardner"))[3])]  # fmt: skip
-    simulations = [40, 25, 33]
-    forest = Forest("gardner", 3, config, states[0].max_plies)
-    for t, state in enumerate(states):
-        forest.set_root(t, state)
-    rngs = {t: np.random.default_rng(10 + t) for t in range(3)}
-    forest.start(np.array([0, 1]), rngs, add_noise=np.array([True, False]), simulations=np.array(simulations[:2]))
-    done: list[int] = []
-    for _ in range(3):
-        done += forest.step(material).tolist()
-    assert forest.searching.tolist() == [True, True, False] and not done
-    forest.start(np.array([2]), rngs, add_noise=True, simulations=simulations[2])
-    with pytest.raises(RuntimeError, match=r"trees \[2\] are already searching"):
-        forest.start(np.array([2]), rngs, add_noise=True)
-    while forest.searching.any():
-        done += forest.step(material).tolist()
-    assert sorted(done) == [0, 1, 2] and len(done) == 3, "each tree is reported done once"
-    for t, state in enumerate(states):
-        alone = Forest("gardner", 1, config, state.max_plies)
-        alone.set_root(0, state)
-        alone.search(np.arange(1), material, {0: np.random.default_rng(10 + t)}, add_noise=t != 1,
-                     simulations=simulations[t])  # fmt: skip
-        a, b = forest.root(t), alone.root(0)
-        assert a.visit_counts.sum() == simulations[t]
-        assert np.array_equal(a.visit_counts, b.visit_counts) and np.array_equal(a.prior, b.prior), t
-        assert np.array_equal(a.q_values, b.q_values) and a.value == b.value
-
-
 def test_subtree_reuse_keeps_the_chosen_child_and_tops_up() -> None:
     """After a move the chosen child's subtree is the new root's, statistics and all; the next search runs only
     the missing simulations and, with a deterministic evaluator and no noise, ends where a fresh search ends."""
