@@ -17,8 +17,9 @@ study's "beats greedy" measure) and ``--policy-games`` with its raw policy (most
 against random: issue 12's targets are 95 % wins and a 0.95 score, so a long ``--generations`` run shows the
 training budget that reaches them.
 
-It prints one row per kept champion and a summary per recipe, and writes them as ``curves.csv`` and
-``summary.csv`` under ``--out`` (default: a new temporary directory), the numbers BENCHMARKS.md quotes.
+It prints one row per kept champion, the anchors' ratings and a summary per recipe, and writes them as
+``curves.csv``, ``anchors.csv`` and ``summary.csv`` under ``--out`` (default: a new temporary directory), the
+numbers BENCHMARKS.md quotes.
 """
 
 from __future__ import annotations
@@ -84,6 +85,8 @@ RECIPES: dict[str, dict[str, Any]] = {
     "no-discount": {"train.value_discount": 1.0},
     "current-pcr": {"search.simulations": 96, "search.fast_simulations": 16, "search.full_search_fraction": 0.25},
     "one-thread": {"train.threads": 1},  # the training numerics before train.threads (2 by default since)
+    "window-6": {"expert.window": 6},
+    "sims32-games192": {"search.simulations": 32, "expert.games": 192},  # the same simulations per generation
 }
 """Recipes by name: dotted ``params.yaml`` keys and their values, applied to the file's mapping."""
 
@@ -241,6 +244,10 @@ def main() -> None:
         runner.close()
     print(f"rated {len(models)} champions in {(time.perf_counter() - start) / 60:.1f} min")
     ratings = rated.ratings
+    anchors = [{"anchor": a, "elo": round(ratings.elo[a]), "low": round(ratings.low[a]), "high": round(ratings.high[a])}
+               for a in base.anchors(args.variant)]  # fmt: skip
+    _write(out / "anchors.csv", anchors)
+    print("anchors: " + ", ".join(f"{a['anchor']} {a['elo']:+d} [{a['low']:+d}, {a['high']:+d}]" for a in anchors))
 
     rows = []
     for c, versus, raw in zip(checkpoints, greedy, policy, strict=True):
@@ -281,7 +288,7 @@ def main() -> None:
     for s in summary:
         print(f"| {s['recipe']} | {s['seeds']} | {s['cpu_minutes']:.1f} | {s['elo_mean']:+d} | "
               f"{s['policy_vs_random']:.3f} |")  # fmt: skip
-    print(f"\nwritten: {out / 'curves.csv'}, {out / 'summary.csv'}")
+    print(f"\nwritten: {out / 'curves.csv'}, {out / 'anchors.csv'}, {out / 'summary.csv'}")
 
 
 def _write(path: Path, rows: list[dict[str, Any]]) -> None:

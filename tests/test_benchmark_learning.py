@@ -54,6 +54,8 @@ def test_the_benchmark_trains_rates_and_writes_its_tables(tmp_path: Path) -> Non
         assert float(row["greedy_win_rate"]) == tally[0] / 2
         assert 0 <= float(row["policy_vs_random"]) <= 1
     assert float(curves[1]["cpu_minutes"]) > float(curves[0]["cpu_minutes"]), "CPU time adds up"
+    anchors = {r["anchor"]: int(r["elo"]) for r in csv.DictReader((tmp_path / "anchors.csv").open())}
+    assert anchors["greedy"] == 0 and "random" in anchors, "the anchors' ratings, greedy at 0"
     summary = {r["recipe"]: r for r in csv.DictReader((tmp_path / "summary.csv").open())}
     assert set(summary) == {"previous", "current"}
     assert all(0 <= float(r["policy_vs_random"]) <= 1 for r in summary.values())
