@@ -239,9 +239,9 @@ def masked_trained_copy(
     """:func:`mmc.train.trained_copy` in which only the trunk channels where ``mask`` (``bool[C]``) is True learn:
     the dropped channels' trunk slices and BN running statistics are those of ``net`` exactly; the heads learn.
 
-    Gradient hooks on the copy zero the dropped channels' gradients (so momentum and weight decay never move
-    them), and their running statistics are copied back from ``net`` after. An all-True mask gives
-    ``trained_copy``'s result bit for bit.
+    Gradient hooks on the copy (``trained_copy``'s ``hooks``) zero the dropped channels' gradients; after training
+    their weights and running statistics are copied back from ``net`` exactly (weight decay and the batch
+    statistics move them meanwhile). An all-True mask gives ``trained_copy``'s result bit for bit.
     """
     keep = _check_mask(net, mask)
 
