@@ -150,7 +150,7 @@ class JobStore:
         if len(set(names)) < len(names):
             raise ValueError(f"job names must be unique within a call: {names}")
         results: list[Any] = [None] * len(jobs)
-        pending: dict[PrefectFuture[Any], list[tuple[int, str]]] = {}
+        pending: dict[PrefectFuture[Any], tuple[str, list[int]]] = {}  # a computation: its key, the jobs it answers
         by_key: dict[str, PrefectFuture[Any]] = {}
         for index, job in enumerate(jobs):
             key = fingerprint(job, self.code)
@@ -160,15 +160,16 @@ class JobStore:
                 self.done_before += 1
                 continue
             if key in by_key:  # the same computation under another name (MetaFocus's self-play is JOAT's): once
-                pending[by_key[key]].append((index, key))
+                pending[by_key[key]][1].append(index)
                 continue
             with TagsContext(current_tags=set()):  # untagged: see above
                 submitted = run_job.with_options(name=job.kind, task_run_name=job.name).submit(job, self.single_thread)
             by_key[key] = submitted
-            pending[submitted] = [(index, key)]
+            pending[submitted] = (key, [index])
         for future in as_completed(list(pending)):
             timed: Timed[Any] = future.result()
-            for index, key in pending[future]:
+            key, indices = pending[future]
+            for index in indices:
                 self._save(jobs[index], key, timed)
                 results[index] = timed.value
                 self.computed += 1
