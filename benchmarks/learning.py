@@ -102,7 +102,7 @@ def study_of(params: Mapping[str, Any], changes: Mapping[str, Any]) -> StudyConf
         if last not in node:
             raise SystemExit(f"benchmarks/learning.py: recipe key {key} is not in params.yaml")
         node[last] = value
-    return parse_params(data, check_players=False)
+    return parse_params(data)
 
 
 def _one_thread() -> None:

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Annotated
 
 import numpy as np
 
-from mmc.configs import ConfigError
+from mmc.configs import ConfigError, Count, Range, at_least, check_fields
 from mmc.fanout import Job, Runner, serial, split_evenly
 from mmc.nn.device import on_device, resolve_device
 from mmc.nn.network import PolicyValueNet
@@ -46,37 +47,30 @@ class AlphaZeroConfig:
     """Budget of the loop; the search and training settings have configs of their own. The defaults are the
     default study's (``params.yaml``, section ``expert``)."""
 
-    generations: int = 12
+    generations: Count = 12
     """Self-play -> train -> arena rounds."""
-    games: int = 128
+    games: Count = 128
     """Self-play games per generation."""
-    chunks: int = 2
+    chunks: Count = 2
     """Self-play jobs per generation (and arena jobs): the fan-out. Each job has its own random stream, so
     the number of chunks changes the games."""
-    concurrent: int = 128
+    concurrent: Count = 128
     """Self-play games searched together in one job (one network call per search step for all of them)."""
-    max_plies: int = 150
+    max_plies: Count = 150
     """Ply cap of every game (the seed's 150)."""
-    window: int = 3
+    window: Count = 3
     """Replay window: training reads the examples of the last ``window`` generations."""
-    arena_games: int = 0
+    arena_games: Annotated[int, at_least(0)] = 0
     """Candidate vs champion games per generation (0 accepts every candidate)."""
-    arena_simulations: int = 32
+    arena_simulations: Count = 32
     """Simulations per move of both players in the arena."""
-    gate_threshold: float = 0.55
+    gate_threshold: Annotated[float, Range(0, 1)] = 0.55
     """Accept the candidate when its score against the champion reaches this (the seed used 0.6)."""
 
     def __post_init__(self) -> None:
-        for name in ("generations", "games", "chunks", "concurrent", "max_plies", "window", "arena_simulations"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError("AlphaZeroConfig", name, f"must be an int >= 1, got {value!r}")
+        check_fields(self)
         if self.chunks > self.games:
             raise ConfigError("AlphaZeroConfig", "chunks", f"must be <= games={self.games}, got {self.chunks}")
-        if isinstance(self.arena_games, bool) or not isinstance(self.arena_games, int) or self.arena_games < 0:
-            raise ConfigError("AlphaZeroConfig", "arena_games", f"must be an int >= 0, got {self.arena_games!r}")
-        if not 0 <= self.gate_threshold <= 1:
-            raise ConfigError("AlphaZeroConfig", "gate_threshold", f"must be in [0, 1], got {self.gate_threshold}")
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,11 @@ import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Annotated
 
 import numpy as np
 
-from mmc.configs import ConfigError
+from mmc.configs import POSITIVE, ConfigError, Count, at_least, check_fields
 from mmc.fanout import Job, Runner, serial
 from mmc.nn.device import on_device, resolve_device
 from mmc.nn.network import PolicyValueNet
@@ -51,20 +52,18 @@ __all__ = [
 class EvaluateConfig:
     """How every cell is played (the default study's ``params.yaml`` section ``evaluate``, less its opponents)."""
 
-    games: int = 30
+    games: Count = 30
     """Games per cell, both colours, paired random openings."""
     search: SearchConfig = field(default_factory=lambda: SearchConfig(simulations=24, temperature_plies=0))
     """The models' search (and a network opponent's). Players search without root noise and play the most
     visited move (``mmc.play.search_players.MCTSPlayer``)."""
     opening_plies: int = 4
     """Random plies before each pair of games."""
-    max_plies: int = 150
+    max_plies: Count = 150
     """Ply cap of every game."""
 
     def __post_init__(self) -> None:
-        for name in ("games", "max_plies"):
-            if getattr(self, name) < 1:
-                raise ConfigError("EvaluateConfig", name, f"must be an int >= 1, got {getattr(self, name)}")
+        check_fields(self)
         if not 0 <= self.opening_plies < self.max_plies:
             raise ConfigError("EvaluateConfig", "opening_plies", f"must be in [0, max_plies), got {self.opening_plies}")
 
@@ -162,32 +161,26 @@ class RateConfig:
     two (the ladder). In a variant one cannot play (Fairy-Stockfish's outside its four) it is left out."""
     anchor: str = "greedy"
     """The anchor rated 0 in every variant."""
-    ladder_games: int = 30
+    ladder_games: Count = 30
     """Games of each pair of anchors on the ladder."""
-    games: int = 20
+    games: Count = 20
     """Games of each further pairing of a model with an anchor or a model near its first estimate."""
-    neighbours: int = 2
+    neighbours: Annotated[int, at_least(0)] = 2
     """Anchors nearest a model's first estimate (that it has not met) that it then plays; it also plays the
     models next to it in rating order."""
-    prior_draws: float = 2.0
+    prior_draws: Annotated[float, POSITIVE] = 2.0
     """Virtual draws per player that keep a perfect score's rating finite (``mmc.rating``)."""
-    bootstrap: int = 200
+    bootstrap: Count = 200
     """Bootstrap refits for the 95 % intervals."""
 
     def __post_init__(self) -> None:
+        check_fields(self)
         if len(self.anchors) < 2 or len(set(self.anchors)) < len(self.anchors):
             raise ConfigError(
                 "RateConfig", "anchors", f"must name at least two distinct players, got {list(self.anchors)}"
             )
         if self.anchor not in self.anchors:
             raise ConfigError("RateConfig", "anchor", f"must be one of the anchors, got {self.anchor!r}")
-        for name in ("ladder_games", "games", "bootstrap"):
-            if getattr(self, name) < 1:
-                raise ConfigError("RateConfig", name, f"must be an int >= 1, got {getattr(self, name)}")
-        if self.neighbours < 0:
-            raise ConfigError("RateConfig", "neighbours", f"must be an int >= 0, got {self.neighbours}")
-        if not self.prior_draws > 0:
-            raise ConfigError("RateConfig", "prior_draws", f"must be > 0, got {self.prior_draws}")
 
 
 @dataclass(frozen=True)

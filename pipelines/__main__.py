@@ -1,6 +1,6 @@
 """``python -m pipelines``: the study's command line, run from the project root (where params.yaml is).
 
-    python -m pipelines check                  # check params.yaml, print the variants; exit 2 on a problem
+    python -m pipelines check                  # check params.yaml and that its engine opponents play; exit 2 if not
     python -m pipelines expert VARIANT [R]     # stage expert@VARIANT-R (dvc.yaml runs every stage)
     python -m pipelines meta_train [R]         # stage meta_train@R: JOAT (first-order Reptile across variants)
     python -m pipelines multitask [R]          # stage multitask@R: the pooled-data baseline, same budget
@@ -14,7 +14,9 @@
 
 R is a training replicate, an entry of ``replicates`` in params.yaml (default: the first). Every command checks
 params.yaml first: a problem prints one line naming the file and the key and exits
-with status 2 before anything is started, written or logged.
+with status 2 before anything is started, written or logged. ``check``, ``study`` and ``evaluate`` then check,
+as a step of their own, that every evaluation opponent and rating anchor can play its targets (a ``fairy``
+spec starts Fairy-Stockfish once: :func:`pipelines.study_rules.check_players`); loading the file starts nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 from pipelines.config import ParamsError, StudyConfig, load_params
 from pipelines.paths import Paths
 from pipelines.services import ServiceError
+from pipelines.study_rules import RuleError, check_players
 
 MLFLOW_UI_PORT = int(os.environ.get("MLFLOW_UI_PORT", "5000"))
 
@@ -35,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pipelines", description=__doc__.split("\n\n")[0])
     parser.add_argument("--params", default="params.yaml", help="parameter file (default: params.yaml)")
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("check", help="check the parameter file")
+    commands.add_parser("check", help="check the parameter file and that its engine opponents can play")
     replicate = "training replicate (default: the first in params.yaml)"
     expert = commands.add_parser("expert", help="run stage expert@VARIANT-R")
     expert.add_argument("variant")
@@ -105,6 +108,14 @@ def _stage(command: str, variant: str | None, replicate: int | None, study: Stud
             report_flow(study, paths.root)
 
 
+def _check_players(study: StudyConfig, source: str) -> None:
+    """:func:`pipelines.study_rules.check_players`, its problem a :class:`ParamsError` naming ``source``."""
+    try:
+        check_players(study)
+    except RuleError as error:
+        raise ParamsError(source, error.key, error.problem) from None
+
+
 def _parent() -> str | None:
     """The MLflow parent run the study driver opened, if any (its id tags the Prefect flow run)."""
     return os.environ.get("MMC_MLFLOW_PARENT_RUN_ID")
@@ -121,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"stopped: {', '.join(stopped)}" if stopped else "nothing to stop")
             return 0
         study = load_params(Path(args.params))
+        if args.command in ("check", "study", "evaluate"):
+            _check_players(study, Path(args.params).name)
         if args.command == "check":
             print(
                 f"{args.params}: OK (experts: {', '.join(study.variants)}; meta-training: "

@@ -20,20 +20,19 @@ the study runs::
     runner: {kind, workers, address}   # where the jobs run; never changes a result
 
 Every key must be present and no other key may be (a variant's override mapping lists only what it
-changes). This module checks keys and types; the configs check their values and raise
-``mmc.configs.ConfigError``, which names the field. Either way the run stops with :class:`ParamsError`,
+changes). This module reads the file and lays the variants' overrides over the shared sections; each config
+checks its keys and values (``mmc.configs``: types from its annotations, a bool is not an int), and
+:mod:`pipelines.study_rules` the rules across sections. Any problem stops the run with :class:`ParamsError`,
 whose message is one line naming the file and the key: ``params.yaml: expert.generations: must be an int,
-got 'x'``.
+got 'x'``. Loading starts no process: whether the engine opponents can play is
+:func:`pipelines.study_rules.check_players`'s to say (``python -m pipelines check``).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from types import NoneType, UnionType
 from typing import Any
 
 import numpy as np
@@ -41,13 +40,11 @@ import yaml
 
 from mmc import seeding
 from mmc.alphazero import AlphaZeroConfig
-from mmc.configs import ConfigError
-from mmc.engine import VARIANTS
+from mmc.configs import ConfigError, Count, check_fields, check_keys, config_from_dict, from_plain, value_problem
 from mmc.evaluate import EvaluateConfig, RateConfig
 from mmc.evaluate import slug as opponent_slug
 from mmc.meta import AdaptConfig, MetaConfig, MetaFocusConfig
 from mmc.nn import DeviceError, NetworkConfig, resolve_device
-from mmc.play import close_player, parse_player
 from mmc.search import SearchConfig
 from mmc.train import TrainConfig
 
@@ -138,16 +135,15 @@ class RunnerConfig:
 
     kind: str = "process"
     """``process``, ``dask`` or ``thread`` (see :data:`RUNNER_KINDS`)."""
-    workers: int = 2
+    workers: Count = 2
     """Worker processes (``process``; ``dask`` without ``address``: a LocalCluster of this many) or threads."""
     address: str | None = None
     """Dask scheduler address (``tcp://host:8786``); ``kind: dask`` only."""
 
     def __post_init__(self) -> None:
+        check_fields(self)
         if self.kind not in RUNNER_KINDS:
             raise ConfigError("RunnerConfig", "kind", f"must be one of {', '.join(RUNNER_KINDS)}, got {self.kind!r}")
-        if self.workers < 1:
-            raise ConfigError("RunnerConfig", "workers", f"must be an int >= 1, got {self.workers}")
         if self.address is not None and self.kind != "dask":
             raise ConfigError(
                 "RunnerConfig", "address", f"is only used with kind: dask (kind is {self.kind!r}); set it to null"
@@ -208,7 +204,15 @@ class StudyConfig:
         return [spec for spec in self.rate.anchors if plays(spec, target)]
 
 
-def load_params(path: str | Path = "params.yaml", *, check_players: bool = True) -> StudyConfig:
+def plays(spec: str, variant: str) -> bool:
+    """Whether the opponent ``spec`` has a cell in ``variant``: every opponent does except a ``fairy`` one in a
+    variant Fairy-Stockfish does not play."""
+    from mmc.play.fairy import ENGINE_VARIANTS
+
+    return not spec.startswith("fairy") or variant in ENGINE_VARIANTS
+
+
+def load_params(path: str | Path = "params.yaml") -> StudyConfig:
     """Read and check the parameter file ``path``; :class:`ParamsError` names the key at fault."""
     path = Path(path)
     try:
@@ -221,48 +225,57 @@ def load_params(path: str | Path = "params.yaml", *, check_players: bool = True)
         where = getattr(error, "problem_mark", None)
         line = f" at line {where.line + 1}" if where is not None else ""
         raise ParamsError(path.name, "", f"is not valid YAML{line}") from None
-    return parse_params(data, path.name, check_players=check_players)
+    return parse_params(data, path.name)
 
 
-def parse_params(data: Any, source: str = "params.yaml", *, check_players: bool = True) -> StudyConfig:
-    """Check the parsed parameter mapping ``data`` (``source`` names it in errors) and build the configs."""
-    root = _Checker(source)
-    mapping = root.mapping(data, "")
-    root.keys(mapping, "", SECTIONS)
-    seed = root.typed(mapping["seed"], "seed", int)
-    if seed < 0:
-        raise root.error("seed", f"must be an int >= 0, got {seed!r}")
-    replicates = root.typed(mapping["replicates"], "replicates", tuple[int, ...])
-    if not replicates or min(replicates) < 0 or len(set(replicates)) < len(replicates):
-        raise root.error("replicates", f"must be a list of distinct ints >= 0, got {list(replicates)}")
-    device = root.typed(mapping["device"], "device", str)
+def parse_params(data: Any, source: str = "params.yaml") -> StudyConfig:
+    """Check the parsed parameter mapping ``data`` (``source`` names it in errors) and build the configs: each
+    section's keys and values by its ``mmc`` config (:func:`mmc.configs.config_from_dict`), then the study's
+    rules across sections (:mod:`pipelines.study_rules`). Starts no process: whether the engine opponents can
+    play is :func:`pipelines.study_rules.check_players`'s to say."""
+    from pipelines.study_rules import RuleError  # the rules import this module's names
+
+    try:
+        return _parse(data)
+    except (ConfigError, RuleError) as error:
+        key = error.field if isinstance(error, ConfigError) else error.key
+        raise ParamsError(source, key, error.problem) from None
+
+
+def _parse(data: Any) -> StudyConfig:
+    """The study of ``data``; a :class:`ConfigError` (its ``field`` the dotted key) or a rule's error if not."""
+    from pipelines import study_rules as rules
+
+    mapping = _mapping(data, "")
+    _keys(mapping, "", SECTIONS)
+    seed = _value(mapping["seed"], "seed", int)
+    replicates = _value(mapping["replicates"], "replicates", tuple[int, ...])
+    rules.check_replicates(seed, replicates)
+    device = _value(mapping["device"], "device", str)
     try:
         resolve_device(device)
     except DeviceError as error:
-        raise root.error("device", error.problem) from None
-    network = root.build(NetworkConfig, root.mapping(mapping["network"], "network"), "network", keys=NETWORK_KEYS)
-    experts = _experts(root, mapping)
-    search = root.build(SearchConfig, mapping["search"], "search")
-    train = root.build(TrainConfig, mapping["train"], "train")
-    meta = root.build(MetaConfig, mapping["meta"], "meta")
-    _check_playable(root, "meta.train_variants", meta.train_variants)
-    metafocus = root.build(MetaFocusConfig, mapping["metafocus"], "metafocus")
-    if metafocus.tasks > len(meta.train_variants):
-        raise root.error(
-            "metafocus.tasks", f"must be <= the {len(meta.train_variants)} meta.train_variants, got {metafocus.tasks}"
-        )
-    adapt_data = root.split(mapping["adapt"], "adapt", ("targets", "starts"), names=_names(AdaptConfig))
-    targets = root.typed(adapt_data.pop("targets"), "adapt.targets", tuple[str, ...])
-    starts = root.typed(adapt_data.pop("starts"), "adapt.starts", tuple[str, ...])
-    adapt = AdaptPlan(targets, starts, root.build(AdaptConfig, adapt_data, "adapt"))
-    _check_adapt(root, adapt, list(experts))
-    evaluate_data = root.split(mapping["evaluate"], "evaluate", ("opponents",), names=_names(EvaluateConfig))
-    opponents = root.typed(evaluate_data.pop("opponents"), "evaluate.opponents", tuple[str, ...])
-    evaluate = EvaluatePlan(opponents, root.build(EvaluateConfig, evaluate_data, "evaluate"))
-    _check_opponents(root, evaluate, targets, check_players)
-    rate = root.build(RateConfig, mapping["rate"], "rate")
-    _check_anchors(root, rate, targets, check_players)
-    runner = root.build(RunnerConfig, mapping["runner"], "runner")
+        raise ConfigError("params", "device", error.problem) from None
+    network = _build(NetworkConfig, mapping["network"], "network", keys=NETWORK_KEYS)
+    experts = _experts(mapping)
+    search = _build(SearchConfig, mapping["search"], "search")
+    train = _build(TrainConfig, mapping["train"], "train")
+    meta = _build(MetaConfig, mapping["meta"], "meta")
+    rules.check_playable("meta.train_variants", meta.train_variants)
+    metafocus = _build(MetaFocusConfig, mapping["metafocus"], "metafocus")
+    rules.check_metafocus(meta, metafocus)
+    adapt_data = _split(mapping["adapt"], "adapt", ("targets", "starts"), AdaptConfig)
+    targets = _value(adapt_data.pop("targets"), "adapt.targets", tuple[str, ...])
+    starts = _value(adapt_data.pop("starts"), "adapt.starts", tuple[str, ...])
+    adapt = AdaptPlan(targets, starts, _build(AdaptConfig, adapt_data, "adapt"))
+    rules.check_adapt(targets, starts, adapt.budgets, list(experts))
+    evaluate_data = _split(mapping["evaluate"], "evaluate", ("opponents",), EvaluateConfig)
+    opponents = _value(evaluate_data.pop("opponents"), "evaluate.opponents", tuple[str, ...])
+    evaluate = EvaluatePlan(opponents, _build(EvaluateConfig, evaluate_data, "evaluate"))
+    rules.check_opponents(opponents)
+    rate = _build(RateConfig, mapping["rate"], "rate")
+    rules.check_anchors(rate, targets)
+    runner = _build(RunnerConfig, mapping["runner"], "runner")
     return StudyConfig(
         seed,
         replicates,
@@ -281,116 +294,51 @@ def parse_params(data: Any, source: str = "params.yaml", *, check_players: bool 
     )
 
 
-def _check_adapt(root: _Checker, plan: AdaptPlan, experts: list[str]) -> None:
-    if not plan.targets:
-        raise root.error("adapt.targets", "must name at least one variant")
-    for variant in plan.targets:
-        if variant not in VARIANTS:
-            raise root.error("adapt.targets", f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
-    if len(set(plan.targets)) < len(plan.targets):
-        raise root.error("adapt.targets", f"names a variant twice: {list(plan.targets)}")
-    _check_playable(root, "adapt.targets", plan.targets)
-    known = [*META_STARTS, METAFOCUS, *(f"expert-{v}" for v in experts), SCRATCH]
-    if not plan.starts or len(set(plan.starts)) < len(plan.starts):
-        raise root.error("adapt.starts", f"must name distinct starting models, got {list(plan.starts)}")
-    for start in plan.starts:
-        if start not in known:
-            raise root.error("adapt.starts", f"unknown start {start!r} (known: {', '.join(known)})")
-    if METAFOCUS in plan.starts and "joat" not in plan.starts:
-        raise root.error("adapt.starts", "metafocus needs joat among the starts (it is JOAT adapted with a mask)")
-    if METAFOCUS in plan.starts and not any(budget > 0 for budget in plan.config.budgets):
-        raise root.error("adapt.starts", "metafocus needs a budget > 0 in adapt.budgets (at 0 it is JOAT)")
+def _experts(mapping: dict[str, Any]) -> dict[str, ExpertConfig]:
+    from pipelines import study_rules as rules
 
-
-def _check_playable(root: _Checker, key: str, variants: typing.Iterable[str]) -> None:
-    """Monochromatic is in the rule book but cannot be played: White has no legal move at ply 0 (every move
-    must keep its square colour, and none of White's first moves does), so it is no task, target or expert."""
-    for variant in variants:
-        if not VARIANTS[variant].in_default_study:
-            raise root.error(key, f"{variant} cannot be played: White has no legal move at ply 0 (the rule book)")
-
-
-def plays(spec: str, variant: str) -> bool:
-    """Whether the opponent ``spec`` has a cell in ``variant``: every opponent does except a ``fairy`` one in a
-    variant Fairy-Stockfish does not play."""
-    from mmc.play.fairy import ENGINE_VARIANTS
-
-    return not spec.startswith("fairy") or variant in ENGINE_VARIANTS
-
-
-def _check_opponents(root: _Checker, plan: EvaluatePlan, targets: tuple[str, ...], check_players: bool) -> None:
-    if not plan.opponents:
-        raise root.error("evaluate.opponents", "must name at least one opponent")
-    if len(set(map(opponent_slug, plan.opponents))) < len(plan.opponents):
-        raise root.error("evaluate.opponents", f"names an opponent twice: {list(plan.opponents)}")
-    if not check_players:
-        return
-    for spec in plan.opponents:
-        for variant in targets:
-            if spec == UNADAPTED or not plays(spec, variant):
-                continue
-            try:
-                close_player(parse_player(spec, variant=variant))
-            except (ValueError, OSError, RuntimeError) as error:
-                raise root.error("evaluate.opponents", f"{spec!r} cannot play {variant}: {error}") from None
-
-
-def _check_anchors(root: _Checker, config: RateConfig, targets: tuple[str, ...], check_players: bool) -> None:
-    for variant in targets:
-        if not plays(config.anchor, variant):
-            raise root.error("rate.anchor", f"{config.anchor!r} cannot play {variant}: every target needs the anchor")
-        if sum(plays(spec, variant) for spec in config.anchors) < 2:
-            raise root.error("rate.anchors", f"fewer than two of them play {variant}")
-        if not check_players:
-            continue
-        for spec in config.anchors:
-            if plays(spec, variant):
-                try:
-                    close_player(parse_player(spec, variant=variant))
-                except (ValueError, OSError, RuntimeError) as error:
-                    raise root.error("rate.anchors", f"{spec!r} cannot play {variant}: {error}") from None
-
-
-def _experts(root: _Checker, mapping: dict[str, Any]) -> dict[str, ExpertConfig]:
-    search = root.mapping(mapping["search"], "search")
-    train = root.mapping(mapping["train"], "train")
-    expert = root.split(mapping["expert"], "expert", ("variants",), names=_names(AlphaZeroConfig))
-    root.keys(search, "search", _names(SearchConfig))
-    root.keys(train, "train", _names(TrainConfig))
-    variants = root.mapping(expert.pop("variants"), "expert.variants")
+    search = _mapping(mapping["search"], "search")
+    train = _mapping(mapping["train"], "train")
+    expert = _split(mapping["expert"], "expert", ("variants",), AlphaZeroConfig)
+    _keys(search, "search", _names(SearchConfig))
+    _keys(train, "train", _names(TrainConfig))
+    variants = _mapping(expert.pop("variants"), "expert.variants")
     if not variants:
-        raise root.error("expert.variants", "must name at least one variant")
+        raise ConfigError("params", "expert.variants", "must name at least one variant")
     experts = {}
     for variant, override in variants.items():
-        if variant not in VARIANTS:
-            known = ", ".join(VARIANTS)
-            raise root.error("expert.variants", f"unknown variant {variant!r} (known: {known})")
-        _check_playable(root, "expert.variants", [variant])
-        experts[variant] = _expert(root, variant, override, expert, search, train)
+        rules.check_variant("expert.variants", variant)
+        rules.check_playable("expert.variants", [variant])
+        experts[variant] = _expert(variant, override, expert, search, train)
     return experts
 
 
 def _expert(
-    root: _Checker, variant: str, override: Any, expert: dict[str, Any], search: dict[str, Any], train: dict[str, Any]
+    variant: str, override: Any, expert: dict[str, Any], search: dict[str, Any], train: dict[str, Any]
 ) -> ExpertConfig:
-    """The expert config of ``variant``: the shared sections with its override mapping laid over them."""
+    """The expert config of ``variant``: the shared sections with its override mapping laid over them (a variant
+    may override keys of ``expert``, ``search`` and ``train``, and only those)."""
     prefix = f"expert.variants.{variant}"
-    override = {} if override is None else root.mapping(override, prefix)
+    override = {} if override is None else _mapping(override, prefix)
     unknown = sorted(set(override) - set(expert) - {"search", "train"})
     if unknown:
         allowed = sorted([*expert, "search", "train"])
-        raise root.error(f"{prefix}.{unknown[0]}", f"unknown key (a variant may override {', '.join(allowed)})")
+        raise ConfigError(
+            "params", f"{prefix}.{unknown[0]}", f"unknown key (a variant may override {', '.join(allowed)})"
+        )
     origin = {k: f"{prefix}.{k}" if k in override else f"expert.{k}" for k in expert}
     merged = {**expert, **{k: v for k, v in override.items() if k not in ("search", "train")}}
-    loop = root.build(AlphaZeroConfig, merged, "expert", origin=origin)
+    loop = _build(AlphaZeroConfig, merged, "expert", origin=origin)
     configs = []
     for name, cls, section in (("search", SearchConfig, search), ("train", TrainConfig, train)):
-        part = root.mapping(override.get(name, {}), f"{prefix}.{name}")
+        part = _mapping(override.get(name, {}), f"{prefix}.{name}")
         stray = sorted(set(part) - set(section))
         if stray:
-            raise root.error(f"{prefix}.{name}.{stray[0]}", f"unknown key (expected one of {', '.join(section)})")
+            raise ConfigError(
+                "params", f"{prefix}.{name}.{stray[0]}", f"unknown key (expected one of {', '.join(section)})"
+            )
         keys = {k: f"{prefix}.{name}.{k}" if k in part else f"{name}.{k}" for k in section}
-        configs.append(root.build(cls, {**section, **part}, name, origin=keys))
+        configs.append(_build(cls, {**section, **part}, name, origin=keys))
     return ExpertConfig(variant, loop, configs[0], configs[1])
 
 
@@ -410,89 +358,51 @@ def _names(cls: Any) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls))
 
 
-class _Checker:
-    """Key and type checks that raise :class:`ParamsError` for one parameter file."""
+def _mapping(value: Any, key: str) -> dict[str, Any]:
+    """``value`` if the file gives a mapping of names there (the whole file where ``key`` is empty)."""
+    if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        what = "the file" if not key else "the section"
+        raise ConfigError("params", key, f"{what} must be a mapping of names to values, got {_shown(value)}")
+    return value
 
-    def __init__(self, source: str) -> None:
-        self.source = source
 
-    def error(self, key: str, problem: str) -> ParamsError:
-        return ParamsError(self.source, key, problem)
+def _keys(mapping: dict[str, Any], key: str, expected: tuple[str, ...]) -> None:
+    """The keys of section ``key`` (``""``: the file) are ``expected``: :func:`mmc.configs.check_keys`."""
+    try:
+        check_keys("params", mapping, expected)
+    except ConfigError as error:
+        raise ConfigError("params", f"{key}.{error.field}" if key else error.field, error.problem) from None
 
-    def mapping(self, value: Any, key: str) -> dict[str, Any]:
-        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
-            what = "the file" if not key else "the section"
-            raise self.error(key, f"{what} must be a mapping of names to values, got {_shown(value)}")
-        return value
 
-    def keys(self, mapping: dict[str, Any], key: str, expected: tuple[str, ...]) -> None:
-        dot = f"{key}." if key else ""
-        unknown = [k for k in mapping if k not in expected]
-        if unknown:
-            raise self.error(f"{dot}{unknown[0]}", f"unknown key (expected one of {', '.join(expected)})")
-        missing = [k for k in expected if k not in mapping]
-        if missing:
-            raise self.error(f"{dot}{missing[0]}", "missing")
+def _split(value: Any, key: str, own: tuple[str, ...], cls: Any) -> dict[str, Any]:
+    """Section ``key`` as a new dict, its keys checked: the study's own keys ``own`` plus ``cls``'s fields."""
+    section = dict(_mapping(value, key))
+    _keys(section, key, (*own, *_names(cls)))
+    return section
 
-    def split(
-        self, value: Any, key: str, own: tuple[str, ...], *, names: tuple[str, ...] | None = None
-    ) -> dict[str, Any]:
-        """Section ``key`` as a new dict, its keys checked: the study's own keys ``own`` plus a config's fields."""
-        section = dict(self.mapping(value, key))
-        self.keys(section, key, (*own, *(names or ())))
-        return section
 
-    def typed(self, value: Any, key: str, annotation: Any) -> Any:
-        """``value`` converted to ``annotation`` (int, float, bool, str, ``X | None``, ``tuple[X, ...]``)."""
-        if isinstance(annotation, UnionType) and NoneType in annotation.__args__:
-            if value is None:
-                return None
-            (annotation,) = [a for a in annotation.__args__ if a is not NoneType]
-        if typing.get_origin(annotation) is tuple:
-            item = typing.get_args(annotation)[0]
-            try:
-                if not isinstance(value, list):
-                    raise TypeError
-                return tuple(self.typed(v, key, item) for v in value)
-            except (TypeError, ParamsError):
-                noun = {str: "strings", int: "ints", float: "numbers"}[item]
-                raise self.error(key, f"must be a list of {noun}, got {_shown(value)}") from None
-        ok = {
-            int: type(value) is int,
-            float: type(value) in (int, float),
-            bool: type(value) is bool,
-            str: type(value) is str,
-        }[annotation]
-        if not ok:
-            article = "an" if annotation is int else "a"
-            raise self.error(key, f"must be {article} {annotation.__name__}, got {_shown(value)}")
-        return float(value) if annotation is float else value
+def _value(value: Any, key: str, annotation: Any) -> Any:
+    """A study's own value (not a config's field), checked and converted as a config's would be."""
+    problem = value_problem(annotation, value)
+    if problem:
+        raise ConfigError("params", key, problem)
+    return from_plain(annotation, value)
 
-    def build(
-        self, cls: Any, data: Any, section: str, *, origin: dict[str, str] | None = None,
-        keys: tuple[str, ...] | None = None,
-    ) -> Any:  # fmt: skip
-        """``cls(**data)`` after checking the keys (every field of ``cls``, or ``keys``: the others keep their
-        defaults) and every field's type; a nested config field is built from its own mapping. The config's
-        :class:`ConfigError` becomes a :class:`ParamsError` naming the key (``origin`` maps a field to the key
-        it came from, for a variant's overrides)."""
-        origin = origin or {}
-        data = self.mapping(data, section)
-        expected = keys or _names(cls)
-        if not origin:
-            self.keys(data, section, expected)
-        hints = typing.get_type_hints(cls)
-        values = {}
-        for name in expected:
-            key = origin.get(name, f"{section}.{name}")
-            if dataclasses.is_dataclass(hints[name]):
-                values[name] = self.build(hints[name], data[name], key)
-            else:
-                values[name] = self.typed(data[name], key, hints[name])
-        try:
-            return cls(**values)
-        except ConfigError as error:
-            raise self.error(origin.get(error.field, f"{section}.{error.field}"), error.problem) from None
+
+def _build(
+    cls: Any, data: Any, section: str, *, origin: dict[str, str] | None = None, keys: tuple[str, ...] | None = None
+) -> Any:
+    """``cls`` built from section ``section`` by :func:`mmc.configs.config_from_dict` (``keys``: the fields the
+    file sets; the others keep their defaults); its error names the key (``origin`` maps a field to the key it
+    came from, for a variant's overrides)."""
+    try:
+        return config_from_dict(cls, _mapping(data, section), keys=keys)
+    except ConfigError as error:
+        if error.config == "params":
+            raise
+        raise ConfigError(
+            "params", (origin or {}).get(error.field, f"{section}.{error.field}"), error.problem
+        ) from None
 
 
 def _shown(value: Any) -> str:

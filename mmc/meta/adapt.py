@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from mmc.alphazero import play_games
-from mmc.configs import ConfigError
+from mmc.configs import ConfigError, Count, check_fields
 from mmc.fanout import Job, Runner, serial
 from mmc.meta.metafocus import FocusModel, focus_mask, masked_trained_copy
 from mmc.nn.network import PolicyValueNet
@@ -39,22 +39,20 @@ class AdaptConfig:
 
     budgets: tuple[int, ...] = (0, 100)
     """Self-play games of the adaptation iteration (0: the start unchanged)."""
-    epochs: int = 8
+    epochs: Count = 8
     """Passes over the adaptation's games when training (replaces ``train.epochs``)."""
-    concurrent: int = 100
+    concurrent: Count = 100
     """Self-play games searched together in one job."""
-    max_plies: int = 150
+    max_plies: Count = 150
     """Ply cap of the adaptation's self-play games."""
 
     def __post_init__(self) -> None:
+        check_fields(self)
         budgets = self.budgets
         if not budgets or min(budgets) < 0 or len(set(budgets)) < len(budgets):
             raise ConfigError(
                 "AdaptConfig", "budgets", f"must be distinct self-play game counts >= 0, got {list(budgets)}"
             )
-        for name in ("epochs", "concurrent", "max_plies"):
-            if getattr(self, name) < 1:
-                raise ConfigError("AdaptConfig", name, f"must be an int >= 1, got {getattr(self, name)}")
 
     def training(self, train: TrainConfig) -> TrainConfig:
         """The adaptation's training settings: ``train`` with these epochs and one thread (the adaptations of a

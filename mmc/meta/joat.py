@@ -20,11 +20,12 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Annotated
 
 import numpy as np
 
 from mmc.alphazero import play_games
-from mmc.configs import ConfigError
+from mmc.configs import ConfigError, Count, Range, check_fields
 from mmc.engine import VARIANTS
 from mmc.fanout import Job, Runner, serial
 from mmc.meta.adapt import Adaptation, adapt_many
@@ -58,23 +59,24 @@ class MetaConfig:
     """The variants tasks are drawn from."""
     probs: tuple[float, ...] | None = None
     """Sampling probability of each train variant, in order (``None``: uniform)."""
-    tasks: int = 4
+    tasks: Count = 4
     """Variants in each meta-generation's task batch (drawn without replacement)."""
-    generations: int = 8
+    generations: Count = 8
     """Meta-generations (outer updates)."""
-    games: int = 48
+    games: Count = 48
     """Self-play games per task per meta-generation; the multitask baseline plays the same games."""
-    epsilon: float = 1.0
+    epsilon: Annotated[float, Range(0, 1)] = 1.0
     """Meta step size: ``theta <- theta + epsilon * (mean theta'_i - theta)``; 1 is the seed's plain average."""
-    epochs: int = 8
+    epochs: Count = 8
     """Passes over the data of JOAT's inner update and of the multitask network's training (replaces
     ``train.epochs`` there: the same passes over the same examples, so both spend the same compute)."""
-    concurrent: int = 64
+    concurrent: Count = 64
     """Self-play games searched together in one job."""
-    max_plies: int = 150
+    max_plies: Count = 150
     """Ply cap of self-play games."""
 
     def __post_init__(self) -> None:
+        check_fields(self)
         variants = self.train_variants
         if not variants:
             raise ConfigError("MetaConfig", "train_variants", "must name at least one variant")
@@ -84,13 +86,8 @@ class MetaConfig:
                 raise ConfigError("MetaConfig", "train_variants", f"unknown variant {variant!r} (known: {known})")
         if len(set(variants)) < len(variants):
             raise ConfigError("MetaConfig", "train_variants", f"names a variant twice: {list(variants)}")
-        for name in ("tasks", "generations", "games", "epochs", "concurrent", "max_plies"):
-            if getattr(self, name) < 1:
-                raise ConfigError("MetaConfig", name, f"must be an int >= 1, got {getattr(self, name)}")
         if self.tasks > len(variants):
             raise ConfigError("MetaConfig", "tasks", f"must be <= the {len(variants)} train_variants, got {self.tasks}")
-        if not 0 <= self.epsilon <= 1:
-            raise ConfigError("MetaConfig", "epsilon", f"must be in [0, 1], got {self.epsilon}")
         if self.probs is not None:
             probs = self.probs
             if len(probs) != len(variants) or min(probs) < 0 or abs(sum(probs) - 1) > 1e-6:

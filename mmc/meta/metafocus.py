@@ -49,7 +49,7 @@ import copy
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import torch
@@ -58,7 +58,7 @@ from torch.nn import functional
 from torch.utils.hooks import RemovableHandle
 
 from mmc.alphazero import arena_match, play_games
-from mmc.configs import ConfigError, config_from_dict
+from mmc.configs import Count, Range, check_fields, config_from_dict
 from mmc.fanout import Job, Runner, serial
 from mmc.meta.reptile import sample_tasks
 from mmc.nn.network import PolicyValueNet
@@ -87,31 +87,22 @@ _TRUNK = ("stem_conv.", "stem_bn.", "tower.")
 """State-dict prefixes of the trunk; every such tensor but BN's batch counter has the channel as its first axis."""
 
 
-def _positive_int(config: str, name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(config, name, f"must be an int >= 1, got {value!r}")
-
-
-def _open_unit(config: str, name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:  # NaN fails too
-        raise ConfigError(config, name, f"must be a number in (0, 1), got {value!r}")
+_OPEN_UNIT = Range(0, 1, low_open=True, high_open=True)
 
 
 @dataclass(frozen=True)
 class FocusConfig:
     """Shape and start of a :class:`FocusModel` (saved beside its ``state_dict``, like ``NetworkConfig``)."""
 
-    channels: int
+    channels: Count
     """Trunk channels it masks: the JOAT network's ``filters``."""
-    initial_keep: float = 0.5
+    initial_keep: Annotated[float, _OPEN_UNIT] = 0.5
     """Keep-probability of every channel at the start."""
-    positions: int = 64
+    positions: Count = 64
     """Self-play positions its task features average over (:func:`focus_mask`)."""
 
     def __post_init__(self) -> None:
-        _positive_int("FocusConfig", "channels", self.channels)
-        _open_unit("FocusConfig", "initial_keep", self.initial_keep)
-        _positive_int("FocusConfig", "positions", self.positions)
+        check_fields(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict, in declaration order."""
@@ -293,44 +284,35 @@ def reinforce(
 class MetaFocusConfig:
     """MetaFocus meta-training: the REINFORCE loop over train variants (:func:`metafocus_train`)."""
 
-    iterations: int = 6
+    iterations: Count = 6
     """REINFORCE steps."""
-    tasks: int = 2
+    tasks: Count = 2
     """Variants per iteration, drawn without replacement from the train variants."""
-    games: int = 24
+    games: Count = 24
     """Self-play games of each task's masked adaptation."""
-    positions: int = 64
+    positions: Count = 64
     """Self-play positions the task features average over (also the trained model's, :class:`FocusConfig`)."""
-    reward_games: int = 8
+    reward_games: Count = 8
     """Games of the adapted network against the JOAT network; its score is the reward."""
-    reward_simulations: int = 16
+    reward_simulations: Count = 16
     """Simulations per move of both sides in the reward match."""
-    learning_rate: float = 0.2
+    learning_rate: Annotated[float, Range(0, math.inf, low_open=True, high_open=True)] = 0.2
     """REINFORCE's SGD step. The features are standardised, so one task's step moves its logits about
     ``channels + 1`` times as far as the bias alone: with 32 channels and an advantage of 0.125 (one game of 8)
     a logit moves by about ``0.2 * 0.125 * 0.5 * 33 = 0.4``; 0.5 saturated the probabilities within a few steps."""
-    baseline_decay: float = 0.8
+    baseline_decay: Annotated[float, Range(0, 1, high_open=True)] = 0.8
     """Decay in [0, 1) of the moving-average reward baseline."""
-    initial_keep: float = 0.5
+    initial_keep: Annotated[float, _OPEN_UNIT] = 0.5
     """Keep-probability of every channel at the start."""
-    epochs: int = 8
+    epochs: Count = 8
     """Training passes of each masked adaptation (replaces ``train.epochs``)."""
-    concurrent: int = 64
+    concurrent: Count = 64
     """Self-play games searched together in one job."""
-    max_plies: int = 150
+    max_plies: Count = 150
     """Ply cap of the self-play and reward games."""
 
     def __post_init__(self) -> None:
-        for name in ("iterations", "tasks", "games", "positions", "reward_games", "reward_simulations", "epochs",
-                     "concurrent", "max_plies"):  # fmt: skip
-            _positive_int("MetaFocusConfig", name, getattr(self, name))
-        rate = self.learning_rate
-        if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 < rate < math.inf:
-            raise ConfigError("MetaFocusConfig", "learning_rate", f"must be a finite number > 0, got {rate!r}")
-        decay = self.baseline_decay
-        if isinstance(decay, bool) or not isinstance(decay, int | float) or not 0 <= decay < 1:
-            raise ConfigError("MetaFocusConfig", "baseline_decay", f"must be a number in [0, 1), got {decay!r}")
-        _open_unit("MetaFocusConfig", "initial_keep", self.initial_keep)
+        check_fields(self)
 
     def training(self, train: TrainConfig) -> TrainConfig:
         """The masked adaptations' training: ``train`` with these epochs and one thread (the tasks train side by

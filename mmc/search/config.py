@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
+from typing import Annotated
 
-from mmc.configs import ConfigError
+from mmc.configs import POSITIVE, ConfigError, Range, check_fields
 
 __all__ = ["PRECISIONS", "SearchConfig"]
 
@@ -17,42 +18,42 @@ CPU with AVX-512 BF16; outputs equal to float32's within ``mmc.search.evaluators
 class SearchConfig:
     """How MCTS searches (Silver et al. 2018 for PUCT and noise; Danihelka et al. 2022 for Gumbel)."""
 
-    simulations: int = 200
+    simulations: Annotated[int, POSITIVE] = 200
     """Simulations per move: descents from the root, each ending in one leaf evaluation or at a finished game (the
     root's own evaluation is extra). Dark chess splits them between its determinizations, rounding up."""
-    c_puct: float = 1.25
+    c_puct: Annotated[float, POSITIVE] = 1.25
     """PUCT exploration constant ``c_init`` (AlphaZero pseudocode ``pb_c_init``)."""
-    c_puct_base: float = 19652.0
+    c_puct_base: Annotated[float, POSITIVE] = 19652.0
     """PUCT growth base ``c_base`` (``pb_c_base``): exploration grows as ``log((1 + N + c_base) / c_base)``."""
-    dirichlet_alpha: float = 0.3
+    dirichlet_alpha: Annotated[float, Range(0)] = 0.3
     """Root noise concentration (AlphaZero: 0.3 for chess)."""
-    dirichlet_fraction: float = 0.25
+    dirichlet_fraction: Annotated[float, Range(0, 1)] = 0.25
     """Root noise weight: prior = (1 - fraction) * prior + fraction * Dirichlet(alpha). 0 disables it."""
-    temperature: float = 1.0
+    temperature: Annotated[float, Range(0)] = 1.0
     """PUCT's move sampling temperature for the first ``temperature_plies`` plies: p(a) ~ N(a) ** (1 / temperature).
     Gumbel search ignores it (and ``temperature_plies``): its exploration is the Gumbel draws."""
-    temperature_plies: int = 10
+    temperature_plies: Annotated[int, Range(0)] = 10
     """Plies played with ``temperature``; afterwards the most visited move (temperature 0)."""
     reuse_tree: bool = True
     """Keep the chosen child's subtree for the next move and top its visits up to ``simulations`` (PUCT only:
     Gumbel's sequential halving needs unvisited root children, so it starts every move afresh)."""
     gumbel: bool = False
     """Gumbel root selection with sequential halving instead of PUCT and Dirichlet noise at the root."""
-    gumbel_considered: int = 16
+    gumbel_considered: Annotated[int, POSITIVE] = 16
     """Gumbel: actions sampled without replacement (``max_num_considered_actions``)."""
-    gumbel_c_visit: float = 50.0
+    gumbel_c_visit: Annotated[float, Range(0)] = 50.0
     """Gumbel: ``c_visit`` of the monotone transform sigma(q) = (c_visit + max N) * c_scale * q."""
-    gumbel_c_scale: float = 0.1
+    gumbel_c_scale: Annotated[float, Range(0)] = 0.1
     """Gumbel: ``c_scale`` of that transform, q completed and min-max rescaled to [0, 1] (mctx's defaults)."""
-    determinizations: int = 4
+    determinizations: Annotated[int, POSITIVE] = 4
     """Dark chess: full boards sampled per move, consistent with the mover's observation; the simulations are
     split between them and their root visit counts summed."""
-    fast_simulations: int = 0
+    fast_simulations: Annotated[int, Range(0)] = 0
     """Playout-cap randomisation (Wu 2019, KataGo), self-play only: a move is searched with ``simulations`` with
     probability ``full_search_fraction``, otherwise with ``fast_simulations`` and no root noise, and only the
     fully searched positions become training examples (more games for the same simulations, each example's
     target from a full search). 0 turns it off: every move is searched fully."""
-    full_search_fraction: float = 0.25
+    full_search_fraction: Annotated[float, Range(0, 1, low_open=True)] = 0.25
     """Playout-cap randomisation: the probability, in (0, 1], that a self-play move gets the full search (unused
     while ``fast_simulations`` is 0)."""
     precision: str = "fp32"
@@ -60,28 +61,11 @@ class SearchConfig:
     Training is always float32."""
 
     def __post_init__(self) -> None:
-        positive = {"simulations", "c_puct", "c_puct_base", "gumbel_considered", "determinizations"}
+        check_fields(self)
         if self.precision not in PRECISIONS:
             raise ConfigError(
                 "SearchConfig", "precision", f"must be one of {', '.join(PRECISIONS)}, got {self.precision!r}"
             )
-        for f in fields(self):
-            if f.name == "precision":
-                continue
-            value = getattr(self, f.name)
-            if f.type in ("bool",):
-                if not isinstance(value, bool):
-                    raise ConfigError("SearchConfig", f.name, f"must be a bool, got {value!r}")
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ConfigError("SearchConfig", f.name, f"must be a number, got {value!r}")
-            if f.name in positive and value <= 0:
-                raise ConfigError("SearchConfig", f.name, f"must be > 0, got {value}")
-            if value < 0:
-                raise ConfigError("SearchConfig", f.name, f"must be >= 0, got {value}")
-        if not 0 < self.full_search_fraction <= 1:
-            fraction = self.full_search_fraction
-            raise ConfigError("SearchConfig", "full_search_fraction", f"must be in (0, 1], got {fraction}")
         if self.fast_simulations >= self.simulations:
             raise ConfigError(
                 "SearchConfig", "fast_simulations",
@@ -89,8 +73,3 @@ class SearchConfig:
             )  # fmt: skip
         if self.fast_simulations and self.gumbel:
             raise ConfigError("SearchConfig", "fast_simulations", "playout caps are randomised for PUCT: 0 with gumbel")
-        if self.dirichlet_fraction > 1:
-            raise ConfigError("SearchConfig", "dirichlet_fraction", f"must be <= 1, got {self.dirichlet_fraction}")
-        for name in ("simulations", "temperature_plies", "gumbel_considered", "determinizations", "fast_simulations"):
-            if not isinstance(getattr(self, name), int):
-                raise ConfigError("SearchConfig", name, f"must be an int, got {getattr(self, name)!r}")

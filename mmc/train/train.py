@@ -36,14 +36,14 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from copy import deepcopy
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import torch
 from torch import Tensor
 from torch.utils.hooks import RemovableHandle
 
-from mmc.configs import ConfigError, config_from_dict
+from mmc.configs import Count, Range, check_fields, config_from_dict
 from mmc.nn.device import resolve_device
 from mmc.nn.network import PolicyValueNet, masked_log_softmax
 from mmc.seeding import torch_generator
@@ -54,62 +54,40 @@ __all__ = ["EpochLosses", "TrainConfig", "Trained", "replay_window", "train", "t
 
 logger = logging.getLogger(__name__)
 
+_FINITE_NON_NEGATIVE = Range(0.0, math.inf, high_open=True)
+
 
 @dataclass(frozen=True)
 class TrainConfig:
     """How :func:`train` fits the network to one generation's replay window."""
 
-    epochs: int = 4
+    epochs: Count = 4
     """Passes over the examples."""
-    batch_size: int = 256
+    batch_size: Count = 256
     """Rows per minibatch (the last minibatch of each board size may be smaller)."""
-    learning_rate: float = 0.02
+    learning_rate: Annotated[float, Range(0.0, math.inf, low_open=True, high_open=True)] = 0.02
     """SGD step size (AlphaZero: 0.2 at batch 4096; scaled down for batch 256)."""
-    momentum: float = 0.9
+    momentum: Annotated[float, Range(0.0, 1.0, high_open=True)] = 0.9
     """SGD momentum, in [0, 1)."""
-    weight_decay: float = 1e-4
+    weight_decay: Annotated[float, _FINITE_NON_NEGATIVE] = 1e-4
     """L2 penalty on every parameter, through the optimizer (AlphaZero's ``c``)."""
-    value_loss_weight: float = 1.0
+    value_loss_weight: Annotated[float, _FINITE_NON_NEGATIVE] = 1.0
     """Weight of the value MSE against the policy cross-entropy."""
-    search_value_weight: float = 0.0
+    search_value_weight: Annotated[float, Range(0, 1)] = 0.0
     """Weight ``w`` in [0, 1] of the root search's value in the value target ``(1 - w) * result + w * q``
     (0: the game result alone, AlphaZero's target)."""
-    value_discount: float = 0.99
+    value_discount: Annotated[float, Range(0, 1, low_open=True)] = 0.99
     """``gamma`` in (0, 1]: the result counts ``gamma ** plies_left`` in the value target (1: undiscounted)."""
     augment_mirror: bool = True
     """Mirror each row left-right with probability 1/2 every time it is drawn (see ``mmc.train.augment``)."""
-    threads: int = 2
+    threads: Count = 2
     """Torch threads of a training job (:func:`trained_copy`). A result depends on them (a step's float sums
     run in another order), so they are a training setting, the same wherever the job runs, never the runner's.
     2 for the trainings that run alone (an expert's generation, the multitask network: the second core would
     idle); JOAT's inner updates and the adaptations run side by side, with 1 (their loops set it)."""
 
     def __post_init__(self) -> None:
-        for name in ("epochs", "batch_size", "threads"):
-            value = getattr(self, name)
-            if type(value) is not int or value < 1:
-                raise ConfigError("TrainConfig", name, f"must be an int >= 1, got {value!r}")
-        for name, low, high in (
-            ("learning_rate", 0.0, math.inf),
-            ("momentum", 0.0, 1.0),
-            ("weight_decay", 0.0, math.inf),
-            ("value_loss_weight", 0.0, math.inf),
-        ):
-            value = getattr(self, name)
-            if type(value) not in (int, float) or not math.isfinite(value):
-                raise ConfigError("TrainConfig", name, f"must be a finite number, got {value!r}")
-            positive = name == "learning_rate"
-            if value < low or (positive and value == low) or value >= high:
-                bound = "> 0" if positive else f"in [{low}, {high})"
-                raise ConfigError("TrainConfig", name, f"must be {bound}, got {value!r}")
-        weight = self.search_value_weight
-        if type(weight) not in (int, float) or not 0 <= weight <= 1:  # NaN fails too
-            raise ConfigError("TrainConfig", "search_value_weight", f"must be a number in [0, 1], got {weight!r}")
-        gamma = self.value_discount
-        if type(gamma) not in (int, float) or not 0 < gamma <= 1:  # NaN fails too
-            raise ConfigError("TrainConfig", "value_discount", f"must be a number in (0, 1], got {gamma!r}")
-        if type(self.augment_mirror) is not bool:
-            raise ConfigError("TrainConfig", "augment_mirror", f"must be a bool, got {self.augment_mirror!r}")
+        check_fields(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict, in declaration order."""

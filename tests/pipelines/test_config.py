@@ -6,6 +6,7 @@ import copy
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,10 @@ from mmc.alphazero import AlphaZeroConfig
 from mmc.engine import VARIANTS
 from mmc.evaluate import EvaluateConfig, RateConfig
 from mmc.meta import AdaptConfig, MetaConfig
+from mmc.play import PLAYER_KINDS, Player, register_player
+from mmc.play.fairy import FairyPlayer
 from mmc.train import TrainConfig
+from pipelines.__main__ import main
 from pipelines.config import ParamsError, RunnerConfig, flatten, load_params, parse_params
 from pipelines.paths import ADAPT_CODE, EVALUATE_CODE, EXPERT_CODE, META_CODE, Paths
 
@@ -108,7 +112,6 @@ BAD = [
     ("device", "gpu", "params.yaml: device: must be one of auto, cpu, cuda, got 'gpu'"),
     ("device", None, "params.yaml: device: must be a str, got None"),
     ("device", _DELETE, "params.yaml: device: missing"),
-    ("evaluate.opponents", ["nobody"], "params.yaml: evaluate.opponents: 'nobody' cannot play gardner"),
     ("evaluate.opponents", "random", "params.yaml: evaluate.opponents: must be a list of strings, got 'random'"),
     ("meta.train_variants", ["gardner", "chess960"], "params.yaml: meta.train_variants: unknown variant 'chess960'"),
     ("meta.train_variants", ["gardner", "gardner"], "params.yaml: meta.train_variants: names a variant twice"),
@@ -154,6 +157,92 @@ def test_a_bad_parameter_is_named_in_one_line(key: str, value: Any, message: str
     assert "\n" not in str(caught.value)
 
 
+BOOLS = [
+    ("expert.games", True),
+    ("runner.workers", False),
+    ("evaluate.search.simulations", True),
+    ("expert.variants.gardner.search.simulations", True),
+    ("network.blocks", False),
+]
+
+
+@pytest.mark.parametrize(("key", "value"), BOOLS)
+def test_a_bool_is_not_an_int(key: str, value: bool) -> None:
+    data = copy.deepcopy(DEFAULT)
+    if key.startswith("expert.variants.gardner."):
+        data["expert"]["variants"]["gardner"] = {"search": {"simulations": value}}
+    else:
+        _set(data, key, value)
+    with pytest.raises(ParamsError) as caught:
+        parse_params(data)
+    assert str(caught.value) == f"params.yaml: {key}: must be an int, got {value}"
+
+
+def test_a_config_error_names_the_key_of_a_nested_config() -> None:
+    data = copy.deepcopy(DEFAULT)
+    data["evaluate"]["search"]["speed"] = 1
+    with pytest.raises(ParamsError, match=r"^params\.yaml: evaluate\.search\.speed: unknown key \(expected one of"):
+        parse_params(data)
+
+
+BUILT: list[str] = []
+
+
+@pytest.fixture
+def absent_engine(tmp_path: Path) -> Iterator[str]:
+    """A player kind ``absent``: Fairy-Stockfish at a path where there is none; each build is recorded."""
+
+    def build(fields: list[str], variant: str) -> Player:
+        BUILT.append(variant)
+        return FairyPlayer(variant, nodes=1, binary=str(tmp_path / "no-fairy-stockfish"))
+
+    register_player("absent", "absent", build)
+    BUILT.clear()
+    yield "absent"
+    del PLAYER_KINDS["absent"]
+
+
+def test_loading_starts_no_player_and_check_reports_one_that_cannot_play(
+    tmp_path: Path, absent_engine: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Loading params.yaml builds no player (it starts no engine); ``python -m pipelines check`` builds each one
+    and names the first that cannot play, in one line, with exit status 2."""
+    data = copy.deepcopy(DEFAULT)
+    data["evaluate"]["opponents"] = ["random", absent_engine]
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(data))
+    study = load_params(tmp_path / "params.yaml")
+    assert study.evaluate.opponents == ("random", "absent") and BUILT == []
+    monkeypatch.chdir(tmp_path)
+    assert main(["check"]) == 2
+    assert BUILT == ["gardner"]
+    assert capsys.readouterr().err.startswith(
+        f"params.yaml: evaluate.opponents: 'absent' cannot play gardner: Fairy-Stockfish not found at "
+        f"{str(tmp_path / 'no-fairy-stockfish')!r}"
+    )
+
+
+def test_check_names_an_unknown_player(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    data = copy.deepcopy(DEFAULT)
+    data["evaluate"]["opponents"] = ["nobody"]
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(data))
+    assert load_params(tmp_path / "params.yaml").evaluate.opponents == ("nobody",)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("params.yaml: evaluate.opponents: 'nobody' cannot play gardner") and err.count("\n") == 1
+
+
+def test_check_plays_the_shipped_opponents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "params.yaml").write_text(TINY_PARAMS.read_text())
+    monkeypatch.chdir(tmp_path)
+    assert main(["check"]) == 0
+    assert capsys.readouterr().out.startswith("params.yaml: OK")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["params.yaml"]
+
+
 @pytest.mark.skipif(torch.cuda.is_available(), reason="torch sees a CUDA device here")
 def test_cuda_without_a_cuda_device_is_named_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "params.yaml").write_text(yaml.safe_dump({**DEFAULT, "device": "cuda"}))
@@ -165,7 +254,7 @@ def test_cuda_without_a_cuda_device_is_named_in_one_line(tmp_path: Path) -> None
 def test_the_device_is_kept_as_written() -> None:
     """Each job resolves ``auto`` when it starts; the default is the CPU."""
     assert load_params(REPO / "params.yaml").device == load_params(TINY_PARAMS).device == "cpu"
-    assert parse_params({**copy.deepcopy(DEFAULT), "device": "auto"}, check_players=False).device == "auto"
+    assert parse_params({**copy.deepcopy(DEFAULT), "device": "auto"}).device == "auto"
 
 
 def test_a_file_that_is_not_yaml_or_not_a_mapping(tmp_path: Path) -> None:
@@ -316,7 +405,7 @@ def test_the_larger_profile_in_the_readme_gives_valid_parameters() -> None:
     for key, text in settings.items():
         assert key in flatten(DEFAULT), key
         _set(data, key, yaml.safe_load(text))
-    study = parse_params(data, check_players=False)
+    study = parse_params(data)
     assert study.replicates == (0, 1, 2, 3) and study.evaluate.config.games == 100
     playable = [name for name, variant in VARIANTS.items() if variant.in_default_study]  # every one but monochromatic
     assert sorted(study.targets) == sorted(playable) and len(playable) == 9

@@ -82,7 +82,7 @@ def _project(tmp_path: Path) -> Paths:
     """Upstream models the adapt and evaluate stages load, for every start, budget and replicate a change may ask
     for."""
     paths = Paths(tmp_path)
-    study = parse_params(copy.deepcopy(DEFAULT), check_players=False)
+    study = parse_params(copy.deepcopy(DEFAULT))
     for replicate in CHANGED["replicates"]:
         starts = [paths.start_model("joat", replicate), paths.start_model("multitask", replicate),
                   paths.champion("gardner", replicate)]  # fmt: skip
@@ -99,7 +99,7 @@ def _project(tmp_path: Path) -> Paths:
 
 def _inputs(stage: str, data: dict[str, Any], paths: Paths) -> str:
     """The inputs of ``stage`` (a training stage: of replicate 1) under the parameters ``data``."""
-    study = parse_params(data, check_players=False)
+    study = parse_params(data)
     if stage == "expert":
         return digest(expert.inputs(study, "gardner", 1))
     if stage in ("meta_train", "multitask"):
@@ -136,9 +136,9 @@ def test_a_stage_inputs_change_exactly_with_its_dvc_params(stage: str, tmp_path:
 def test_an_expert_variant_override_changes_only_its_own_inputs(tmp_path: Path) -> None:
     data = copy.deepcopy(DEFAULT)
     data["expert"]["variants"] = {"gardner": {}, "baby": {}}
-    both = parse_params(data, check_players=False)
+    both = parse_params(data)
     data["expert"]["variants"]["baby"] = {"search": {"simulations": 8}}
-    changed = parse_params(data, check_players=False)
+    changed = parse_params(data)
     assert digest(expert.inputs(both, "gardner", 0)) == digest(expert.inputs(changed, "gardner", 0))
     assert digest(expert.inputs(both, "baby", 0)) != digest(expert.inputs(changed, "baby", 0))
 
@@ -146,7 +146,7 @@ def test_an_expert_variant_override_changes_only_its_own_inputs(tmp_path: Path) 
 def test_each_replicate_trains_from_its_own_seed(tmp_path: Path) -> None:
     """Replicates differ in their seeds and initial networks, nothing else; a replicate's inputs do not depend on
     which other replicates the study runs."""
-    study = parse_params(copy.deepcopy(DEFAULT), check_players=False)
+    study = parse_params(copy.deepcopy(DEFAULT))
     for inputs in (lambda r: expert.inputs(study, "gardner", r), lambda r: meta.inputs(study, "joat", r)):
         first, second = inputs(0), inputs(1)
         assert digest(first) != digest(second) and digest(first[2:-2]) == digest(second[2:-2])  # same configs
@@ -156,7 +156,7 @@ def test_each_replicate_trains_from_its_own_seed(tmp_path: Path) -> None:
     assert all(digest(a.seed) != digest(b.seed) for a, b in zip(first[0], second[0], strict=True))
     data = copy.deepcopy(DEFAULT)
     data["replicates"] = [1]
-    alone = parse_params(data, check_players=False)
+    alone = parse_params(data)
     assert digest(expert.inputs(alone, "gardner", 1)) == digest(expert.inputs(study, "gardner", 1))
 
 

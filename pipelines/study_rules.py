@@ -1,0 +1,113 @@
+"""The study's rules across fields and sections of ``params.yaml``, which no single config can check.
+
+Each rule raises :class:`RuleError` naming the key at fault; :func:`pipelines.config.parse_params` calls them
+and names the file. None of them starts a process: :func:`check_players`, the one check that does (it starts
+every engine opponent once), is an explicit step of ``python -m pipelines check``, ``study`` and ``evaluate``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from mmc.engine import VARIANTS
+from mmc.evaluate import RateConfig
+from mmc.evaluate import slug as opponent_slug
+from mmc.meta import MetaConfig, MetaFocusConfig
+from mmc.play import close_player, parse_player
+from pipelines.config import META_STARTS, METAFOCUS, SCRATCH, UNADAPTED, StudyConfig, plays
+
+__all__ = [
+    "RuleError",
+    "check_adapt",
+    "check_anchors",
+    "check_metafocus",
+    "check_opponents",
+    "check_playable",
+    "check_players",
+    "check_replicates",
+    "check_variant",
+]
+
+
+class RuleError(ValueError):
+    """A broken study rule: ``key`` is the dotted key at fault (``adapt.starts``), ``problem`` says why."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        self.key, self.problem = key, problem
+        super().__init__(f"{key}: {problem}")
+
+
+def check_replicates(seed: int, replicates: Sequence[int]) -> None:
+    if seed < 0:
+        raise RuleError("seed", f"must be an int >= 0, got {seed!r}")
+    if not replicates or min(replicates) < 0 or len(set(replicates)) < len(replicates):
+        raise RuleError("replicates", f"must be a list of distinct ints >= 0, got {list(replicates)}")
+
+
+def check_playable(key: str, variants: Iterable[str]) -> None:
+    """Monochromatic is in the rule book but cannot be played: White has no legal move at ply 0 (every move
+    must keep its square colour, and none of White's first moves does), so it is no task, target or expert."""
+    for variant in variants:
+        if not VARIANTS[variant].in_default_study:
+            raise RuleError(key, f"{variant} cannot be played: White has no legal move at ply 0 (the rule book)")
+
+
+def check_variant(key: str, variant: str) -> None:
+    if variant not in VARIANTS:
+        raise RuleError(key, f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
+
+
+def check_metafocus(meta: MetaConfig, metafocus: MetaFocusConfig) -> None:
+    if metafocus.tasks > len(meta.train_variants):
+        raise RuleError(
+            "metafocus.tasks", f"must be <= the {len(meta.train_variants)} meta.train_variants, got {metafocus.tasks}"
+        )
+
+
+def check_adapt(targets: Sequence[str], starts: Sequence[str], budgets: Sequence[int], experts: list[str]) -> None:
+    if not targets:
+        raise RuleError("adapt.targets", "must name at least one variant")
+    for variant in targets:
+        check_variant("adapt.targets", variant)
+    if len(set(targets)) < len(targets):
+        raise RuleError("adapt.targets", f"names a variant twice: {list(targets)}")
+    check_playable("adapt.targets", targets)
+    known = [*META_STARTS, METAFOCUS, *(f"expert-{v}" for v in experts), SCRATCH]
+    if not starts or len(set(starts)) < len(starts):
+        raise RuleError("adapt.starts", f"must name distinct starting models, got {list(starts)}")
+    for start in starts:
+        if start not in known:
+            raise RuleError("adapt.starts", f"unknown start {start!r} (known: {', '.join(known)})")
+    if METAFOCUS in starts and "joat" not in starts:
+        raise RuleError("adapt.starts", "metafocus needs joat among the starts (it is JOAT adapted with a mask)")
+    if METAFOCUS in starts and not any(budget > 0 for budget in budgets):
+        raise RuleError("adapt.starts", "metafocus needs a budget > 0 in adapt.budgets (at 0 it is JOAT)")
+
+
+def check_opponents(opponents: Sequence[str]) -> None:
+    if not opponents:
+        raise RuleError("evaluate.opponents", "must name at least one opponent")
+    if len(set(map(opponent_slug, opponents))) < len(opponents):
+        raise RuleError("evaluate.opponents", f"names an opponent twice: {list(opponents)}")
+
+
+def check_anchors(config: RateConfig, targets: Sequence[str]) -> None:
+    for variant in targets:
+        if not plays(config.anchor, variant):
+            raise RuleError("rate.anchor", f"{config.anchor!r} cannot play {variant}: every target needs the anchor")
+        if sum(plays(spec, variant) for spec in config.anchors) < 2:
+            raise RuleError("rate.anchors", f"fewer than two of them play {variant}")
+
+
+def check_players(study: StudyConfig) -> None:
+    """That every evaluation opponent and rating anchor can play each target it has a cell in: each is built once
+    and closed (a ``fairy`` spec starts Fairy-Stockfish). :class:`RuleError` names the first that cannot."""
+    for key, specs in (("evaluate.opponents", study.evaluate.opponents), ("rate.anchors", study.rate.anchors)):
+        for spec in specs:
+            for variant in study.targets:
+                if spec == UNADAPTED or not plays(spec, variant):
+                    continue
+                try:
+                    close_player(parse_player(spec, variant=variant))
+                except (ValueError, OSError, RuntimeError) as error:
+                    raise RuleError(key, f"{spec!r} cannot play {variant}: {error}") from None
