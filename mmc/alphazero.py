@@ -142,16 +142,18 @@ def generation(
     tag = f"gen{index:03d}"
     jobs, first = [], index * config.games
     for chunk, games in enumerate(split_evenly(config.games, config.chunks)):
-        args = (champion, variant, games, search, derive(seed, "self-play", index, chunk), config.concurrent,
-                config.max_plies, device, first, f"{tag}/chunk{chunk}")  # fmt: skip
-        jobs.append(Job("self-play", (variant, tag, f"chunk{chunk:02d}"), play_games, args))
+        kwargs = dict(net=champion, variant=variant, games=games, search=search,
+                      seed=derive(seed, "self-play", index, chunk), concurrent=config.concurrent,
+                      max_plies=config.max_plies, device=device, first_game_id=first,
+                      label=f"{tag}/chunk{chunk}")  # fmt: skip
+        jobs.append(Job("self-play", (variant, tag, f"chunk{chunk:02d}"), play_games, kwargs))
         first += games
     played = combine_self_play(run(jobs))
     history.append(played.examples)
     del history[: -config.window]  # older generations leave the replay window for good
     window = replay_window(history, config.window)
-    train_args = (champion, window, training, derive(seed, "train", index), device)
-    (trained,) = run([Job("train", (variant, tag), trained_copy, train_args)])
+    train = dict(net=champion, examples=window, config=training, seed=derive(seed, "train", index), device=device)
+    (trained,) = run([Job("train", (variant, tag), trained_copy, train)])
     assert isinstance(trained, Trained)
     result, accepted = None, True
     if config.arena_games:
@@ -160,16 +162,16 @@ def generation(
                 "arena",
                 (variant, tag, f"chunk{chunk:02d}"),
                 arena_match,
-                (
-                    trained.net,
-                    champion,
-                    variant,
-                    games,
-                    config.arena_simulations,
-                    derive(seed, "arena", index, chunk),
-                    config.max_plies,
-                    search.precision,
-                    device,
+                dict(
+                    candidate=trained.net,
+                    champion=champion,
+                    variant=variant,
+                    games=games,
+                    simulations=config.arena_simulations,
+                    seed=derive(seed, "arena", index, chunk),
+                    max_plies=config.max_plies,
+                    precision=search.precision,
+                    device=device,
                 ),
             )
             for chunk, games in enumerate(split_match(config.arena_games, config.chunks))

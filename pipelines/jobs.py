@@ -4,9 +4,9 @@ The library's loops (``mmc.alphazero``, ``mmc.meta``, ``mmc.evaluate``) hand lis
 (``mmc.fanout``). :class:`JobStore` is the stages' runner. For every job it
 
 1. derives the job's **fingerprint** from the job itself: its function's name and every argument it is
-   called with (networks by their weights, configs field by field, examples by their arrays, the seed by its
-   entropy and spawn key) plus the hash of the library code that computes it (:func:`fingerprint`). Nothing is
-   kept by hand, so the key cannot drift from what runs;
+   called with, by parameter name (networks by their weights, configs field by field, examples by their arrays,
+   the seed by its entropy and spawn key) plus the hash of the library code that computes it
+   (:func:`fingerprint`). Nothing is kept by hand, so the key cannot drift from what runs;
 2. returns the result kept under the stage's folder if its record (``{job}.done.json``, written last, listing the
    hashes of the job's files) checks out and has that fingerprint;
 3. otherwise submits the job as a Prefect task run named after it (``self-play-gardner-gen003-chunk01``) to
@@ -27,7 +27,7 @@ import enum
 import hashlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -79,7 +79,7 @@ def run_job(job: Job[Any], single_thread: bool) -> Timed[Any]:
 def fingerprint(job: Job[Any], code: str) -> str:
     """The job's cache key: a SHA-256 over its function, every argument and ``code`` (the library's hash)."""
     digest = hashlib.sha256(code.encode())
-    _feed(digest, (job.fn, job.args))
+    _feed(digest, (job.fn, job.kwargs))
     return digest.hexdigest()
 
 
@@ -113,7 +113,7 @@ def _feed(digest: Any, value: Any) -> None:
         digest.update(b"%s:%d;" % (tag, len(value)))
         for item in value:
             _feed(digest, item)
-    elif isinstance(value, dict):
+    elif isinstance(value, Mapping):
         digest.update(b"dict:%d;" % len(value))
         for key in sorted(value, key=repr):
             _feed(digest, key)
