@@ -96,6 +96,9 @@ class Generation:
     """The network after gating (the candidate if accepted, else the previous champion)."""
     champion_index: int
     """The generation whose candidate the champion is (-1: the starting network)."""
+    window_examples: int
+    """The examples the candidate trained on: every row of the replay window (this generation's and up to
+    ``config.window - 1`` before it)."""
 
 
 def play_games(
@@ -180,7 +183,8 @@ def generation(
         accepted = gate(result, config.gate_threshold)
     if accepted:
         champion, champion_index = trained.net, index
-    return Generation(index, played, trained.losses, result, accepted, trained.net, champion, champion_index)
+    examples = sum(len(part) for part in window)
+    return Generation(index, played, trained.losses, result, accepted, trained.net, champion, champion_index, examples)
 
 
 def alphazero(

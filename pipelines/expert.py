@@ -126,12 +126,6 @@ def _logged_params(study: StudyConfig, variant: str, replicate: int) -> dict[str
     }
 
 
-def _window_examples(generations: list[Generation], generation: Generation, loop: AlphaZeroConfig) -> int:
-    """The examples the generation's candidate trained on (its replay window)."""
-    window = generations[max(0, generation.index - loop.window + 1) : generation.index + 1]
-    return sum(len(part) for g in window for part in g.self_play.examples)
-
-
 def _publish(
     paths: Paths, loop: AlphaZeroConfig, variant: str, replicate: int, generations: list[Generation],
     store: JobStore, run: tracking.StageRun,
@@ -140,9 +134,7 @@ def _publish(
     last = generations[-1]
     save_checkpoint(last.champion, last.champion.config, paths.champion(variant, replicate))
     losses = [
-        LossRow(
-            g.index, g.losses[-1].policy, g.losses[-1].value, g.losses[-1].total, _window_examples(generations, g, loop)
-        )
+        LossRow(g.index, g.losses[-1].policy, g.losses[-1].value, g.losses[-1].total, g.window_examples)
         for g in generations
     ]
     arena = [
