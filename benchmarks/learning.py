@@ -49,6 +49,7 @@ from mmc.rating import pairing
 from mmc.seeding import derive, rng
 from pipelines import expert
 from pipelines.config import StudyConfig, parse_params
+from pipelines.stage import keywords
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -164,7 +165,7 @@ def train_recipe(
     kept, accepted = [], 0
     try:
         loop = study.experts[variant].loop
-        for step in alphazero(*expert.inputs(study, variant, seed), run=runner):
+        for step in alphazero(**keywords(expert.inputs(study, variant, seed)), run=runner):
             accepted += step.accepted
             done = step.index + 1
             if done % every == 0 or done == loop.generations:

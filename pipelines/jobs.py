@@ -27,7 +27,7 @@ import enum
 import hashlib
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -129,7 +129,8 @@ class JobStore:
 
     ``code`` is the hash of the library code that computes the jobs (``pipelines.paths``); ``single_thread``
     limits worker processes to one torch thread. Call it inside a Prefect flow: the flow's task runner runs the
-    submitted jobs. :attr:`seconds` has the seconds of every job it returned (measured when the job ran).
+    submitted jobs. :attr:`seconds` has the seconds of every job it returned (measured when the job ran);
+    :meth:`job_seconds` adds them up by kind and key.
     """
 
     def __init__(self, root: Path, folder: Path, code: str, *, single_thread: bool = True) -> None:
@@ -174,6 +175,18 @@ class JobStore:
                 results[index] = timed.value
                 self.computed += 1
         return results
+
+    def job_seconds(self, kinds: Iterable[str], keys: Iterable[Sequence[str]]) -> float:
+        """Seconds (rounded to ms) that the jobs of ``kinds`` at or under ``keys`` took: the job named ``{kind}-{key}``
+        and the jobs named ``{kind}-{key}-...`` (kind ``self-play``, key ``("gardner", "gen003")``: that
+        generation's chunks). A key names a job of one of ``mmc``'s loops the way its ``Job.key`` does."""
+        parts = [tuple(key) for key in keys]
+        prefixes = ["-".join((kind, *key)) for kind in kinds for key in parts]
+        total = sum(
+            (s for name, s in self.seconds.items() if any(name == p or name.startswith(f"{p}-") for p in prefixes)),
+            0.0,
+        )
+        return round(total, 3)
 
     def finish(self, log: Any, name: str) -> None:
         """Log how many jobs were kept and computed (``log``: the flow's logger), then :meth:`prune`."""
