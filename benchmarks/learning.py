@@ -49,6 +49,7 @@ from mmc.rating import pairing
 from mmc.seeding import derive, rng
 from pipelines import expert
 from pipelines.config import StudyConfig, parse_params
+from pipelines.stage import keywords
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -109,10 +110,10 @@ def _one_thread() -> None:
     torch.set_num_threads(1)
 
 
-def _timed(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, float]:
-    """``fn(*args)`` and the CPU seconds this process spent on it."""
+def _timed(fn: Callable[..., Any], kwargs: Mapping[str, Any]) -> tuple[Any, float]:
+    """``fn(**kwargs)`` and the CPU seconds this process spent on it."""
     start = time.process_time()
-    result = fn(*args)
+    result = fn(**kwargs)
     return result, time.process_time() - start
 
 
@@ -125,7 +126,7 @@ class PoolRunner:
         self.cpu_seconds = 0.0
 
     def __call__(self, jobs: Sequence[Job[Any]]) -> list[Any]:
-        futures = [self.pool.submit(_timed, job.fn, job.args) for job in jobs]
+        futures = [self.pool.submit(_timed, job.fn, job.kwargs) for job in jobs]
         results = []
         for future in futures:
             result, seconds = future.result()
@@ -164,7 +165,7 @@ def train_recipe(
     kept, accepted = [], 0
     try:
         loop = study.experts[variant].loop
-        for step in alphazero(*expert.inputs(study, variant, seed), run=runner):
+        for step in alphazero(**keywords(expert.inputs(study, variant, seed)), run=runner):
             accepted += step.accepted
             done = step.index + 1
             if done % every == 0 or done == loop.generations:
@@ -237,7 +238,8 @@ def main() -> None:
         greedy = evaluate(against_greedy, args.variant, replace(config, games=args.greedy_games),
                           derive(seed, "greedy"), run=runner)  # fmt: skip
         jobs = [Job("policy", (c.name,), _policy_match,
-                    (c.net, args.variant, args.policy_games, derive(seed, "policy", c.name)))
+                    dict(net=c.net, variant=args.variant, games=args.policy_games,
+                         seed=derive(seed, "policy", c.name)))
                 for c in checkpoints]  # fmt: skip
         policy = runner(jobs)
     finally:

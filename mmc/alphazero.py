@@ -90,6 +90,9 @@ class Generation:
     """The network after gating (the candidate if accepted, else the previous champion)."""
     champion_index: int
     """The generation whose candidate the champion is (-1: the starting network)."""
+    window_examples: int
+    """The examples the candidate trained on: every row of the replay window (this generation's and up to
+    ``config.window - 1`` before it)."""
 
 
 def play_games(
@@ -136,16 +139,18 @@ def generation(
     tag = f"gen{index:03d}"
     jobs, first = [], index * config.games
     for chunk, games in enumerate(split_evenly(config.games, config.chunks)):
-        args = (champion, variant, games, search, derive(seed, "self-play", index, chunk), config.concurrent,
-                config.max_plies, device, first, f"{tag}/chunk{chunk}")  # fmt: skip
-        jobs.append(Job("self-play", (variant, tag, f"chunk{chunk:02d}"), play_games, args))
+        kwargs = dict(net=champion, variant=variant, games=games, search=search,
+                      seed=derive(seed, "self-play", index, chunk), concurrent=config.concurrent,
+                      max_plies=config.max_plies, device=device, first_game_id=first,
+                      label=f"{tag}/chunk{chunk}")  # fmt: skip
+        jobs.append(Job("self-play", (variant, tag, f"chunk{chunk:02d}"), play_games, kwargs))
         first += games
     played = combine_self_play(run(jobs))
     history.append(played.examples)
     del history[: -config.window]  # older generations leave the replay window for good
     window = replay_window(history, config.window)
-    train_args = (champion, window, training, derive(seed, "train", index), device)
-    (trained,) = run([Job("train", (variant, tag), trained_copy, train_args)])
+    train = dict(net=champion, examples=window, config=training, seed=derive(seed, "train", index), device=device)
+    (trained,) = run([Job("train", (variant, tag), trained_copy, train)])
     assert isinstance(trained, Trained)
     result, accepted = None, True
     if config.arena_games:
@@ -154,16 +159,16 @@ def generation(
                 "arena",
                 (variant, tag, f"chunk{chunk:02d}"),
                 arena_match,
-                (
-                    trained.net,
-                    champion,
-                    variant,
-                    games,
-                    config.arena_simulations,
-                    derive(seed, "arena", index, chunk),
-                    config.max_plies,
-                    search.precision,
-                    device,
+                dict(
+                    candidate=trained.net,
+                    champion=champion,
+                    variant=variant,
+                    games=games,
+                    simulations=config.arena_simulations,
+                    seed=derive(seed, "arena", index, chunk),
+                    max_plies=config.max_plies,
+                    precision=search.precision,
+                    device=device,
                 ),
             )
             for chunk, games in enumerate(split_match(config.arena_games, config.chunks))
@@ -172,7 +177,8 @@ def generation(
         accepted = gate(result, config.gate_threshold)
     if accepted:
         champion, champion_index = trained.net, index
-    return Generation(index, played, trained.losses, result, accepted, trained.net, champion, champion_index)
+    examples = sum(len(part) for part in window)
+    return Generation(index, played, trained.losses, result, accepted, trained.net, champion, champion_index, examples)
 
 
 def alphazero(

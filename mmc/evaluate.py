@@ -118,16 +118,16 @@ def evaluate(
             "match",
             _key(variant, cell.player, cell.opponent),
             evaluation_match,
-            (
-                cell.net,
-                cell.player,
-                cell.opponent,
-                cell.opponent_net,
-                cell.opponent_name,
-                variant,
-                config,
-                derive(seed, "openings", cell.opponent),
-                device,
+            dict(
+                net=cell.net,
+                player=cell.player,
+                opponent=cell.opponent,
+                opponent_net=cell.opponent_net,
+                opponent_name=cell.opponent_name,
+                variant=variant,
+                config=config,
+                seed=derive(seed, "openings", cell.opponent),
+                device=device,
             ),
         )
         for cell in cells

@@ -8,14 +8,16 @@ this process (notebooks, tests); the study's stages pass a runner that submits e
 (to a process pool or a Dask cluster) and keeps every finished job's result on disk, so a killed stage
 resumes where it stopped (``pipelines.jobs``), the way mctx takes a ``recurrent_fn`` and kedro a runner.
 
-A job is data: a module-level function and its arguments (picklable, so it can travel to another process),
-plus a ``kind`` and a ``key`` that name it. Its arguments are everything its result depends on, so a runner
-can derive a cache key from them.
+A job is data: a module-level function and its arguments by parameter name (picklable, so it can travel to
+another process), plus a ``kind`` and a ``key`` that name it. Its arguments are everything its result depends on,
+so a runner can derive a cache key from them. They are keywords, checked against the function's signature when the
+job is made: a misspelt, missing or unknown name fails there, and a reordered signature cannot swap two values.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -26,7 +28,9 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Job(Generic[T]):
-    """``fn(*args)``, named ``{kind}-{key...}`` (``self-play-gardner-gen003-chunk01``)."""
+    """``fn(**kwargs)``, named ``{kind}-{key...}`` (``self-play-gardner-gen003-chunk01``).
+
+    ``TypeError`` when ``kwargs`` do not bind to ``fn``'s parameters (an unknown name, a missing required one)."""
 
     kind: str
     """What the job does: ``self-play``, ``train``, ``arena``, ``match``."""
@@ -34,15 +38,21 @@ class Job(Generic[T]):
     """Where it sits in its loop, as name parts: ``("gardner", "gen003", "chunk01")``."""
     fn: Callable[..., T] = field(repr=False)
     """A module-level function (so that the job pickles)."""
-    args: tuple[Any, ...] = field(repr=False)
-    """Every input of ``fn``: networks, configs, data, the seed."""
+    kwargs: Mapping[str, Any] = field(repr=False)
+    """Every input of ``fn`` by parameter name: networks, configs, data, the seed."""
+
+    def __post_init__(self) -> None:
+        try:
+            inspect.signature(self.fn).bind(**self.kwargs)
+        except TypeError as error:
+            raise TypeError(f"job {self.name}: {self.fn.__qualname__}() {error}") from None
 
     @property
     def name(self) -> str:
         return "-".join((self.kind, *self.key))
 
     def __call__(self) -> T:
-        return self.fn(*self.args)
+        return self.fn(**self.kwargs)
 
 
 Runner = Callable[[Sequence[Job[Any]]], list[Any]]

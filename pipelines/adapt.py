@@ -17,12 +17,11 @@ the stage's MLflow run, and its losses go to ``metrics/adapt/{t}-r{r}.json``.
 from __future__ import annotations
 
 import tempfile
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
-from prefect import flow, get_run_logger
-from prefect.runtime import flow_run
+from prefect import flow
 
 from mmc.meta import Adaptation, Adapted, adapt_many
 from mmc.nn import PolicyValueNet, build_network, load_checkpoint, save_checkpoint
@@ -34,11 +33,11 @@ from mmc.train import TrainConfig
 from pipelines import tracking
 from pipelines.config import METAFOCUS, SCRATCH, StudyConfig, flatten
 from pipelines.files import write_json
-from pipelines.jobs import job_store
 from pipelines.metafocus import load_focus
 from pipelines.paths import ADAPT_CODE, Paths, replicate_name
+from pipelines.stage import keywords, logged_params, open_stage
 
-__all__ = ["adapt_flow", "inputs", "label", "load_start", "models", "start_path"]
+__all__ = ["AdaptInputs", "adapt_flow", "inputs", "label", "load_start", "models", "start_path"]
 
 STAGE = "adapt"
 
@@ -78,9 +77,21 @@ def models(study: StudyConfig) -> list[tuple[str, int]]:
     ]
 
 
-def inputs(
-    study: StudyConfig, paths: Paths, target: str, replicate: int
-) -> tuple[list[Adaptation], SearchConfig, TrainConfig, int, int, str]:
+@dataclass(frozen=True)
+class AdaptInputs:
+    """The keyword arguments of ``mmc.meta.adapt_many`` for one target and replicate (:func:`inputs`)."""
+
+    adaptations: list[Adaptation]
+    """Every start x budget, budget first (:func:`models`)."""
+    search: SearchConfig
+    training: TrainConfig
+    """The adaptation's training (``adapt.epochs``, one thread)."""
+    concurrent: int
+    max_plies: int
+    device: str
+
+
+def inputs(study: StudyConfig, paths: Paths, target: str, replicate: int) -> AdaptInputs:
     """The arguments of ``mmc.meta.adapt_many`` for ``target`` in replicate ``replicate``: every start x budget
     (budget first), the search, the adaptation's training, concurrency, ply cap and device."""
     config = study.adapt.config
@@ -98,41 +109,42 @@ def inputs(
         )
         for start, budget in models(study)
     ]
-    return adaptations, study.search, config.training(study.train), config.concurrent, config.max_plies, study.device
+    training = config.training(study.train)
+    return AdaptInputs(adaptations, study.search, training, config.concurrent, config.max_plies, study.device)
 
 
 @flow(name="adapt", flow_run_name="adapt-{target}-r{replicate}", validate_parameters=False)
 def adapt_flow(target: str, replicate: int, study: StudyConfig, root: Path) -> dict[str, Any]:
     """Adapt every start of replicate ``replicate`` to ``target`` with every budget under ``root``; the metrics
     (``metrics/adapt/{t}-r{r}.json``)."""
-    logger = get_run_logger()
-    torch.set_num_threads(1)
-    paths = Paths(root)
-    store = job_store(paths, STAGE, replicate_name(target, replicate), ADAPT_CODE, study.runner)
-    with tracking.stage_run(paths, STAGE, target, flow_run.id, replicate) as run:
-        run.log_params(flatten(_logged_params(study, target, replicate)))
-        adaptations, search, training, concurrent, max_plies, device = inputs(study, paths, target, replicate)
-        adapted = adapt_many(
-            adaptations, search, training, concurrent=concurrent, max_plies=max_plies, device=device, run=store
-        )
-        store.finish(logger, replicate_name(target, replicate))
+    adapt = {"starts": study.adapt.starts, **asdict(study.adapt.config)}
+    params = logged_params(study, replicate, {"target": target}, adapt=adapt, search=study.search,
+                           train=study.train, runner=study.runner)  # fmt: skip
+    jobs = (STAGE, replicate_name(target, replicate))
+    with open_stage(study, root, STAGE, variant=target, replicate=replicate, jobs=jobs, code=ADAPT_CODE,
+                    params=params) as stage:  # fmt: skip
+        paths, run = stage.paths, stage.run
+        given = inputs(study, paths, target, replicate)
+        adapted = adapt_many(**keywords(given), run=stage.store)
         metrics: dict[str, dict[str, Any]] = {}
-        for (start, budget), item, result in zip(models(study), adaptations, adapted, strict=True):
+        for (start, budget), item, result in zip(models(study), given.adaptations, adapted, strict=True):
             model = save_checkpoint(result.net, result.net.config, paths.adapted(target, replicate, start, budget))
-            metrics.setdefault(start, {})[f"b{budget}"] = _summary(result, store.seconds, item.label)
+            seconds = stage.store.job_seconds(["self-play", "train"], [(item.label,)])
+            metrics.setdefault(start, {})[f"b{budget}"] = _summary(result, seconds)
             run.log_artifact(model, f"models/{model.stem}")
             run.log_artifact(config_path(model), f"models/{model.stem}")
             if result.losses:
-                logger.info("%s adapted to %s: %s", item.label, target, _describe(result))
+                stage.logger.info("%s adapted to %s: %s", item.label, target, _describe(result))
         write_json(paths.adapt_metrics(target, replicate), metrics)
         run.log_metrics({k: v for k, v in flatten(metrics).items() if isinstance(v, int | float)})
         run.log_artifact(paths.adapt_metrics(target, replicate), "dvc")
-        _log_sample(target, adaptations, adapted, run)
+        _log_sample(target, given.adaptations, adapted, run)
     return metrics
 
 
-def _summary(result: Adapted, seconds: dict[str, float], name: str) -> dict[str, Any]:
-    """An adapted model's numbers; a MetaFocus adaptation's mask (``1`` per trained trunk channel) and its size."""
+def _summary(result: Adapted, seconds: float) -> dict[str, Any]:
+    """An adapted model's numbers (``seconds``: its jobs'); a MetaFocus adaptation's mask (``1`` per trained trunk
+    channel) and its size."""
     played = result.self_play
     last = result.losses[-1] if result.losses else None
     mask = {} if result.mask is None else {"mask": "".join("1" if k else "0" for k in result.mask),
@@ -140,7 +152,7 @@ def _summary(result: Adapted, seconds: dict[str, float], name: str) -> dict[str,
     return {
         "games": len(played.records) if played else 0,
         "examples": sum(len(e) for e in played.examples) if played else 0,
-        "seconds": round(seconds.get(f"self-play-{name}", 0.0) + seconds.get(f"train-{name}", 0.0), 3),
+        "seconds": seconds,
         **({f"loss_{k}": round(getattr(last, k), 6) for k in ("policy", "value", "total")} if last else {}),
         **mask,
     }
@@ -159,16 +171,3 @@ def _log_sample(target: str, adaptations: list[Adaptation], adapted: list[Adapte
         return
     with tempfile.TemporaryDirectory() as scratch:
         run.log_artifact(write_records(records, Path(scratch) / f"adapt_{target}_sample.pgn"), "games")
-
-
-def _logged_params(study: StudyConfig, target: str, replicate: int) -> dict[str, Any]:
-    return {
-        "seed": study.seed,
-        "replicate": replicate,
-        "target": target,
-        "device": study.device,
-        "adapt": {"starts": study.adapt.starts, **study.adapt.config.__dict__},
-        "search": study.search.__dict__,
-        "train": study.train.__dict__,
-        "runner": study.runner.__dict__,
-    }

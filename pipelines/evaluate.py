@@ -20,14 +20,12 @@ of them in ``metrics/rate/{t}.json`` (``dvc metrics``) and MLflow ``elo.*``, ``d
 from __future__ import annotations
 
 import tempfile
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from prefect import flow, get_run_logger
-from prefect.runtime import flow_run
 
 from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate, rate
 from mmc.nn import PolicyValueNet, load_checkpoint
@@ -38,11 +36,21 @@ from pipelines import tracking
 from pipelines.adapt import label, load_start, models
 from pipelines.config import METAFOCUS, UNADAPTED, StudyConfig, flatten, opponent_slug
 from pipelines.files import write_json
-from pipelines.jobs import job_store
 from pipelines.paths import EVALUATE_CODE, Paths
 from pipelines.records import ComparisonRow, CurveRow, EvaluationRow, MatchSummary, RatingRow, write_rows
+from pipelines.stage import keywords, logged_params, open_stage
 
-__all__ = ["cells", "comparisons", "evaluate_flow", "inputs", "rated_models", "rating_inputs", "unadapted_start"]
+__all__ = [
+    "EvaluateInputs",
+    "RatingInputs",
+    "cells",
+    "comparisons",
+    "evaluate_flow",
+    "inputs",
+    "rated_models",
+    "rating_inputs",
+    "unadapted_start",
+]
 
 STAGE = "evaluate"
 SAMPLE_GAMES = 2
@@ -65,9 +73,33 @@ def cells(study: StudyConfig, target: str) -> list[tuple[int, str, int, str]]:
     ]
 
 
-def inputs(
-    study: StudyConfig, paths: Paths, target: str
-) -> tuple[list[Cell], str, EvaluateConfig, np.random.SeedSequence, str]:
+@dataclass(frozen=True)
+class EvaluateInputs:
+    """The keyword arguments of ``mmc.evaluate.evaluate`` for one target (:func:`inputs`)."""
+
+    cells: list[Cell]
+    """Every cell, networks loaded, in table order (:func:`cells`)."""
+    variant: str
+    config: EvaluateConfig
+    seed: np.random.SeedSequence
+    """``("evaluate", target)`` of the study's seed: the same openings for every replicate."""
+    device: str
+
+
+@dataclass(frozen=True)
+class RatingInputs:
+    """The keyword arguments of ``mmc.evaluate.rate`` that the evaluation's do not give (:func:`rating_inputs`)."""
+
+    models: dict[str, PolicyValueNet] = field(repr=False)
+    """Every model of the cells, by name."""
+    anchors: list[str]
+    """The anchors that play the target."""
+    config: RateConfig
+    seed: np.random.SeedSequence
+    """``("rate",)`` of the evaluation's seed."""
+
+
+def inputs(study: StudyConfig, paths: Paths, target: str) -> EvaluateInputs:
     """The arguments of ``mmc.evaluate.evaluate`` for ``target``: its cells (networks loaded), the variant, the
     evaluation config, the seed (``("evaluate", target)`` of the study's seed: the same openings for every
     replicate) and the device; :func:`rating_inputs` has the rating's."""
@@ -87,7 +119,7 @@ def inputs(
             out.append(Cell(player, adapted[key], spec, opponent, _opponent_name(study, start, spec, replicate)))
         else:
             out.append(Cell(player, adapted[key], spec))
-    return out, target, study.evaluate.config, derive(root(study.seed), STAGE, target), study.device
+    return EvaluateInputs(out, target, study.evaluate.config, derive(root(study.seed), STAGE, target), study.device)
 
 
 def _opponent_name(study: StudyConfig, start: str, spec: str, replicate: int) -> str:
@@ -104,38 +136,33 @@ def unadapted_start(start: str) -> str:
     return "joat" if start == METAFOCUS else start
 
 
-def rating_inputs(
-    study: StudyConfig, matches: list[Cell], target: str, seed: np.random.SeedSequence
-) -> tuple[dict[str, PolicyValueNet], list[str], RateConfig, np.random.SeedSequence]:
+def rating_inputs(study: StudyConfig, matches: list[Cell], target: str, seed: np.random.SeedSequence) -> RatingInputs:
     """The models of the cells ``matches`` (by name), the anchors that play ``target``, the rating config and the
     rating's seed (``("rate",)`` of the evaluation's)."""
     rated: dict[str, PolicyValueNet] = {}
     for cell in matches:
         assert cell.net is not None
         rated.setdefault(cell.player, cell.net)
-    return rated, study.anchors(target), study.rate, derive(seed, "rate")
+    return RatingInputs(rated, study.anchors(target), study.rate, derive(seed, "rate"))
 
 
 @flow(name="evaluate", flow_run_name="evaluate-{target}", validate_parameters=False)
 def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]:
     """Play every cell of ``target`` under ``root`` (keeping finished ones), rate every model; the metrics."""
-    logger = get_run_logger()
-    torch.set_num_threads(1)
-    paths = Paths(root)
-    store = job_store(paths, STAGE, target, EVALUATE_CODE, study.runner)
-    with tracking.stage_run(paths, STAGE, target, flow_run.id) as run:
-        logged = {"seed": study.seed, "target": target, "device": study.device, "evaluate": _logged(study)}
-        run.log_params(flatten(logged))
-        matches, variant, config, seed, device = inputs(study, paths, target)
-        results = evaluate(matches, variant, config, seed, device, run=store)
+    params = logged_params(study, None, {"target": target}, evaluate=_logged(study))
+    with open_stage(study, root, STAGE, variant=target, jobs=(STAGE, target), code=EVALUATE_CODE,
+                    params=params) as stage:  # fmt: skip
+        paths, run, store, logger = stage.paths, stage.run, stage.store, stage.logger
+        given = inputs(study, paths, target)
+        results = evaluate(**keywords(given), run=store)
         played = [
             Pairing(cell.player, cell.opponent_name or cell.opponent, r.wins, r.draws, r.losses)
-            for cell, r in zip(matches, results, strict=True)
+            for cell, r in zip(given.cells, results, strict=True)
         ]
-        rated_nets, anchors, rate_config, rate_seed = rating_inputs(study, matches, target, seed)
-        rated = rate(rated_nets, played, anchors, variant, config, rate_config, rate_seed, device, run=store)
-        store.finish(logger, target)
-        _publish_ratings(paths, study, target, rated.ratings, derive(rate_seed, "replicates"), run)
+        rating = rating_inputs(study, given.cells, target, given.seed)
+        rated = rate(**keywords(rating), played=played, variant=given.variant, evaluate_config=given.config,
+                     device=given.device, run=store)  # fmt: skip
+        _publish_ratings(paths, study, target, rated.ratings, derive(rating.seed, "replicates"), run)
         metrics: dict[str, Any] = {}
         rows = []
         for (replicate, start, budget, spec), result in zip(cells(study, target), results, strict=True):
@@ -148,7 +175,7 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
         write_json(paths.evaluation_metrics(target), metrics)
         write_rows(paths.evaluation_table(target), EvaluationRow, rows)
         run.log_metrics({k: v for k, v in flatten(metrics).items() if isinstance(v, int | float)})
-        run.log_metrics({"seconds": round(sum(store.seconds.values()), 3)})
+        run.log_metrics({"seconds": store.job_seconds(["match"], [()])})
         for path in (paths.evaluation_metrics(target), paths.evaluation_table(target)):
             run.log_artifact(path, "dvc")
         largest = max(study.adapt.budgets)

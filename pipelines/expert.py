@@ -12,13 +12,12 @@ as ``expert-{variant}`` (alias ``r{r}``).
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from prefect import flow, get_run_logger
-from prefect.runtime import flow_run
 
 from mmc.alphazero import AlphaZeroConfig, Generation, alphazero
 from mmc.nn import PolicyValueNet, build_network, save_checkpoint
@@ -27,57 +26,66 @@ from mmc.search import SearchConfig
 from mmc.seeding import derive, int_seed
 from mmc.train import TrainConfig
 from pipelines import plots, tracking
-from pipelines.config import StudyConfig, flatten
+from pipelines.config import StudyConfig
 from pipelines.files import write_json
-from pipelines.jobs import JobStore, job_store
+from pipelines.jobs import JobStore
 from pipelines.paths import EXPERT_CODE, Paths, replicate_name
 from pipelines.records import ArenaRow, LossRow, MatchSummary, write_rows
+from pipelines.stage import keywords, logged_params, open_stage
 
-__all__ = ["expert_flow", "inputs"]
+__all__ = ["ExpertInputs", "expert_flow", "inputs"]
 
 STAGE = "expert"
 SAMPLE_GAMES = 8
 """Self-play games of the last generation logged to MLflow as a sample."""
 
 
-def inputs(
-    study: StudyConfig, variant: str, replicate: int
-) -> tuple[PolicyValueNet, str, AlphaZeroConfig, SearchConfig, TrainConfig, np.random.SeedSequence, str]:
+@dataclass(frozen=True)
+class ExpertInputs:
+    """The keyword arguments of ``mmc.alphazero.alphazero`` for one expert (:func:`inputs`)."""
+
+    net: PolicyValueNet = field(repr=False)
+    """The initial network."""
+    variant: str
+    config: AlphaZeroConfig
+    """The variant's loop."""
+    search: SearchConfig
+    training: TrainConfig
+    seed: np.random.SeedSequence
+    """``("expert", variant)`` of the replicate's seed."""
+    device: str
+
+
+def inputs(study: StudyConfig, variant: str, replicate: int) -> ExpertInputs:
     """The arguments of ``mmc.alphazero.alphazero`` for ``variant``'s expert in replicate ``replicate``: the
     initial network, the variant, its loop, search and training configs, its seed (``("expert", variant)`` of
     the replicate's) and the device."""
     config = study.experts[variant]
     seed = derive(study.training_seed(replicate), STAGE, variant)
     net = build_network(study.network, int_seed(derive(seed, "network")))
-    return net, variant, config.loop, config.search, config.train, seed, study.device
+    return ExpertInputs(net, variant, config.loop, config.search, config.train, seed, study.device)
 
 
 @flow(name="expert", flow_run_name="expert-{variant}-r{replicate}", validate_parameters=False)
 def expert_flow(variant: str, replicate: int, study: StudyConfig, root: Path) -> dict[str, Any]:
     """Run (or resume) ``variant``'s expert of replicate ``replicate`` under ``root``; its summary metrics."""
-    logger = get_run_logger()
-    torch.set_num_threads(1)  # the flow's own process (a training job sets its train.threads in its worker)
-    paths = Paths(root)
     config = study.experts[variant]
-    store = job_store(paths, STAGE, replicate_name(variant, replicate), EXPERT_CODE, study.runner)
-    with tracking.stage_run(paths, STAGE, variant, flow_run.id, replicate) as run:
-        run.log_params(flatten(_logged_params(study, variant, replicate)))
+    params = logged_params(study, replicate, {"variant": variant}, network=study.network, expert=config.loop,
+                           search=config.search, train=config.train, runner=study.runner)  # fmt: skip
+    jobs = (STAGE, replicate_name(variant, replicate))
+    with open_stage(study, root, STAGE, variant=variant, replicate=replicate, jobs=jobs, code=EXPERT_CODE,
+                    params=params) as stage:  # fmt: skip
         generations: list[Generation] = []
-        for generation in alphazero(*inputs(study, variant, replicate), run=store):
+        for generation in alphazero(**keywords(inputs(study, variant, replicate)), run=stage.store):
             generations.append(generation)
-            run.log_metrics(_metrics(generation, store), step=generation.index)
-            logger.info("%s generation %d: %s", variant, generation.index, _describe(generation))
-        store.finish(logger, replicate_name(variant, replicate))
-        return _publish(paths, config.loop, variant, replicate, generations, store, run)
+            stage.run.log_metrics(_metrics(generation, variant, stage.store), step=generation.index)
+            stage.logger.info("%s generation %d: %s", variant, generation.index, _describe(generation))
+        return _publish(stage.paths, config.loop, variant, replicate, generations, stage.run)
 
 
-def _seconds(store: JobStore, generation: int, kind: str) -> float:
-    tag = f"-gen{generation:03d}"
-    return round(sum(s for name, s in store.seconds.items() if name.startswith(kind) and tag in name), 3)
-
-
-def _metrics(generation: Generation, store: JobStore) -> dict[str, float]:
+def _metrics(generation: Generation, variant: str, store: JobStore) -> dict[str, float]:
     """The per-generation numbers MLflow plots against ``step`` = generation."""
+    key = [(variant, f"gen{generation.index:03d}")]
     played, last = generation.self_play, generation.losses[-1]
     games = len(played.records)
     examples = sum(len(part) for part in played.examples)
@@ -85,9 +93,9 @@ def _metrics(generation: Generation, store: JobStore) -> dict[str, float]:
         "selfplay_games": games,
         "selfplay_plies_per_game": played.plies / max(1, games),
         "selfplay_examples": examples,
-        "selfplay_seconds": _seconds(store, generation.index, "self-play"),
+        "selfplay_seconds": store.job_seconds(["self-play"], key),
         "selfplay_draw_rate": sum(r.result == "1/2-1/2" for r in played.records) / max(1, games),
-        "train_seconds": _seconds(store, generation.index, "train"),
+        "train_seconds": store.job_seconds(["train"], key),
         "loss_policy": last.policy,
         "loss_value": last.value,
         "loss_total": last.total,
@@ -97,7 +105,7 @@ def _metrics(generation: Generation, store: JobStore) -> dict[str, float]:
     if generation.arena is not None:
         summary = MatchSummary.of(generation.arena)
         metrics |= {f"arena_{k}": v for k, v in summary.__dict__.items() if k != "games"}
-        metrics["arena_seconds"] = _seconds(store, generation.index, "arena")
+        metrics["arena_seconds"] = store.job_seconds(["arena"], key)
     return metrics
 
 
@@ -111,38 +119,15 @@ def _describe(generation: Generation) -> str:
     )
 
 
-def _logged_params(study: StudyConfig, variant: str, replicate: int) -> dict[str, Any]:
-    config = study.experts[variant]
-    return {
-        "seed": study.seed,
-        "replicate": replicate,
-        "variant": variant,
-        "device": study.device,
-        "network": study.network.to_dict(),
-        "expert": config.loop.__dict__,
-        "search": config.search.__dict__,
-        "train": config.train.__dict__,
-        "runner": study.runner.__dict__,
-    }
-
-
-def _window_examples(generations: list[Generation], generation: Generation, loop: AlphaZeroConfig) -> int:
-    """The examples the generation's candidate trained on (its replay window)."""
-    window = generations[max(0, generation.index - loop.window + 1) : generation.index + 1]
-    return sum(len(part) for g in window for part in g.self_play.examples)
-
-
 def _publish(
     paths: Paths, loop: AlphaZeroConfig, variant: str, replicate: int, generations: list[Generation],
-    store: JobStore, run: tracking.StageRun,
+    run: tracking.StageRun,
 ) -> dict[str, Any]:  # fmt: skip
     """Write the champion, curves and metrics DVC tracks; log them, samples and plots to MLflow; register."""
     last = generations[-1]
     save_checkpoint(last.champion, last.champion.config, paths.champion(variant, replicate))
     losses = [
-        LossRow(
-            g.index, g.losses[-1].policy, g.losses[-1].value, g.losses[-1].total, _window_examples(generations, g, loop)
-        )
+        LossRow(g.index, g.losses[-1].policy, g.losses[-1].value, g.losses[-1].total, g.window_examples)
         for g in generations
     ]
     arena = [

@@ -4,9 +4,9 @@ The library's loops (``mmc.alphazero``, ``mmc.meta``, ``mmc.evaluate``) hand lis
 (``mmc.fanout``). :class:`JobStore` is the stages' runner. For every job it
 
 1. derives the job's **fingerprint** from the job itself: its function's name and every argument it is
-   called with (networks by their weights, configs field by field, examples by their arrays, the seed by its
-   entropy and spawn key) plus the hash of the library code that computes it (:func:`fingerprint`). Nothing is
-   kept by hand, so the key cannot drift from what runs;
+   called with, by parameter name (networks by their weights, configs field by field, examples by their arrays,
+   the seed by its entropy and spawn key) plus the hash of the library code that computes it
+   (:func:`fingerprint`). Nothing is kept by hand, so the key cannot drift from what runs;
 2. returns the result kept under the stage's folder if its record (``{job}.done.json``, written last, listing the
    hashes of the job's files) checks out and has that fingerprint;
 3. otherwise submits the job as a Prefect task run named after it (``self-play-gardner-gen003-chunk01``) to
@@ -27,7 +27,7 @@ import enum
 import hashlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -79,7 +79,7 @@ def run_job(job: Job[Any], single_thread: bool) -> Timed[Any]:
 def fingerprint(job: Job[Any], code: str) -> str:
     """The job's cache key: a SHA-256 over its function, every argument and ``code`` (the library's hash)."""
     digest = hashlib.sha256(code.encode())
-    _feed(digest, (job.fn, job.args))
+    _feed(digest, (job.fn, job.kwargs))
     return digest.hexdigest()
 
 
@@ -113,7 +113,7 @@ def _feed(digest: Any, value: Any) -> None:
         digest.update(b"%s:%d;" % (tag, len(value)))
         for item in value:
             _feed(digest, item)
-    elif isinstance(value, dict):
+    elif isinstance(value, Mapping):
         digest.update(b"dict:%d;" % len(value))
         for key in sorted(value, key=repr):
             _feed(digest, key)
@@ -129,7 +129,8 @@ class JobStore:
 
     ``code`` is the hash of the library code that computes the jobs (``pipelines.paths``); ``single_thread``
     limits worker processes to one torch thread. Call it inside a Prefect flow: the flow's task runner runs the
-    submitted jobs. :attr:`seconds` has the seconds of every job it returned (measured when the job ran).
+    submitted jobs. :attr:`seconds` has the seconds of every job it returned (measured when the job ran);
+    :meth:`job_seconds` adds them up by kind and key.
     """
 
     def __init__(self, root: Path, folder: Path, code: str, *, single_thread: bool = True) -> None:
@@ -174,6 +175,18 @@ class JobStore:
                 results[index] = timed.value
                 self.computed += 1
         return results
+
+    def job_seconds(self, kinds: Iterable[str], keys: Iterable[Sequence[str]]) -> float:
+        """Seconds (rounded to ms) that the jobs of ``kinds`` at or under ``keys`` took: the job named ``{kind}-{key}``
+        and the jobs named ``{kind}-{key}-...`` (kind ``self-play``, key ``("gardner", "gen003")``: that
+        generation's chunks). A key names a job of one of ``mmc``'s loops the way its ``Job.key`` does."""
+        parts = [tuple(key) for key in keys]
+        prefixes = ["-".join((kind, *key)) for kind in kinds for key in parts]
+        total = sum(
+            (s for name, s in self.seconds.items() if any(name == p or name.startswith(f"{p}-") for p in prefixes)),
+            0.0,
+        )
+        return round(total, 3)
 
     def finish(self, log: Any, name: str) -> None:
         """Log how many jobs were kept and computed (``log``: the flow's logger), then :meth:`prune`."""

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from prefect import flow, get_run_logger
-from prefect.runtime import flow_run
 
 from mmc.meta import KINDS, MetaConfig, MetaGeneration, meta_train
 from mmc.nn import PolicyValueNet, build_network, save_checkpoint
@@ -33,25 +31,40 @@ from mmc.train import TrainConfig
 from pipelines import tracking
 from pipelines.config import StudyConfig, flatten
 from pipelines.files import write_json
-from pipelines.jobs import JobStore, job_store
+from pipelines.jobs import JobStore
 from pipelines.paths import META_CODE, Paths, replicate_name
 from pipelines.records import TrainingLossRow, write_rows
+from pipelines.stage import keywords, logged_params, open_stage
 
-__all__ = ["STAGES", "inputs", "loss_rows", "meta_flow"]
+__all__ = ["STAGES", "MetaInputs", "inputs", "loss_rows", "meta_flow"]
 
 STAGES = {"joat": "meta_train", "multitask": "multitask"}
 """The two meta stages: the network they make -> their DVC stage (and MLflow child run) name."""
 SAMPLE_GAMES = 4
 
 
-def inputs(
-    study: StudyConfig, kind: str, replicate: int
-) -> tuple[str, PolicyValueNet, MetaConfig, SearchConfig, TrainConfig, np.random.SeedSequence, str]:
+@dataclass(frozen=True)
+class MetaInputs:
+    """The keyword arguments of ``mmc.meta.meta_train`` for one meta stage (:func:`inputs`)."""
+
+    kind: str
+    """``joat`` or ``multitask``."""
+    net: PolicyValueNet = field(repr=False)
+    """The initial network, the same for both kinds."""
+    config: MetaConfig
+    search: SearchConfig
+    training: TrainConfig
+    seed: np.random.SeedSequence
+    """``("meta",)`` of the replicate's seed, the same for both kinds."""
+    device: str
+
+
+def inputs(study: StudyConfig, kind: str, replicate: int) -> MetaInputs:
     """The arguments of ``mmc.meta.meta_train`` for ``kind`` in replicate ``replicate``: the same network and seed
     for both kinds, and the device."""
     seed = derive(study.training_seed(replicate), "meta")
     net = build_network(study.network, int_seed(derive(seed, "network")))
-    return kind, net, study.meta, study.search, study.train, seed, study.device
+    return MetaInputs(kind, net, study.meta, study.search, study.train, seed, study.device)
 
 
 @flow(name="meta", flow_run_name="{kind}-r{replicate}", validate_parameters=False)
@@ -60,19 +73,17 @@ def meta_flow(kind: str, replicate: int, study: StudyConfig, root: Path) -> dict
     summary metrics."""
     if kind not in KINDS:
         raise ValueError(f"meta stage kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    logger = get_run_logger()
-    torch.set_num_threads(1)
-    paths = Paths(root)
-    store = job_store(paths, "meta", replicate_name(kind, replicate), META_CODE, study.runner)
-    with tracking.stage_run(paths, STAGES[kind], kind, flow_run.id, replicate) as run:
-        run.log_params(flatten(_logged_params(study, kind, replicate)))
+    params = logged_params(study, replicate, {"kind": kind}, network=study.network, meta=study.meta,
+                           search=study.search, train=study.train, runner=study.runner)  # fmt: skip
+    jobs = ("meta", replicate_name(kind, replicate))
+    with open_stage(study, root, STAGES[kind], variant=kind, replicate=replicate, jobs=jobs, code=META_CODE,
+                    params=params) as stage:  # fmt: skip
         generations: list[MetaGeneration] = []
-        for generation in meta_train(*inputs(study, kind, replicate), run=store):
+        for generation in meta_train(**keywords(inputs(study, kind, replicate)), run=stage.store):
             generations.append(generation)
-            run.log_metrics(_metrics(generation, store), step=generation.index)
-            logger.info("%s meta-generation %d: %s", kind, generation.index, _describe(generation))
-        store.finish(logger, replicate_name(kind, replicate))
-        return _publish(paths, kind, replicate, study, generations, run)
+            stage.run.log_metrics(_metrics(generation, stage.store), step=generation.index)
+            stage.logger.info("%s meta-generation %d: %s", kind, generation.index, _describe(generation))
+        return _publish(stage.paths, kind, replicate, study, generations, stage.run)
 
 
 def loss_rows(kind: str, replicate: int, generations: list[MetaGeneration]) -> list[TrainingLossRow]:
@@ -103,10 +114,9 @@ def _metrics(generation: MetaGeneration, store: JobStore) -> dict[str, float]:
         games = len(played.records)
         metrics[f"selfplay.{variant}.plies_per_game"] = played.plies / max(1, games)
         metrics[f"selfplay.{variant}.draw_rate"] = sum(r.result == "1/2-1/2" for r in played.records) / max(1, games)
-    tag = f"-gen{generation.index:03d}"
-    for kind in ("self-play", "train"):
-        seconds = sum(s for name, s in store.seconds.items() if name.startswith(kind) and name.endswith(tag))
-        metrics[f"{kind.replace('-', '')}_seconds"] = round(seconds, 3)
+    tag = f"gen{generation.index:03d}"
+    metrics["selfplay_seconds"] = store.job_seconds(["self-play"], [(v, tag) for v in generation.self_play])
+    metrics["train_seconds"] = store.job_seconds(["train"], [(v, tag) for v in generation.losses])  # or "pooled"
     return metrics
 
 
@@ -114,20 +124,6 @@ def _describe(generation: MetaGeneration) -> str:
     losses = ", ".join(f"{v} {e[-1].policy:.3f}/{e[-1].value:.3f}" for v, e in generation.losses.items())
     games = sum(len(p.records) for p in generation.self_play.values())
     return f"tasks {', '.join(generation.tasks)}: {games} games, loss policy/value {losses}"
-
-
-def _logged_params(study: StudyConfig, kind: str, replicate: int) -> dict[str, Any]:
-    return {
-        "seed": study.seed,
-        "replicate": replicate,
-        "kind": kind,
-        "device": study.device,
-        "network": study.network.to_dict(),
-        "meta": asdict(study.meta),
-        "search": asdict(study.search),
-        "train": asdict(study.train),
-        "runner": asdict(study.runner),
-    }
 
 
 def _publish(

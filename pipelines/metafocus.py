@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 from prefect import flow, get_run_logger
-from prefect.runtime import flow_run
 
 from mmc.atomic import atomic_write
 from mmc.meta import FocusModel, FocusStep, MetaFocusConfig, metafocus_train
@@ -30,20 +29,36 @@ from mmc.search import SearchConfig
 from mmc.seeding import derive
 from mmc.train import TrainConfig
 from pipelines import tracking
-from pipelines.config import StudyConfig, flatten
+from pipelines.config import StudyConfig
 from pipelines.files import write_json
-from pipelines.jobs import JobStore, job_store
-from pipelines.paths import META_CODE, Paths, replicate_name
+from pipelines.jobs import JobStore
+from pipelines.paths import META_CODE, Paths
 from pipelines.records import FocusRow, write_rows
+from pipelines.stage import keywords, logged_params, open_stage
 
-__all__ = ["STAGE", "focus_rows", "inputs", "load_focus", "metafocus_flow", "save_focus"]
+__all__ = ["STAGE", "MetaFocusInputs", "focus_rows", "inputs", "load_focus", "metafocus_flow", "save_focus"]
 
 STAGE = "metafocus"
 
 
-def inputs(
-    study: StudyConfig, paths: Paths, replicate: int
-) -> tuple[PolicyValueNet, list[str], MetaFocusConfig, SearchConfig, TrainConfig, np.random.SeedSequence, str]:
+@dataclass(frozen=True)
+class MetaFocusInputs:
+    """The keyword arguments of ``mmc.meta.metafocus_train`` for one replicate (:func:`inputs`)."""
+
+    joat: PolicyValueNet = field(repr=False)
+    """The replicate's JOAT network."""
+    variants: list[str]
+    """The meta-training variants."""
+    config: MetaFocusConfig
+    search: SearchConfig
+    training: TrainConfig
+    """The masked adaptations' training (``metafocus.epochs``, one thread)."""
+    seed: np.random.SeedSequence
+    """``("metafocus",)`` of the replicate's seed."""
+    device: str
+
+
+def inputs(study: StudyConfig, paths: Paths, replicate: int) -> MetaFocusInputs:
     """The arguments of ``mmc.meta.metafocus_train`` for replicate ``replicate``: its JOAT network, the meta-training
     variants (MetaFocus learns on the tasks JOAT learned on; the targets held out of those stay held out), the
     stage's config, the self-play search, the masked adaptations' training (``metafocus.epochs``, one thread), its
@@ -53,25 +68,24 @@ def inputs(
         raise FileNotFoundError(f"{joat} does not exist: run meta_train@{replicate} first")
     seed = derive(study.training_seed(replicate), STAGE)
     variants, training = list(study.meta.train_variants), study.metafocus.training(study.train)
-    return load_checkpoint(joat)[0], variants, study.metafocus, study.search, training, seed, study.device
+    return MetaFocusInputs(load_checkpoint(joat)[0], variants, study.metafocus, study.search, training, seed,
+                           study.device)  # fmt: skip
 
 
 @flow(name="metafocus", flow_run_name="metafocus-r{replicate}", validate_parameters=False)
 def metafocus_flow(replicate: int, study: StudyConfig, root: Path) -> dict[str, Any]:
     """Train (or resume) replicate ``replicate``'s MetaFocus meta-model under ``root``; its summary metrics."""
-    logger = get_run_logger()
-    torch.set_num_threads(1)
-    paths = Paths(root)
-    store = job_store(paths, STAGE, f"r{replicate}", META_CODE, study.runner)
-    with tracking.stage_run(paths, STAGE, "", flow_run.id, replicate) as run:
-        run.log_params(flatten(_logged_params(study, replicate)))
+    params = logged_params(study, replicate, {}, train_variants=list(study.meta.train_variants),
+                           metafocus=study.metafocus, search=study.search, train=study.train,
+                           runner=study.runner)  # fmt: skip
+    jobs = (STAGE, f"r{replicate}")
+    with open_stage(study, root, STAGE, replicate=replicate, jobs=jobs, code=META_CODE, params=params) as stage:
         steps: list[FocusStep] = []
-        for step in metafocus_train(*inputs(study, paths, replicate), run=store):
+        for step in metafocus_train(**keywords(inputs(study, stage.paths, replicate)), run=stage.store):
             steps.append(step)
-            run.log_metrics(_metrics(step, store), step=step.index)
-            logger.info("metafocus iteration %d: %s", step.index, _describe(step))
-        store.finish(logger, replicate_name(STAGE, replicate))
-        return _publish(paths, replicate, study, steps, run)
+            stage.run.log_metrics(_metrics(step, stage.store), step=step.index)
+            stage.logger.info("metafocus iteration %d: %s", step.index, _describe(step))
+        return _publish(stage.paths, replicate, study, steps, stage.run)
 
 
 def save_focus(model: FocusModel, path: Path) -> Path:
@@ -120,10 +134,9 @@ def _metrics(step: FocusStep, store: JobStore) -> dict[str, float]:
         metrics[f"reward.{task}"] = float(step.rewards[task])
         metrics[f"kept.{task}"] = int(np.count_nonzero(step.masks[task]))
         metrics[f"keep_probability.{task}"] = float(np.mean(step.keep_probabilities[task]))
-    tag = f"-gen{step.index:03d}"
+    keys = [(task, f"gen{step.index:03d}") for task in step.tasks]
     for kind in ("self-play", "train", "reward"):
-        seconds = sum(s for name, s in store.seconds.items() if name.startswith(kind) and name.endswith(tag))
-        metrics[f"{kind.replace('-', '')}_seconds"] = round(seconds, 3)
+        metrics[f"{kind.replace('-', '')}_seconds"] = store.job_seconds([kind], keys)
     return metrics
 
 
@@ -133,19 +146,6 @@ def _describe(step: FocusStep) -> str:
         for t in step.tasks
     )
     return f"{tasks}; baseline {step.baseline:.3f}"
-
-
-def _logged_params(study: StudyConfig, replicate: int) -> dict[str, Any]:
-    return {
-        "seed": study.seed,
-        "replicate": replicate,
-        "device": study.device,
-        "train_variants": list(study.meta.train_variants),
-        "metafocus": asdict(study.metafocus),
-        "search": asdict(study.search),
-        "train": asdict(study.train),
-        "runner": asdict(study.runner),
-    }
 
 
 def _publish(

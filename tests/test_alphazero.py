@@ -34,6 +34,8 @@ def test_generations_train_gate_and_leave_the_start_network_alone(threshold: flo
     for step in steps:
         assert len(step.losses) == 2 and all(np.isfinite(loss.total) for loss in step.losses)
         assert len(step.self_play.records) == 4
+        window = steps[max(0, step.index - config.window + 1) : step.index + 1]
+        assert step.window_examples == sum(len(part) for g in window for part in g.self_play.examples)
         assert step.arena is not None and step.arena.games == 4
         assert step.accepted == gate(step.arena, threshold)
         assert (step.champion is not champion) == step.accepted

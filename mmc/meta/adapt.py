@@ -125,17 +125,19 @@ def _self_play_job(
     item: Adaptation, search: SearchConfig, concurrent: int, max_plies: int, device: str
 ) -> Job[SelfPlayResult]:
     seed = derive(item.seed, "self-play")
-    args = (item.start, item.variant, item.games, search, seed, concurrent, max_plies, device)
-    return Job("self-play", (item.label,), play_games, args)
+    kwargs = dict(net=item.start, variant=item.variant, games=item.games, search=search, seed=seed,
+                  concurrent=concurrent, max_plies=max_plies, device=device)  # fmt: skip
+    return Job("self-play", (item.label,), play_games, kwargs)
 
 
 def _train_job(
     item: Adaptation, played: SelfPlayResult, mask: np.ndarray | None, training: TrainConfig, device: str
 ) -> Job[Trained]:
-    args = (item.start, played.examples, training, derive(item.seed, "train"), device)
+    kwargs = dict(net=item.start, examples=played.examples, config=training, seed=derive(item.seed, "train"),
+                  device=device)  # fmt: skip
     if mask is None:
-        return Job("train", (item.label,), trained_copy, args)
-    return Job("train", (item.label,), masked_trained_copy, (*args, mask))
+        return Job("train", (item.label,), trained_copy, kwargs)
+    return Job("train", (item.label,), masked_trained_copy, {**kwargs, "mask": mask})
 
 
 def adapt(

@@ -159,15 +159,15 @@ def multitask_generation(
             "self-play",
             (f"{task}-{_tag(index)}",),
             play_games,
-            (
-                net,
-                task,
-                config.games,
-                search,
-                derive(seed, "task", index, task, "self-play"),
-                config.concurrent,
-                config.max_plies,
-                device,
+            dict(
+                net=net,
+                variant=task,
+                games=config.games,
+                search=search,
+                seed=derive(seed, "task", index, task, "self-play"),
+                concurrent=config.concurrent,
+                max_plies=config.max_plies,
+                device=device,
             ),
         )
         for task in tasks
@@ -175,7 +175,8 @@ def multitask_generation(
     played: dict[str, SelfPlayResult] = dict(zip(tasks, run(jobs), strict=True))
     pooled = [part for result in played.values() for part in result.examples]
     train = Job("train", (f"pooled-{_tag(index)}",), trained_copy,
-                (net, pooled, config.training(training), derive(seed, "pooled", index, "train"), device))  # fmt: skip
+                dict(net=net, examples=pooled, config=config.training(training),
+                     seed=derive(seed, "pooled", index, "train"), device=device))  # fmt: skip
     (trained,) = run([train])
     assert isinstance(trained, Trained)
     return MetaGeneration(index, list(tasks), trained.net, {"pooled": trained.losses}, played)

@@ -358,8 +358,9 @@ def metafocus_train(
     for index in range(config.iterations):
         tasks = sample_tasks(list(variants), None, config.tasks, rng(derive(seed, "tasks", index)))
         played: list[SelfPlayResult] = run([
-            _job("self-play", index, task, play_games, joat, task, config.games, search,
-                 derive(seed, "self-play", index, task), config.concurrent, config.max_plies, device)
+            _job("self-play", index, task, play_games, net=joat, variant=task, games=config.games, search=search,
+                 seed=derive(seed, "self-play", index, task), concurrent=config.concurrent,
+                 max_plies=config.max_plies, device=device)
             for task in tasks
         ])  # fmt: skip
         features = [task_features(joat, result.examples, config.positions) for result in played]
@@ -367,14 +368,15 @@ def metafocus_train(
             keep = [model.keep_probabilities(f).numpy() for f in features]
         masks = [sample_mask(p, rng(derive(seed, "mask", index, task))) for p, task in zip(keep, tasks, strict=True)]
         trained: list[Trained] = run([
-            _job("train", index, task, masked_trained_copy, joat, result.examples, inner,
-                 derive(seed, "train", index, task), device, mask)
+            _job("train", index, task, masked_trained_copy, net=joat, examples=result.examples, config=inner,
+                 seed=derive(seed, "train", index, task), device=device, mask=mask)
             for task, result, mask in zip(tasks, played, masks, strict=True)
         ])  # fmt: skip
         matches: list[MatchResult] = run([
-            _job("reward", index, task, arena_match, adapted.net, joat, task, config.reward_games,
-                 config.reward_simulations, derive(seed, "reward", index, task), config.max_plies, search.precision,
-                 device)
+            _job("reward", index, task, arena_match, candidate=adapted.net, champion=joat, variant=task,
+                 games=config.reward_games, simulations=config.reward_simulations,
+                 seed=derive(seed, "reward", index, task), max_plies=config.max_plies, precision=search.precision,
+                 device=device)
             for task, adapted in zip(tasks, trained, strict=True)
         ])  # fmt: skip
         rewards = [match.score for match in matches]
@@ -385,9 +387,9 @@ def metafocus_train(
                         used, copy.deepcopy(model))  # fmt: skip
 
 
-def _job(kind: str, index: int, task: str, fn: Callable[..., Any], *args: Any) -> Job[Any]:
-    """Job ``{kind}-{task}-gen{index:03d}``: ``fn(*args)``."""
-    return Job(kind, (f"{task}-gen{index:03d}",), fn, args)
+def _job(kind: str, index: int, task: str, fn: Callable[..., Any], **kwargs: Any) -> Job[Any]:
+    """Job ``{kind}-{task}-gen{index:03d}``: ``fn(**kwargs)``."""
+    return Job(kind, (f"{task}-gen{index:03d}",), fn, kwargs)
 
 
 def _by(tasks: Sequence[str], values: Sequence[Any]) -> dict[str, Any]:

@@ -155,7 +155,7 @@ def test_only_the_trainings_that_run_alone_use_train_threads() -> None:
     def record(jobs: Sequence[Job[Any]]) -> list[Any]:
         for job in jobs:
             if job.kind == "train":
-                (config,) = [a for a in job.args if isinstance(a, TrainConfig)]
+                (config,) = [a for a in job.kwargs.values() if isinstance(a, TrainConfig)]
                 threads[job.name] = config.threads
         return [job() for job in jobs]
 

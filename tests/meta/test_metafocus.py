@@ -257,9 +257,10 @@ def test_adapt_many_with_a_focus_model_trains_its_mode_mask_only(net: PolicyValu
 
     train_jobs = {job.name: job for job in recorder.jobs if job.kind == "train"}
     assert train_jobs["train-rifle-a"].fn is masked_trained_copy
-    assert np.array_equal(train_jobs["train-rifle-a"].args[-1], MASK)
+    assert np.array_equal(train_jobs["train-rifle-a"].kwargs["mask"], MASK)
     job = train_jobs["train-rifle-b"]  # no focus: the job is the one it always was
-    start, examples, config, train_seed, device = job.args
+    assert list(job.kwargs) == ["net", "examples", "config", "seed", "device"]
+    start, examples, config, train_seed, device = job.kwargs.values()
     assert job.fn is trained_copy and plain.self_play is not None
     assert start is net and examples is plain.self_play.examples and config == training and device == "cpu"
     assert train_seed.spawn_key == derive(seed, "train").spawn_key

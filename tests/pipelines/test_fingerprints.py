@@ -108,8 +108,8 @@ def _inputs(stage: str, data: dict[str, Any], paths: Paths) -> str:
         return digest(metafocus.inputs(study, paths, 1))
     if stage == "adapt":
         return digest(adapt.inputs(study, paths, "gardner", 1))
-    cells, variant, config, seed, device = evaluate.inputs(study, paths, "gardner")
-    return digest((cells, variant, config, seed, device, evaluate.rating_inputs(study, cells, variant, seed)))
+    given = evaluate.inputs(study, paths, "gardner")
+    return digest((given, evaluate.rating_inputs(study, given.cells, given.variant, given.seed)))
 
 
 @pytest.mark.parametrize("stage", ["expert", "meta_train", "multitask", "metafocus", "adapt", "evaluate"])
@@ -149,11 +149,12 @@ def test_each_replicate_trains_from_its_own_seed(tmp_path: Path) -> None:
     study = parse_params(copy.deepcopy(DEFAULT))
     for inputs in (lambda r: expert.inputs(study, "gardner", r), lambda r: meta.inputs(study, "joat", r)):
         first, second = inputs(0), inputs(1)
-        assert digest(first) != digest(second) and digest(first[2:-2]) == digest(second[2:-2])  # same configs
-        assert first[-1] == second[-1]  # and device
+        configs = [digest((x.config, x.search, x.training)) for x in (first, second)]
+        assert digest(first) != digest(second) and configs[0] == configs[1]  # same configs
+        assert first.device == second.device  # and device
     paths = _project(tmp_path)
-    first, second = adapt.inputs(study, paths, "gardner", 0), adapt.inputs(study, paths, "gardner", 1)
-    assert all(digest(a.seed) != digest(b.seed) for a, b in zip(first[0], second[0], strict=True))
+    one, two = adapt.inputs(study, paths, "gardner", 0), adapt.inputs(study, paths, "gardner", 1)
+    assert all(digest(a.seed) != digest(b.seed) for a, b in zip(one.adaptations, two.adaptations, strict=True))
     data = copy.deepcopy(DEFAULT)
     data["replicates"] = [1]
     alone = parse_params(data)

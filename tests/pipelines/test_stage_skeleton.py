@@ -1,0 +1,85 @@
+"""The stage skeleton (``pipelines.stage``): a child MLflow run with the stage's params, opened on enter and closed
+on exit, and a job store that prunes on success only; the job-timing helper; the inputs as keyword arguments."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from prefect import flow
+
+from mmc.alphazero import alphazero
+from pipelines import expert
+from pipelines.config import load_params
+from pipelines.jobs import JobStore
+from pipelines.paths import Paths
+from pipelines.stage import keywords, logged_params, open_stage
+
+from .conftest import TINY_PARAMS
+from .helpers import mlflow_runs, write_params
+
+pytestmark = pytest.mark.xdist_group("pipelines")
+
+STALE = "self-play-gardner-gen099.npz"
+"""A file of a job the run does not use (left by a longer run): pruned when the stage succeeds."""
+
+
+@flow(name="skeleton", validate_parameters=False)
+def skeleton_flow(root: Path, fail: bool) -> str:
+    study = load_params(root / "params.yaml")
+    params = logged_params(study, 0, {"variant": "gardner"}, train=study.train, note="tiny")
+    with open_stage(study, root, "expert", variant="gardner", replicate=0, jobs=("expert", "gardner-r0"), code=(),
+                    params=params) as stage:  # fmt: skip
+        stage.run.log_metrics({"answer": 42.0})
+        stage.logger.info("inside the stage")
+        if fail:
+            raise RuntimeError("the stage's body failed")
+        return stage.run.run_id
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_a_stage_opens_its_child_run_logs_its_params_and_closes_it(
+    prefect_server: str, tmp_path: Path, fail: bool
+) -> None:
+    study = load_params(write_params(tmp_path, TINY_PARAMS, {"runner.kind": "thread"}))
+    stale = Paths(tmp_path).jobs("expert", "gardner-r0") / STALE
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"old")
+    state = skeleton_flow(tmp_path, fail, return_state=True)
+    assert state.is_failed() == fail
+    (run,) = mlflow_runs(tmp_path)
+    assert run.info.run_name == "expert-gardner-r0" and run.data.tags["mmc.stage"] == "expert"
+    assert run.data.tags["prefect_flow_run_id"] == str(state.state_details.flow_run_id)
+    assert run.info.status == ("FAILED" if fail else "FINISHED")
+    params = run.data.params
+    assert params["seed"] == str(study.seed) and params["replicate"] == "0" and params["variant"] == "gardner"
+    assert params["device"] == study.device and params["note"] == "tiny"
+    assert params["train.epochs"] == json.dumps(study.train.epochs)
+    assert run.data.metrics["answer"] == 42.0
+    assert stale.exists() == fail  # a failed stage prunes nothing
+
+
+def test_job_seconds_add_up_a_kind_at_or_under_keys(tmp_path: Path) -> None:
+    store = JobStore(tmp_path, tmp_path / "jobs", "code")
+    store.seconds.update({
+        "self-play-gardner-gen003-chunk00": 1.25, "self-play-gardner-gen003-chunk01": 2.5,
+        "self-play-gardner-gen0031-chunk00": 100.0, "train-gardner-gen003": 4.0, "self-play-joat-b10": 8.0,
+        "self-play-joat-b1": 16.0, "train-joat-b1": 32.0,
+    })  # fmt: skip
+    assert store.job_seconds(["self-play"], [("gardner", "gen003")]) == 3.75
+    assert store.job_seconds(["train"], [("gardner", "gen003")]) == 4.0
+    assert store.job_seconds(["self-play", "train"], [("joat-b1",)]) == 48.0
+    assert store.job_seconds(["self-play"], [("gardner", "gen003"), ("joat-b10",)]) == 11.75
+    assert store.job_seconds(["arena"], [("gardner", "gen003")]) == 0.0
+    assert store.job_seconds(["self-play"], [()]) == 127.75
+
+
+def test_a_stage_inputs_are_its_library_call_keywords(tmp_path: Path) -> None:
+    study = load_params(write_params(tmp_path, TINY_PARAMS, {}))
+    given = expert.inputs(study, "gardner", 0)
+    assert list(keywords(given)) == ["net", "variant", "config", "search", "training", "seed", "device"]
+    assert keywords(given)["net"] is given.net  # the values themselves, not copies
+    renamed = {("train" if name == "training" else name): value for name, value in keywords(given).items()}
+    with pytest.raises(TypeError, match="unexpected keyword argument 'train'"):  # as if a parameter were renamed
+        alphazero(**renamed)
