@@ -19,7 +19,7 @@ win and 0 for a draw (the ply cap, ``max_plies``, is a drawn ending of the rules
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -51,7 +51,11 @@ def observation_space(variant: str) -> spaces.Dict:
 class MinichessAEC(AECEnv):
     """One game of a variant between ``"white"`` and ``"black"`` (see the module docstring)."""
 
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "minichess_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": "minichess_v0",
+        "is_parallelizable": False,
+    }
 
     def __init__(self, variant: str = "gardner", render_mode: str | None = None, max_plies: int = DEFAULT_MAX_PLIES):
         super().__init__()
