@@ -24,7 +24,15 @@ from mmc.play.fairy import ENGINE_VARIANTS
 from mmc.rating import Pairing
 from mmc.seeding import derive, root
 
-__all__ = ["LEADERBOARD_FIELDS", "OPPONENTS", "LeaderboardRow", "append_leaderboard", "plays", "rate_players"]
+__all__ = [
+    "LEADERBOARD_FIELDS",
+    "OPPONENTS",
+    "LeaderboardRow",
+    "append_leaderboard",
+    "leaderboard_rows",
+    "plays",
+    "rate_players",
+]
 
 OPPONENTS = ("random", "greedy", "fairy:nodes=1")
 """The first opponents of every rated player: the study's ``evaluate.opponents`` without ``unadapted``."""
@@ -80,7 +88,15 @@ def leaderboard_rows(rated: Rated, specs: Sequence[str], variant: str, seed: int
     date = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return [
         LeaderboardRow(
-            date, variant, spec, *(round(v[spec], 1) for v in (r.elo, r.low, r.high)), r.games[spec], anchors, seed
+            date,
+            variant,
+            spec,
+            round(r.elo[spec], 1),
+            round(r.low[spec], 1),
+            round(r.high[spec], 1),
+            r.games[spec],
+            anchors,
+            seed,
         )
         for spec in specs
     ]

@@ -14,7 +14,7 @@ engine's ``Termination`` once the game is over. The opponent draws its randomnes
 from __future__ import annotations
 
 import sys
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -37,7 +37,7 @@ COLORS = ("white", "black", "random")
 class MinichessGym(gymnasium.Env):
     """One game of ``variant``: the agent plays ``color`` against the player ``opponent`` (module docstring)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012 (gymnasium.Env declares it an instance variable)
 
     def __init__(
         self, variant: str = "gardner", opponent: str = "random", color: str = "white", *,
