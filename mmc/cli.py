@@ -1,4 +1,4 @@
-"""The ``mmc`` command line: ``mmc variants``, ``show``, ``perft``, ``match``, ``play``, ``replay``.
+"""The ``mmc`` command line: ``mmc variants``, ``show``, ``perft``, ``match``, ``play``, ``replay``, ``rate``.
 
 Every command checks its input before doing any work; bad input exits with status 2 and one line
 ``mmc: error: ...`` that names the problem.
@@ -259,6 +259,46 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_rate(args: argparse.Namespace) -> int:
+    from mmc.configs import ConfigError
+    from mmc.evaluate import EvaluateConfig, RateConfig
+    from mmc.leaderboard import append_leaderboard, leaderboard_rows, plays, rate_players
+
+    if args.seed < 0:
+        raise UsageError(f"--seed must be >= 0, got {args.seed}")
+    _check_device(args.device)
+    anchors = (
+        RateConfig().anchors if args.anchors is None else tuple(filter(None, map(str.strip, args.anchors.split(","))))
+    )
+    try:
+        evaluate_config = EvaluateConfig(games=args.games)
+        rate_config = RateConfig(anchors=anchors, ladder_games=args.ladder_games, games=args.games)
+    except ConfigError as e:
+        raise UsageError(f"--{e.field.replace('_', '-')}: {e.problem}") from None
+    if len([a for a in anchors if plays(a, args.variant)]) < 2:
+        raise UsageError(f"--anchors: fewer than two of {list(anchors)} play {args.variant}")
+    for spec in (*args.players, *anchors):  # every spec checked before any game
+        close_player(_player(spec, args.variant, args.device))
+    try:
+        rated = rate_players(args.players, args.variant, evaluate_config, rate_config, args.seed, device=args.device)
+    except IllegalMoveError:
+        raise  # a player's fault, not the input's
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    r = rated.ratings
+    for name in sorted(r.players, key=lambda p: -r.elo[p]):
+        kind = "anchor" if name in anchors else "player"
+        print(f"{kind:6}  {name:30}  Elo {r.elo[name]:+7.1f}  (95% {r.low[name]:+.0f}..{r.high[name]:+.0f})  "
+              f"{r.games[name]} games")  # fmt: skip
+    path = Path(args.leaderboard or Path("leaderboards") / f"{args.variant}.csv")
+    try:
+        append_leaderboard(path, leaderboard_rows(rated, args.players, args.variant, args.seed))
+    except (OSError, ValueError) as e:
+        raise UsageError(f"--leaderboard: {e}") from None
+    print(f"appended {len(args.players)} row(s) to {path}")
+    return 0
+
+
 def _read_games(path: str, game: int | None) -> list[tuple[int, GameRecord, list[State]]]:
     try:
         records = read_records(path)
@@ -359,6 +399,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-plies", type=int, default=150, help=f"ply cap, at most {MAX_PLIES} (default 150)")
     _add_device(p)
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("rate", help="Elo of players against the study's anchor ladder (greedy = 0), to a leaderboard")
+    p.add_argument(
+        "players", nargs="+", metavar="PLAYER", help="player specs, e.g. python:MODULE:CALLABLE, net:PATH.pt"
+    )
+    p.add_argument("--variant", type=_variant, required=True)
+    p.add_argument("--games", type=int, default=20, help="games of each pairing of a rated player (default 20)")
+    p.add_argument("--ladder-games", type=int, default=30, help="games of each pair of anchors (default 30)")
+    p.add_argument(
+        "--anchors",
+        help="comma-separated anchor specs, weakest first, greedy among them (default: the study's rate.anchors: "
+        "random,mcts:25,greedy,mcts:100,fairy:nodes=1,fairy:nodes=10,fairy:nodes=100)",
+    )  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="root seed (>= 0), as params.yaml's seed (default 0)")
+    p.add_argument("--leaderboard", metavar="FILE.csv", help="CSV to append to (default leaderboards/VARIANT.csv)")
+    _add_device(p)
+    p.set_defaults(func=cmd_rate)
 
     p = sub.add_parser("replay", help="print every position of recorded games")
     p.add_argument("file", metavar="FILE", help="a record file written by mmc match --records")

@@ -198,12 +198,13 @@ def ladder(anchors: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def rate(
-    models: Mapping[str, PolicyValueNet], played: Sequence[Pairing], anchors: Sequence[str], variant: str,
+    models: Mapping[str, PolicyValueNet | None], played: Sequence[Pairing], anchors: Sequence[str], variant: str,
     evaluate_config: EvaluateConfig, config: RateConfig, seed: np.random.SeedSequence, device: str = "cpu", *,
     run: Runner = serial,
 ) -> Rated:  # fmt: skip
     """Elo of every model (and anchor) of ``variant``, ``config.anchor`` at 0, with 95 % intervals.
 
+    ``models`` maps each rated name to its network, or to ``None`` when the name is a player spec (``mmc rate``).
     ``played`` are games already played by the models (the evaluation cells; a model and its opponents named
     as in ``models`` and ``anchors``). The anchors play their ladder (``config.ladder_games`` each pairing; jobs
     that depend on nothing but the anchors, the seed and ``device``, so a job store keeps them across every other
@@ -227,7 +228,7 @@ def rate(
 
 
 def _neighbour_cells(
-    models: Mapping[str, PolicyValueNet], anchors: Sequence[str], first: Ratings, pairings: Sequence[Pairing],
+    models: Mapping[str, PolicyValueNet | None], anchors: Sequence[str], first: Ratings, pairings: Sequence[Pairing],
     neighbours: int,
 ) -> list[Cell]:  # fmt: skip
     """Each model against the nearest anchors it has not met, and against the next model up in rating order."""

@@ -4,7 +4,8 @@ Every player implements :class:`Player`. ``play`` is batched so that a network o
 all the concurrent games of a match in one forward pass or one search; the others simply loop.
 
 A player spec is ``kind`` or ``kind:field:field...``, e.g. ``random``, ``greedy``, ``policy:models/gen_003.pt``,
-``fairy:nodes=100``, ``mcts:200``, ``net:PATH.pt:sims=64``. :data:`PLAYER_KINDS` maps each kind to its factory;
+``fairy:nodes=100``, ``mcts:200``, ``net:PATH.pt:sims=64``, ``python:MODULE:CALLABLE`` (a user's player,
+``mmc.play.external``). :data:`PLAYER_KINDS` maps each kind to its factory;
 the factories of ``policy``, ``mcts`` and ``net`` import torch or the compiled search only when called, so that
 ``mmc`` starts fast. The network players (``policy``, ``net``) load their checkpoint onto the device that
 :func:`parse_player` is given. Another package adds its own kind with :func:`register_player`.
@@ -323,6 +324,13 @@ def _net(fields: list[str], variant: str, device: str) -> Player:
     return network_player(fields[0], sims, gumbel=options.get("gumbel") == "1", name=spec, device=device)
 
 
+def _python(fields: list[str], variant: str) -> Player:
+    from mmc.play.external import external_player  # a user's module: imported only when asked for
+
+    player: Player = external_player(fields, variant)
+    return player
+
+
 PLAYER_KINDS: dict[str, PlayerKind] = {
     "random": PlayerKind("random", _no_fields(RandomPlayer, "random")),
     "greedy": PlayerKind("greedy", _no_fields(GreedyPlayer, "greedy")),
@@ -331,6 +339,7 @@ PLAYER_KINDS: dict[str, PlayerKind] = {
     "mcts": PlayerKind("mcts:N", _mcts),
     "net": PlayerKind("net:PATH.pt[:sims=N][:gumbel=1]", _net, network=True),
     "human": PlayerKind("human", _no_fields(HumanPlayer, "human")),
+    "python": PlayerKind("python:MODULE:CALLABLE", _python),
 }
 """The player registry: spec kind (the text before the first ``:``) -> :class:`PlayerKind`."""
 

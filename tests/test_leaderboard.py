@@ -1,0 +1,99 @@
+"""mmc rate and mmc.leaderboard: the study's rating code for any player, its leaderboard file, and its CLI."""
+
+from __future__ import annotations
+
+import csv
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mmc.cli import main
+from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate, rate
+from mmc.leaderboard import LEADERBOARD_FIELDS, LeaderboardRow, append_leaderboard, rate_players
+from mmc.nn import NetworkConfig, build_network, load_checkpoint, save_checkpoint
+from mmc.rating import Pairing
+from mmc.search import SearchConfig
+from mmc.seeding import derive, root
+
+REPO = Path(__file__).resolve().parents[1]
+AGENT = """
+    from mmc.engine import apply_move, legal_moves, outcome
+
+    def agent(state, rng):
+        moves = legal_moves(state)
+        for move in moves:
+            result = outcome(apply_move(state, move))
+            if result is not None and result.winner is state.turn:
+                return move
+        return moves[rng.integers(len(moves))]
+"""
+
+
+def test_the_default_anchors_are_the_studys() -> None:
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    assert list(RateConfig().anchors) == params["rate"]["anchors"]
+    assert RateConfig().anchor == params["rate"]["anchor"] == "greedy"
+
+
+def test_a_study_model_gets_the_same_elo_from_mmc_rate_as_in_evaluate(tmp_path: Path) -> None:
+    config = NetworkConfig(blocks=1, filters=8)
+    path = save_checkpoint(build_network(config, seed=0), config, tmp_path / "model.pt")
+    spec, variant, seed = f"net:{path}:sims=4", "gardner", 7
+    evaluate_config = EvaluateConfig(games=2, search=SearchConfig(simulations=4, temperature_plies=0))
+    rate_config = RateConfig(anchors=("random", "greedy"), ladder_games=2, games=2, bootstrap=20)
+    # the evaluate@T path (pipelines/evaluate.py): the model's cells against its opponents, then mmc.evaluate.rate
+    net = load_checkpoint(path)[0]
+    stage_seed = derive(root(seed), "evaluate", variant)
+    cells = [Cell(spec, net, opponent) for opponent in ("random", "greedy")]
+    results = evaluate(cells, variant, evaluate_config, stage_seed)
+    played = [Pairing(c.player, c.opponent, r.wins, r.draws, r.losses) for c, r in zip(cells, results, strict=True)]
+    study = rate({spec: net}, played, ["random", "greedy"], variant, evaluate_config, rate_config,
+                 derive(stage_seed, "rate")).ratings  # fmt: skip
+    ours = rate_players([spec], variant, evaluate_config, rate_config, seed).ratings
+    assert ours.elo[spec] == pytest.approx(study.elo[spec], abs=1e-6)
+    assert (ours.low[spec], ours.high[spec]) == pytest.approx((study.low[spec], study.high[spec]), abs=1e-6)
+    assert ours.games == study.games
+
+
+def test_the_leaderboard_appends_rows_under_one_header(tmp_path: Path) -> None:
+    path = tmp_path / "boards" / "gardner.csv"
+    row = LeaderboardRow("2025-01-01T00:00:00Z", "gardner", "python:m:f", 12.5, -3.0, 30.0, 40, "random greedy", 0)
+    append_leaderboard(path, [row])
+    append_leaderboard(path, [row])
+    rows = list(csv.reader(path.read_text().splitlines()))
+    assert rows[0] == list(LEADERBOARD_FIELDS) and len(rows) == 3 and rows[1][2] == "python:m:f"
+    (tmp_path / "other.csv").write_text("a,b\n")
+    with pytest.raises(ValueError, match="not a leaderboard"):
+        append_leaderboard(tmp_path / "other.csv", [row])
+
+
+def test_mmc_rate_rates_an_agent_from_a_module(tmp_path: Path, monkeypatch, capsys) -> None:
+    (tmp_path / "my_agent.py").write_text(textwrap.dedent(AGENT))
+    monkeypatch.chdir(tmp_path)
+    argv = ["rate", "python:my_agent:agent", "--variant", "baby", "--games", "2", "--ladder-games", "2",
+            "--anchors", "random,greedy"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "python:my_agent:agent" in out and "appended 1 row(s) to leaderboards/baby.csv" in out
+    rows = list(csv.DictReader((tmp_path / "leaderboards" / "baby.csv").read_text().splitlines()))
+    assert rows[0]["player"] == "python:my_agent:agent" and int(rows[0]["games"]) == 4
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["rate", "stockfish", "--variant", "gardner"], "unknown player 'stockfish'"),
+        (["rate", "python:no_such_module_xyz:f", "--variant", "gardner"], "cannot import 'no_such_module_xyz'"),
+        (["rate", "python:json:__doc__", "--variant", "gardner"], "neither callable"),
+        (["rate", "python:json:nothing", "--variant", "gardner"], "has no 'nothing'"),
+        (["rate", "random", "--variant", "chess960"], "chess960"),
+        (["rate", "random", "--variant", "gardner", "--anchors", "random,mcts:25"], "--anchor"),
+        (["rate", "random", "--variant", "gardner"], "not anchors"),
+    ],
+)
+def test_mmc_rate_bad_input_is_one_line(argv: list[str], message: str, capsys) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
