@@ -18,6 +18,8 @@ board). ``side`` is +1 for White, -1 for Black. A move is an ``int32``:
 Everything a kernel needs about the variant travels in one ``int16`` table built by
 :func:`build_table`: the rule hooks, then for each square and direction the ray of squares
 (-1 terminated), then the knight jumps. Directions, in order: N NE E SE S SW W NW (even = orthogonal).
+
+This module is the engine's own; other packages use it through its public face, ``mmc.engine.board``.
 """
 
 from __future__ import annotations
