@@ -18,9 +18,8 @@ import subprocess
 import sys
 import time
 
-from mmc.engine import _kernels as K
 from mmc.engine import apply_move, initial_state, legal_moves, outcome, perft
-from mmc.engine.state import _array, table
+from mmc.engine import board as K
 
 FAIRY = "/usr/games/fairy-stockfish"
 
@@ -63,7 +62,7 @@ def api_playouts(variant: str, seconds: float) -> float:
 def kernel_playouts(variant: str, seconds: float) -> float:
     """Plies/s of the same random games inside one compiled call per game (no repetition tracking)."""
     state = initial_state(variant)
-    board, tab = _array(state), table(variant)
+    board, tab = K.kernel_board(state), K.table(variant)
     K.random_playout(board.copy(), 1, tab, 0, 150)
     plies, seed, start = 0, 0, time.perf_counter()
     while time.perf_counter() - start < seconds:

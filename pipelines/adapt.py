@@ -24,8 +24,7 @@ from typing import Any
 from prefect import flow
 
 from mmc.meta import Adaptation, Adapted, adapt_many
-from mmc.nn import PolicyValueNet, build_network, load_checkpoint, save_checkpoint
-from mmc.nn.checkpoint import config_path
+from mmc.nn import PolicyValueNet, build_network, config_path, load_checkpoint, save_checkpoint
 from mmc.play import write_records
 from mmc.search import SearchConfig
 from mmc.seeding import derive, int_seed

@@ -40,10 +40,8 @@ from prefect.context import TagsContext
 from prefect.futures import PrefectFuture, as_completed
 
 from mmc.fanout import Job
-from mmc.nn import load_checkpoint, save_checkpoint
-from mmc.nn.checkpoint import config_path
-from mmc.play import MatchResult, read_records, write_records
-from mmc.play.selfplay import SelfPlayResult
+from mmc.nn import config_path, load_checkpoint, save_checkpoint
+from mmc.play import MatchResult, SelfPlayResult, read_records, write_records
 from mmc.train import EpochLosses, Trained, load_examples, save_examples
 from pipelines.config import RunnerConfig
 from pipelines.files import file_hashes, remove_temporaries, tree_sha256

@@ -3,6 +3,9 @@
 >>> from mmc.engine import initial_state, legal_moves, apply_move, outcome
 >>> s = initial_state("gardner")
 >>> s = apply_move(s, legal_moves(s)[0])
+
+Under it, ``mmc.engine.board`` is the compiled array layer (boards, move codes, rule tables and the kernels,
+the game-end rules and the input planes among them) for code that runs many positions at once, like the search.
 """
 
 from mmc.engine.actions import ActionSpace, action_space

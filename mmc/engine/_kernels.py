@@ -18,6 +18,8 @@ board). ``side`` is +1 for White, -1 for Black. A move is an ``int32``:
 Everything a kernel needs about the variant travels in one ``int16`` table built by
 :func:`build_table`: the rule hooks, then for each square and direction the ray of squares
 (-1 terminated), then the knight jumps. Directions, in order: N NE E SE S SW W NW (even = orthogonal).
+
+This module is the engine's own; other packages use it through its public face, ``mmc.engine.board``.
 """
 
 from __future__ import annotations
@@ -40,6 +42,10 @@ MAX_MOVES = 1024
 
 # Status codes returned by `status`, always from the side to move's point of view.
 ONGOING, CHECKMATED, STALEMATE, KING_LOST, EXTINCT, OPPONENT_EXTINCT = range(6)
+# The further codes of `game_end`: draws that need the game's history, material or clocks.
+INSUFFICIENT_MATERIAL, REPETITION, FIFTY_MOVES, PLY_CAP = range(6, 10)
+FIFTY_MOVE_PLIES = 100
+"""The fifty-move rule: the game is drawn once this many plies pass without a capture or a pawn move."""
 
 PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING = 1, 2, 3, 4, 5, 6
 _REPLACE, _ATOMIC, _RIFLE = int(CaptureRule.REPLACE), int(CaptureRule.ATOMIC), int(CaptureRule.RIFLE)
@@ -422,3 +428,67 @@ def visible_squares(board, side, tab):
     for i in range(n):
         seen[(out[i] >> 6) & 63] = True
     return seen
+
+
+@njit(cache=True)
+def insufficient_material(board, tab):
+    """K v K or K + one knight or bishop v K (the draw of variants with ``insufficient_material``)."""
+    pieces = 0
+    minors = 0
+    for i in range(tab[H_NSQ]):
+        p = abs(board[tab[SQ_OFF + i]])
+        if p == 0:
+            continue
+        pieces += 1
+        if pieces > 3:
+            return False
+        if p == KNIGHT or p == BISHOP:  # noqa: SIM109 (kept as in the compiled original)
+            minors += 1
+        elif p != KING:
+            return False
+    return pieces == 2 or (pieces == 3 and minors == 1)
+
+
+@njit(cache=True)
+def clock_end(halfmove, ply, max_plies):
+    """``FIFTY_MOVES`` once ``halfmove`` reaches :data:`FIFTY_MOVE_PLIES`, else ``PLY_CAP`` once ``ply`` reaches
+    ``max_plies``, else ``ONGOING``: the rules that read only the clocks."""
+    if halfmove >= FIFTY_MOVE_PLIES:
+        return FIFTY_MOVES
+    if ply >= max_plies:
+        return PLY_CAP
+    return ONGOING
+
+
+@njit(cache=True)
+def game_end(board, side, tab, num_moves, repetitions, halfmove, ply, max_plies, insufficient_rule):
+    """Whether the game is over, and why: ``ONGOING`` or one end code, the first that applies of
+
+    - a side to move without a legal move (``num_moves == 0``): the :func:`status` code (``CHECKMATED``,
+      ``STALEMATE``, ``KING_LOST``, ``EXTINCT``, ``OPPONENT_EXTINCT``);
+    - ``INSUFFICIENT_MATERIAL`` if ``insufficient_rule`` (the variant's flag) and :func:`insufficient_material`;
+    - ``REPETITION`` when the position occurred twice before (``repetitions >= 2``: threefold);
+    - :func:`clock_end`: ``FIFTY_MOVES``, then ``PLY_CAP``.
+
+    ``num_moves`` is the count :func:`legal_moves_into` gave for this board and side; ``repetitions`` how many
+    times the position (board and side to move) occurred before since the last capture or pawn move.
+    """
+    if num_moves == 0:
+        code = status(board, side, tab)
+        return STALEMATE if code == ONGOING else code
+    if insufficient_rule and insufficient_material(board, tab):
+        return INSUFFICIENT_MATERIAL
+    if repetitions >= 2:
+        return REPETITION
+    return clock_end(halfmove, ply, max_plies)
+
+
+@njit(cache=True)
+def end_value(code):
+    """The finished game's value for the side to move (a :func:`game_end` code other than ``ONGOING``):
+    +1 if the opponent wiped out a piece type of its own, -1 for the other decisive ends, 0 for a draw."""
+    if code == OPPONENT_EXTINCT:
+        return 1.0
+    if code == CHECKMATED or code == KING_LOST or code == EXTINCT:  # noqa: SIM109 (plain comparisons compile simply)
+        return -1.0
+    return 0.0

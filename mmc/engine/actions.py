@@ -34,7 +34,7 @@ from mmc.engine._kernels import DIRECTIONS, KNIGHT_JUMPS
 from mmc.engine.state import Move, State, _codes, get_variant, legal_moves
 from mmc.engine.variants import PieceType, Variant
 
-__all__ = ["NUM_POLICY_PLANES", "ActionSpace", "action_space"]
+__all__ = ["MAX_REACH", "NUM_POLICY_PLANES", "ActionSpace", "action_space", "move_type"]
 
 MAX_REACH = 5
 NUM_POLICY_PLANES = 8 * MAX_REACH + 8 + 9 + 3
@@ -81,7 +81,7 @@ class ActionSpace:
         return legal_moves(state)[int(hits[0])]
 
 
-def _move_type(df: int, dr: int, promotion: PieceType | None, reach: int) -> tuple[int, int]:
+def move_type(df: int, dr: int, promotion: PieceType | None, reach: int) -> tuple[int, int]:
     """``(type in this board's numbering, shared plane)`` of a move displacement in mover coordinates."""
     if promotion in _UNDERPROMOTIONS:
         k = _UNDERPROMOTIONS.index(promotion) * 3 + df + 1
@@ -119,7 +119,7 @@ def action_space(variant: str | Variant) -> ActionSpace:
                 for turn_row, flip in ((0, False), (1, True)):
                     pr = h - 1 - fr if flip else fr
                     dr = -dr_abs if flip else dr_abs
-                    mtype, plane = _move_type(df, dr, promo if promo is not PieceType.QUEEN else None, reach)
+                    mtype, plane = move_type(df, dr, promo if promo is not PieceType.QUEEN else None, reach)
                     action = (pr * w + ff) * num_types + mtype
                     lookup[turn_row, code] = action
                     policy_index[action] = (plane * h + pr) * w + ff

@@ -23,8 +23,40 @@ from numba import njit
 from mmc.engine import _kernels as K
 from mmc.engine.state import Color, State, _array, table
 
-__all__ = ["NUM_PLANES", "observation_planes", "visible_squares"]
+__all__ = [
+    "HALFMOVE_PLANE",
+    "LIGHT_SQUARES_PLANE",
+    "NUM_PLANES",
+    "OPPONENT_PIECES_PLANE",
+    "OWN_PIECES_PLANE",
+    "PLY_PLANE",
+    "REPEATED_ONCE_PLANE",
+    "REPEATED_TWICE_PLANE",
+    "VISIBLE_PLANE",
+    "WHITE_TO_MOVE_PLANE",
+    "fill_planes",
+    "observation_planes",
+    "visible_squares",
+]
 
+OWN_PIECES_PLANE = 0
+"""The mover's piece of type ``p`` (``PieceType``, pawn 1 .. king 6) is on plane ``OWN_PIECES_PLANE + p - 1``."""
+OPPONENT_PIECES_PLANE = 6
+"""The opponent's piece of type ``p`` is on plane ``OPPONENT_PIECES_PLANE + p - 1``."""
+REPEATED_ONCE_PLANE = 12
+"""1 if this position occurred before at least once (0 in dark)."""
+REPEATED_TWICE_PLANE = 13
+"""1 if this position occurred before at least twice (0 in dark)."""
+HALFMOVE_PLANE = 14
+"""Plies since the last capture or pawn move / 100."""
+PLY_PLANE = 15
+"""Ply / ply cap."""
+WHITE_TO_MOVE_PLANE = 16
+"""1 if the mover is White."""
+VISIBLE_PLANE = 17
+"""1 on the squares the mover sees."""
+LIGHT_SQUARES_PLANE = 18
+"""1 on light squares."""
 NUM_PLANES = 19
 
 
@@ -38,23 +70,38 @@ def visible_squares(state: State, color: Color | int) -> np.ndarray:
 
 
 @njit(cache=True)
-def _fill_board_planes(board, side, height, width, seen, out):
+def fill_planes(board, side, tab, hidden, repetitions, halfmove, ply, max_plies, out):
+    """Write the input planes of a position into ``out`` (``float32[NUM_PLANES, H, W]``, zeroed first).
+
+    ``board`` the kernels' ``int8[64]``, ``side`` the mover (+1 White, -1 Black), ``tab`` the variant's table;
+    ``hidden`` (dark chess) shows the opponent only on the squares the mover sees and leaves the repetition
+    planes 0; ``repetitions`` how many times the position occurred before, ``halfmove`` the plies since the last
+    capture or pawn move, ``ply`` and ``max_plies`` the ply and its cap. The one implementation of the planes:
+    :func:`observation_planes` and the search tree both call it.
+    """
+    out[:] = 0.0
+    seen = K.visible_squares(board, side, tab) if hidden else np.ones(64, dtype=np.bool_)
+    height = tab[K.H_HEIGHT]
+    width = tab[K.H_WIDTH]
     for r in range(height):
         pr = r if side > 0 else height - 1 - r
         for f in range(width):
             sq = 8 * r + f
-            out[18, pr, f] = (r + f) % 2
+            out[LIGHT_SQUARES_PLANE, pr, f] = (r + f) % 2
             if not seen[sq]:
                 continue
-            out[17, pr, f] = 1.0
+            out[VISIBLE_PLANE, pr, f] = 1.0
             p = board[sq] * side
             if p > 0:
-                out[p - 1, pr, f] = 1.0
+                out[OWN_PIECES_PLANE + p - 1, pr, f] = 1.0
             elif p < 0:
-                out[5 - p, pr, f] = 1.0
-
-
-_ALL_SEEN = np.ones(64, dtype=np.bool_)
+                out[OPPONENT_PIECES_PLANE - p - 1, pr, f] = 1.0
+    if not hidden:
+        out[REPEATED_ONCE_PLANE] = 1.0 if repetitions >= 1 else 0.0
+        out[REPEATED_TWICE_PLANE] = 1.0 if repetitions >= 2 else 0.0
+    out[HALFMOVE_PLANE] = halfmove / 100.0
+    out[PLY_PLANE] = ply / max_plies
+    out[WHITE_TO_MOVE_PLANE] = 1.0 if side > 0 else 0.0
 
 
 def observation_planes(state: State, out: np.ndarray | None = None) -> np.ndarray:
@@ -62,16 +109,8 @@ def observation_planes(state: State, out: np.ndarray | None = None) -> np.ndarra
     v = state.variant
     if out is None:
         out = np.zeros((NUM_PLANES, v.height, v.width), dtype=np.float32)
-    else:
-        out[:] = 0.0
-    side = int(state.turn)
-    seen = visible_squares(state, side) if v.hidden_information else _ALL_SEEN
-    _fill_board_planes(_array(state), side, v.height, v.width, seen, out)
-    if not v.hidden_information:
-        reps = state.repetitions()
-        out[12] = reps >= 1
-        out[13] = reps >= 2
-    out[14] = state.halfmove_clock / 100.0
-    out[15] = state.ply / state.max_plies
-    out[16] = float(state.turn is Color.WHITE)
+    hidden = v.hidden_information
+    repetitions = 0 if hidden else state.repetitions()
+    fill_planes(_array(state), int(state.turn), table(state.variant_name), hidden, repetitions,
+                state.halfmove_clock, state.ply, state.max_plies, out)  # fmt: skip
     return out

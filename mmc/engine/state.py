@@ -2,8 +2,9 @@
 
 A :class:`State` is a hashable tuple in absolute coordinates (White at the bottom); the side to
 move's perspective is applied only when encoding for the network (``mmc.engine.actions``,
-``mmc.engine.planes``). Move generation runs in the compiled kernels of ``mmc.engine._kernels``;
-this module adds what needs the game's history: repetition, the fifty-move rule and the ply cap.
+``mmc.engine.observe``). Move generation and the game-end rules run in the compiled kernels (public as
+``mmc.engine.board``); this module keeps what they need from the game's history: the repetition count, the
+fifty-move clock and the ply.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ class Move(NamedTuple):
         return self.from_square | self.to_square << 6 | (self.promotion or 0) << 12
 
 
-def _all_moves() -> list[Move]:
+def _all_moves() -> tuple[Move, ...]:
     """Every move object, indexed by its code, so that move lists reuse them instead of building new ones."""
     moves: list[Move] = [Move(0, 0)] * (7 << 12)
     squares = [8 * r + f for r in range(8) for f in range(8)]
@@ -121,7 +122,7 @@ def _all_moves() -> list[Move]:
         for frm in squares:
             for to in squares:
                 moves[frm | to << 6 | (promo or 0) << 12] = Move(frm, to, promo)
-    return moves
+    return tuple(moves)
 
 
 _MOVES = _all_moves()
@@ -291,23 +292,17 @@ def outcome(state: State) -> Outcome | None:
     """How the game has ended, or ``None`` while it goes on.
 
     Decisive ends and stalemate come first, then insufficient material, threefold repetition, the
-    fifty-move rule (100 plies without capture or pawn move) and the ply cap.
+    fifty-move rule (100 plies without capture or pawn move) and the ply cap (``mmc.engine.board.game_end``).
     """
-    if len(_codes(state)) == 0:
-        return _no_moves_outcome(state)
-    if state.board.count(0) >= 61 and state.variant.insufficient_material and _insufficient(state.board):
-        return Outcome(None, Termination.INSUFFICIENT_MATERIAL)
-    if len(state.history) >= 4 and state.repetitions() >= 2:
-        return Outcome(None, Termination.REPETITION)
-    if state.halfmove_clock >= 100:
-        return Outcome(None, Termination.FIFTY_MOVES)
-    if 2 * state.fullmove_number - (state.turn is WHITE) - 1 >= state.max_plies:  # the ply
-        return Outcome(None, Termination.PLY_CAP)
-    return None
-
-
-def _no_moves_outcome(state: State) -> Outcome:
-    code = K.status(_array(state), int(state.turn), table(state.variant_name))
+    repetitions = state.repetitions() if len(state.history) >= 4 else 0
+    code = K.game_end(
+        _array(state), int(state.turn), table(state.variant_name), len(_codes(state)), repetitions,
+        state.halfmove_clock, state.ply, state.max_plies, state.variant.insufficient_material,
+    )  # fmt: skip
+    if code == K.ONGOING:
+        return None
+    if code in _DRAWS:
+        return Outcome(None, _DRAWS[code])
     loser_moves = state.turn.other
     if code == K.CHECKMATED:
         return Outcome(loser_moves, Termination.CHECKMATE)
@@ -316,12 +311,13 @@ def _no_moves_outcome(state: State) -> Outcome:
         return Outcome(loser_moves, Termination.KING_EXPLODED if exploded else Termination.KING_CAPTURED)
     if code == K.EXTINCT:
         return Outcome(loser_moves, Termination.EXTINCTION)
-    if code == K.OPPONENT_EXTINCT:
-        return Outcome(state.turn, Termination.EXTINCTION)
-    return Outcome(None, Termination.STALEMATE)
+    return Outcome(state.turn, Termination.EXTINCTION)  # K.OPPONENT_EXTINCT
 
 
-def _insufficient(board: bytes) -> bool:
-    """K v K or K + one knight or bishop v K."""
-    pieces = sorted(abs(b - 256 if b > 127 else b) for b in board if b)
-    return pieces in ([6, 6], [2, 6, 6], [3, 6, 6])
+_DRAWS = {
+    K.STALEMATE: Termination.STALEMATE,
+    K.INSUFFICIENT_MATERIAL: Termination.INSUFFICIENT_MATERIAL,
+    K.REPETITION: Termination.REPETITION,
+    K.FIFTY_MOVES: Termination.FIFTY_MOVES,
+    K.PLY_CAP: Termination.PLY_CAP,
+}

@@ -7,6 +7,8 @@
 4
 """
 
+from typing import TYPE_CHECKING
+
 from mmc.play.arena import MatchResult, gate, play_match, random_opening, split_match
 from mmc.play.fairy import ENGINE_VARIANTS, FairyError, FairyPlayer
 from mmc.play.human import HumanPlayer, Resign
@@ -44,6 +46,7 @@ __all__ = [
     "RandomPlayer",
     "RecordError",
     "Resign",
+    "SelfPlayResult",
     "close_player",
     "format_records",
     "gate",
@@ -56,6 +59,20 @@ __all__ = [
     "read_records",
     "register_player",
     "replay",
+    "self_play",
     "split_match",
     "write_records",
 ]
+
+if TYPE_CHECKING:
+    from mmc.play.selfplay import SelfPlayResult, self_play
+
+
+def __getattr__(name: str) -> object:
+    """``SelfPlayResult`` and ``self_play``, imported on first use: self-play loads the compiled search and torch,
+    which the rest of ``mmc.play`` does not need."""
+    if name in ("SelfPlayResult", "self_play"):
+        from mmc.play import selfplay
+
+        return getattr(selfplay, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,6 +21,7 @@ from typing import Protocol
 import numpy as np
 
 from mmc.engine import Move, PieceType, State, apply_move, get_variant, legal_moves, outcome
+from mmc.engine.board import ONGOING, clock_end
 from mmc.play.fairy import FairyPlayer
 from mmc.play.human import HumanPlayer
 
@@ -163,7 +164,7 @@ def _seen_scores(state: State, moves: Sequence[Move]) -> np.ndarray:
             continue
         irreversible = taken or own[move.from_square] == PieceType.PAWN
         halfmove = 0 if irreversible else obs.halfmove + 1
-        if halfmove >= 100 or obs.ply + 1 >= state.max_plies:
+        if clock_end(halfmove, obs.ply + 1, state.max_plies) != ONGOING:
             scores[i] = 0
             continue
         promoted = 0 if move.promotion is None else PIECE_VALUES[move.promotion] - PIECE_VALUES[PieceType.PAWN]

@@ -1,35 +1,150 @@
 """Compiled search trees: many trees of one variant, stepped together, one leaf per tree per step.
 
-A *forest* is a set of plain arrays, ``T`` trees wide (see :class:`mmc.search.forest.Forest`, which owns
-them). Nodes are created when their parent is expanded (one per legal move, holding the edge's prior and
-statistics); a node's position is *materialised* into a slot (board, side, clocks, terminal status) only
-when a simulation first reaches it, so the board table stays as small as the number of simulations::
-
-    node arrays [T, node_cap]     parent move action prior visits value_sum first_child num_children slot gumbel
-    slot arrays [T, slot_cap]     board[64] side halfmove ply terminal terminal_value net_value
-    per tree    [T]               nnodes nslots sims_done sims_target pending_node pending_count
-                                  history[T, 128, 64] (boards since the root's last irreversible move)
+A *forest* is ``T`` trees held in a few bundles of arrays (see :class:`mmc.search.forest.Forest`, which owns
+them): :class:`Nodes`, :class:`Slots`, :class:`Trees` and :class:`Leaves`, each field's shape in its
+docstring, with the rules (:class:`Rules`) and the search constants (:class:`Params`) beside them. The
+kernels take the bundles whole. Nodes are created when their parent is expanded (one per legal move, holding
+the edge's prior and statistics); a node's position is *materialised* into a slot (board, side, clocks,
+terminal status) only when a simulation first reaches it, so the slot arrays stay as small as the number of
+simulations.
 
 Values: ``value_sum[n]`` is from the view of the player who moved *into* node ``n`` (the parent's side to
 move), so a parent's PUCT reads its children's values directly; ``terminal_value`` and ``net_value`` are
-from the node's own side to move. Node 0 of each tree is its root.
+from the node's own side to move. Node ``ROOT_INDEX`` (0) of each tree is its root. The game-end rules and
+the input planes are the engine's kernels (``mmc.engine.board``: ``game_end``, ``fill_planes``).
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from mmc.engine import _kernels as K
-from mmc.engine.observe import _fill_board_planes
+from mmc.engine import board as K
 
 MAX_HISTORY = 128
+ROOT_INDEX = 0
+NO_NODE = -1
+"""``parent`` of a root, ``first_child`` of an unexpanded node, ``slot`` of a node not materialised."""
 # Slot terminal flags.
 UNKNOWN, ONGOING, TERMINAL = -1, 0, 1
 # select_leaves return codes per tree.
 IDLE, LEAF, DONE = 0, 1, 2
+
+
+class Nodes(NamedTuple):
+    """The trees' nodes, each field ``[T, node_cap]``: node ``ROOT_INDEX`` is a tree's root, and a node's
+    children are ``first_child .. first_child + num_children - 1``. Grown by the forest as trees fill."""
+
+    parent: np.ndarray
+    """``int32[T, N]``: the parent node; ``NO_NODE`` at the root."""
+    move: np.ndarray
+    """``int32[T, N]``: the kernel move code of the edge from the parent."""
+    action: np.ndarray
+    """``int32[T, N]``: that move's index in the flattened policy planes."""
+    prior: np.ndarray
+    """``float32[T, N]``: the edge's prior (softmax of the evaluator's logits over the siblings, root noise added)."""
+    visits: np.ndarray
+    """``int32[T, N]``."""
+    value_sum: np.ndarray
+    """``float32[T, N]``: sum of backed-up values, from the view of the player who moved into the node."""
+    first_child: np.ndarray
+    """``int32[T, N]``: the first child; ``NO_NODE`` while unexpanded."""
+    num_children: np.ndarray
+    """``int32[T, N]``."""
+    slot: np.ndarray
+    """``int32[T, N]``: the slot holding the node's position; ``NO_NODE`` until a simulation reaches it."""
+    gumbel: np.ndarray
+    """``float32[T, N]``: the Gumbel noise of a root action (Gumbel search)."""
+
+
+class Slots(NamedTuple):
+    """The materialised positions, each field ``[T, slot_cap]`` (``board`` ``[T, slot_cap, 64]``)."""
+
+    board: np.ndarray
+    """``int8[T, S, 64]``: the kernels' board."""
+    side: np.ndarray
+    """``int8[T, S]``: the side to move, +1 White, -1 Black."""
+    halfmove: np.ndarray
+    """``int16[T, S]``: plies since the last capture or pawn move."""
+    ply: np.ndarray
+    """``int16[T, S]``: plies since the game's start."""
+    terminal: np.ndarray
+    """``int8[T, S]``: ``UNKNOWN`` until the position is first reached, then ``ONGOING`` or ``TERMINAL``."""
+    terminal_value: np.ndarray
+    """``float32[T, S]``: a finished game's value for the side to move."""
+    net_value: np.ndarray
+    """``float32[T, S]``: the evaluator's value for the side to move."""
+
+
+class Trees(NamedTuple):
+    """Per tree bookkeeping, each field ``[T]`` unless its docstring says more."""
+
+    nnodes: np.ndarray
+    """``int32[T]``: nodes in use."""
+    nslots: np.ndarray
+    """``int32[T]``: slots in use."""
+    sims_done: np.ndarray
+    """``int32[T]``: simulations run this search (visits kept from a reused subtree included)."""
+    sims_target: np.ndarray
+    """``int32[T]``: simulations wanted this search."""
+    pending_node: np.ndarray
+    """``int32[T]``: the leaf waiting for the evaluator; -1 if none."""
+    pending_count: np.ndarray
+    """``int32[T]``: that leaf's legal moves."""
+    pending_moves: np.ndarray
+    """``int32[T, MAX_MOVES]``: those moves' codes."""
+    history: np.ndarray
+    """``int8[T, MAX_HISTORY, 64]``: boards before the root since its last irreversible move, oldest first."""
+    history_len: np.ndarray
+    """``int32[T]``: boards in ``history``."""
+
+
+class Leaves(NamedTuple):
+    """The leaves of one step, row ``i`` for the ``i``-th leaf (``T`` rows, the first ``n`` in use)."""
+
+    planes: np.ndarray
+    """``float32[T, NUM_PLANES, H, W]``: the leaves' input planes."""
+    boards: np.ndarray
+    """``int8[T, 64]``."""
+    sides: np.ndarray
+    """``int8[T]``."""
+    tree: np.ndarray
+    """``int32[T]``: the tree each leaf belongs to."""
+
+
+class Rules(NamedTuple):
+    """The game the forest searches."""
+
+    tab: np.ndarray
+    """``int16[TABLE_SIZE]``: the variant's rule table (``mmc.engine.board.table``)."""
+    max_plies: int
+    """The ply cap."""
+    hidden: bool
+    """Dark chess: the planes show only what the mover sees, and repetitions are not counted."""
+    insufficient: bool
+    """Whether insufficient material draws."""
+
+
+class Params(NamedTuple):
+    """The search's constants (``mmc.search.SearchConfig``)."""
+
+    c_init: float
+    """PUCT ``c_init``."""
+    c_base: float
+    """PUCT ``c_base``."""
+    use_gumbel: bool
+    """Gumbel sequential halving at the root instead of PUCT."""
+    considered: int
+    """Gumbel: actions considered at the root."""
+    table: np.ndarray
+    """``int32[considered + 1, simulations]``: the sequential-halving visit schedule (``considered_visits_table``)."""
+    c_visit: float
+    """Gumbel's ``c_visit``."""
+    c_scale: float
+    """Gumbel's ``c_scale``."""
 
 
 @njit(cache=True)
@@ -40,105 +155,76 @@ def _same_board(a, b):
     return True
 
 
-@njit(cache=True)
-def repetitions(t, node, parent, slot, board, halfmove, history, history_len):
+@njit(cache=True, inline="always")
+def repetitions(t, node, nodes, slots, trees):
     """How many times node's position occurred before, since the last irreversible move (root history included)."""
-    s = slot[t, node]
-    clock = halfmove[t, s]
+    s = nodes.slot[t, node]
+    clock = slots.halfmove[t, s]
     count = 0
     cur = node
     dist = 0
-    while dist < clock and cur != 0:
-        cur = parent[t, cur]
+    while dist < clock and cur != ROOT_INDEX:
+        cur = nodes.parent[t, cur]
         dist += 1
-        if dist % 2 == 0 and _same_board(board[t, slot[t, cur]], board[t, s]):
+        if dist % 2 == 0 and _same_board(slots.board[t, nodes.slot[t, cur]], slots.board[t, s]):
             count += 1
     # Beyond the root: history[-1] is one ply before the root, history[-2] two, ...
-    hl = history_len[t]
+    hl = trees.history_len[t]
     j = 1
     while dist < clock and j <= hl:
         dist += 1
-        if dist % 2 == 0 and _same_board(history[t, hl - j], board[t, s]):
+        if dist % 2 == 0 and _same_board(trees.history[t, hl - j], slots.board[t, s]):
             count += 1
         j += 1
     return count
 
 
-@njit(cache=True)
-def _insufficient(b, tab):
-    """K v K or K + one knight or bishop v K (the engine's ``_insufficient``)."""
-    pieces = 0
-    minors = 0
-    for i in range(tab[K.H_NSQ]):
-        p = abs(b[tab[K.SQ_OFF + i]])
-        if p == 0:
-            continue
-        pieces += 1
-        if pieces > 3:
-            return False
-        if p == K.KNIGHT or p == K.BISHOP:
-            minors += 1
-        elif p != K.KING:
-            return False
-    return pieces == 2 or (pieces == 3 and minors == 1)
-
-
-@njit(cache=True)
-def _no_moves_value(b, side, tab):
-    """The finished game's value for the side to move when it has no legal move (status codes of the kernels)."""
-    code = K.status(b, side, tab)
-    if code == K.OPPONENT_EXTINCT:
-        return 1.0
-    if code == K.STALEMATE:
-        return 0.0
-    return -1.0
-
-
-@njit(cache=True)
-def _materialise(t, node, parent, move, slot, board, side, halfmove, ply, terminal, nslots, tab):
+@njit(cache=True, inline="always")
+def _materialise(t, node, nodes, slots, trees, tab):
     """Give ``node`` a slot holding its position, played from its parent's; return the slot."""
-    ps = slot[t, parent[t, node]]
-    s = nslots[t]
-    nslots[t] += 1
-    slot[t, node] = s
-    m = move[t, node]
+    ps = nodes.slot[t, nodes.parent[t, node]]
+    s = trees.nslots[t]
+    trees.nslots[t] += 1
+    nodes.slot[t, node] = s
+    m = nodes.move[t, node]
     frm, to = m & 63, (m >> 6) & 63
-    pb = board[t, ps]
+    pb = slots.board[t, ps]
     irreversible = pb[to] != 0 or pb[frm] == K.PAWN or pb[frm] == -K.PAWN
-    board[t, s] = pb
-    K.play_inplace(board[t, s], m, tab)
-    side[t, s] = -side[t, ps]
-    halfmove[t, s] = 0 if irreversible else halfmove[t, ps] + 1
-    ply[t, s] = ply[t, ps] + 1
-    terminal[t, s] = UNKNOWN
+    slots.board[t, s] = pb
+    K.play_inplace(slots.board[t, s], m, tab)
+    slots.side[t, s] = -slots.side[t, ps]
+    slots.halfmove[t, s] = 0 if irreversible else slots.halfmove[t, ps] + 1
+    slots.ply[t, s] = slots.ply[t, ps] + 1
+    slots.terminal[t, s] = UNKNOWN
     return s
 
 
-@njit(cache=True)
-def _backup(t, node, value, parent, visits, value_sum):
+@njit(cache=True, inline="always")
+def _backup(t, node, value, nodes):
     """Add one visit along the path from ``node`` to the root; ``value`` is from node's side to move."""
     cur = node
     v = value
     while True:
-        visits[t, cur] += 1
-        value_sum[t, cur] -= v  # the player who moved into cur sees the negation
-        if cur == 0:
+        nodes.visits[t, cur] += 1
+        nodes.value_sum[t, cur] -= v  # the player who moved into cur sees the negation
+        if cur == ROOT_INDEX:
             return
-        cur = parent[t, cur]
+        cur = nodes.parent[t, cur]
         v = -v
 
 
-@njit(cache=True)
-def _puct_child(t, node, visits, value_sum, prior, first_child, num_children, c_init, c_base):
+@njit(cache=True, inline="always")
+def _puct_child(t, node, nodes, c_init, c_base):
     """AlphaZero's PUCT (Silver et al. 2018, pseudocode ``ucb_score``); unvisited children take the parent's Q."""
+    visits, value_sum, prior = nodes.visits, nodes.value_sum, nodes.prior
     n_parent = visits[t, node]
     c = math.log((1.0 + n_parent + c_base) / c_base) + c_init
     scale = c * math.sqrt(n_parent)
     fpu = -value_sum[t, node] / n_parent if n_parent > 0 else 0.0
     best = -1
     best_score = -np.inf
-    start = first_child[t, node]
-    for i in range(num_children[t, node]):
+    start = nodes.first_child[t, node]
+    for i in range(nodes.num_children[t, node]):
         ch = start + i
         n = visits[t, ch]
         q = value_sum[t, ch] / n if n > 0 else fpu
@@ -177,22 +263,22 @@ def completed_q(visits, q, prior, raw_value):
     return out
 
 
-@njit(cache=True)
-def _gumbel_root_child(t, visits, value_sum, prior, gumbel, first_child, num_children, considered, table, sims_done,
-                       raw_value, c_visit, c_scale):  # fmt: skip
+@njit(cache=True, inline="always")
+def _gumbel_root_child(t, nodes, params, sims_done, raw_value):
     """Sequential halving at the root (Danihelka et al. 2022, as in mctx ``gumbel_muzero_policy``): among the
     children whose visit count equals the schedule's next value, the one maximising g + logit + sigma(q)."""
-    start = first_child[t, 0]
-    k = num_children[t, 0]
-    m = min(considered, k)
-    target = table[m, sims_done[t]]
-    n = visits[t, start : start + k]
+    value_sum, prior, gumbel = nodes.value_sum, nodes.prior, nodes.gumbel
+    start = nodes.first_child[t, ROOT_INDEX]
+    k = nodes.num_children[t, ROOT_INDEX]
+    m = min(params.considered, k)
+    target = params.table[m, sims_done[t]]
+    n = nodes.visits[t, start : start + k]
     q = np.zeros(k, dtype=np.float64)
     for i in range(k):
         if n[i] > 0:
             q[i] = value_sum[t, start + i] / n[i]
     qhat = completed_q(n, q, prior[t, start : start + k], raw_value)
-    scale = (c_visit + n.max()) * c_scale
+    scale = (params.c_visit + n.max()) * params.c_scale
     best = -1
     best_score = -np.inf
     for i in range(k):
@@ -206,111 +292,95 @@ def _gumbel_root_child(t, visits, value_sum, prior, gumbel, first_child, num_chi
     return best
 
 
-@njit(cache=True)
-def _write_planes(row, t, s, count, board, side, halfmove, ply, max_plies, hidden, tab, planes):
-    """The side to move's input planes of slot ``s`` (``mmc.engine.observation_planes``) into ``planes[row]``."""
-    out = planes[row]
-    out[:] = 0.0
-    b = board[t, s]
-    mover = np.int64(side[t, s])
-    seen = K.visible_squares(b, mover, tab) if hidden else np.ones(64, dtype=np.bool_)
-    _fill_board_planes(b, mover, tab[K.H_HEIGHT], tab[K.H_WIDTH], seen, out)
-    if not hidden:
-        out[12] = 1.0 if count >= 1 else 0.0
-        out[13] = 1.0 if count >= 2 else 0.0
-    out[14] = halfmove[t, s] / 100.0
-    out[15] = ply[t, s] / max_plies
-    out[16] = 1.0 if mover > 0 else 0.0
+@njit(cache=True, inline="always")
+def leaf_end(t, node, nodes, slots, trees, rules):
+    """Whether the position of ``node`` (materialised) is over, by the engine's rules (``board.game_end``):
+    returns ``(code, legal moves, repetitions)``, the moves written to ``trees.pending_moves[t]``. In dark chess
+    repetitions are not counted (the mover cannot see them)."""
+    s = nodes.slot[t, node]
+    b = slots.board[t, s]
+    mover = np.int64(slots.side[t, s])
+    k = K.legal_moves_into(b, mover, rules.tab, trees.pending_moves[t])
+    count = 0 if rules.hidden else repetitions(t, node, nodes, slots, trees)
+    code = K.game_end(b, mover, rules.tab, k, count, slots.halfmove[t, s], slots.ply[t, s], rules.max_plies,
+                      rules.insufficient)  # fmt: skip
+    return code, k, count
 
 
 @njit(cache=True)
-def select_leaves(
-    active, roots_only, parent, move, prior, visits, value_sum, first_child, num_children, slot, gumbel,
-    board, side, halfmove, ply, terminal, terminal_value, net_value, nslots, sims_done, sims_target,
-    pending_node, pending_count, pending_moves, history, history_len,
-    tab, max_plies, hidden, insufficient_rule, c_init, c_base, use_gumbel, considered, table, c_visit, c_scale,
-    planes, leaf_boards, leaf_sides, leaf_tree,
-):  # fmt: skip
+def select_leaves(active, roots_only, nodes, slots, trees, leaves, rules, params):
     """Run simulations until each active tree has one leaf waiting for the evaluator (or has finished).
 
-    Writes the leaves' input planes ``planes[n]``, boards and sides, and returns ``n``. Simulations that end
-    on a finished game are backed up at once and count as done. ``roots_only`` expands unexpanded roots
-    (that evaluation is not a simulation) and nothing else.
+    Writes the leaves' input planes, boards, sides and trees into ``leaves`` and returns their count ``n``.
+    Simulations that end on a finished game are backed up at once and count as done. ``roots_only`` expands
+    unexpanded roots (that evaluation is not a simulation) and nothing else.
     """
     n = 0
     for t in range(active.shape[0]):
-        pending_node[t] = -1
+        trees.pending_node[t] = -1
         if not active[t]:
             continue
-        while roots_only or sims_done[t] < sims_target[t]:
-            if roots_only and first_child[t, 0] >= 0:
+        while roots_only or trees.sims_done[t] < trees.sims_target[t]:
+            if roots_only and nodes.first_child[t, ROOT_INDEX] >= 0:
                 break
-            node = 0
+            node = ROOT_INDEX
             depth = 0
-            while first_child[t, node] >= 0:
-                if depth == 0 and use_gumbel:
-                    raw = net_value[t, slot[t, 0]]
-                    child = _gumbel_root_child(t, visits, value_sum, prior, gumbel, first_child, num_children,
-                                               considered, table, sims_done, raw, c_visit, c_scale)  # fmt: skip
+            while nodes.first_child[t, node] >= 0:
+                if depth == 0 and params.use_gumbel:
+                    raw = slots.net_value[t, nodes.slot[t, ROOT_INDEX]]
+                    child = _gumbel_root_child(t, nodes, params, trees.sims_done, raw)
                 else:
-                    child = _puct_child(t, node, visits, value_sum, prior, first_child, num_children, c_init, c_base)
+                    child = _puct_child(t, node, nodes, params.c_init, params.c_base)
                 node = child
                 depth += 1
-            s = slot[t, node]
+            s = nodes.slot[t, node]
             if s < 0:
-                s = _materialise(t, node, parent, move, slot, board, side, halfmove, ply, terminal, nslots, tab)
-            if terminal[t, s] == TERMINAL:
-                _backup(t, node, terminal_value[t, s], parent, visits, value_sum)
-                sims_done[t] += 1
+                s = _materialise(t, node, nodes, slots, trees, rules.tab)
+            if slots.terminal[t, s] == TERMINAL:
+                _backup(t, node, slots.terminal_value[t, s], nodes)
+                trees.sims_done[t] += 1
                 continue
-            b = board[t, s]
-            mover = np.int64(side[t, s])
-            k = K.legal_moves_into(b, mover, tab, pending_moves[t])
-            count = 0 if hidden else repetitions(t, node, parent, slot, board, halfmove, history, history_len)
-            value = 0.0
-            over = True
-            if k == 0:
-                value = _no_moves_value(b, mover, tab)
-            elif not (insufficient_rule and _insufficient(b, tab)) and count < 2 and halfmove[t, s] < 100:
-                over = ply[t, s] >= max_plies
-            if over:
+            code, k, count = leaf_end(t, node, nodes, slots, trees, rules)
+            if code != K.ONGOING:
                 if depth == 0:
                     raise ValueError("search from a finished game")
-                terminal[t, s] = TERMINAL
-                terminal_value[t, s] = value
-                _backup(t, node, value, parent, visits, value_sum)
-                sims_done[t] += 1
+                value = K.end_value(code)
+                slots.terminal[t, s] = TERMINAL
+                slots.terminal_value[t, s] = value
+                _backup(t, node, value, nodes)
+                trees.sims_done[t] += 1
                 continue
-            terminal[t, s] = ONGOING
-            pending_node[t] = node
-            pending_count[t] = k
-            _write_planes(n, t, s, count, board, side, halfmove, ply, max_plies, hidden, tab, planes)
-            leaf_boards[n] = b
-            leaf_sides[n] = mover
-            leaf_tree[n] = t
+            slots.terminal[t, s] = ONGOING
+            trees.pending_node[t] = node
+            trees.pending_count[t] = k
+            b = slots.board[t, s]
+            mover = np.int64(slots.side[t, s])
+            K.fill_planes(b, mover, rules.tab, rules.hidden, count, slots.halfmove[t, s], slots.ply[t, s],
+                          rules.max_plies, leaves.planes[n])  # fmt: skip
+            leaves.boards[n] = b
+            leaves.sides[n] = mover
+            leaves.tree[n] = t
             n += 1
             break
     return n
 
 
 @njit(cache=True)
-def expand_leaves(
-    n, leaf_tree, logits, values, parent, move, action, prior, visits, value_sum, first_child, num_children,
-    slot, side, net_value, nnodes, sims_done, pending_node, pending_count, pending_moves, lookup, policy_index,
-):  # fmt: skip
+def expand_leaves(n, logits, values, nodes, slots, trees, leaves, lookup, policy_index):
     """Expand each pending leaf with the evaluator's ``logits[i]`` (flattened policy planes, softmax over the
     legal moves gives the children's priors) and back up ``values[i]`` (from the leaf's side to move)."""
+    parent, move, action, prior = nodes.parent, nodes.move, nodes.action, nodes.prior
     for i in range(n):
-        t = leaf_tree[i]
-        node = pending_node[t]
-        k = pending_count[t]
-        s = slot[t, node]
-        colour = 0 if side[t, s] > 0 else 1
-        start = nnodes[t]
-        nnodes[t] += k
+        t = leaves.tree[i]
+        node = trees.pending_node[t]
+        k = trees.pending_count[t]
+        s = nodes.slot[t, node]
+        colour = 0 if slots.side[t, s] > 0 else 1
+        start = trees.nnodes[t]
+        trees.nnodes[t] += k
         top = -np.inf
         for j in range(k):
-            m = pending_moves[t, j]
+            m = trees.pending_moves[t, j]
             idx = policy_index[lookup[colour, m]]
             ch = start + j
             parent[t, ch] = node
@@ -318,11 +388,11 @@ def expand_leaves(
             action[t, ch] = idx
             prior[t, ch] = logits[i, idx]
             top = max(top, logits[i, idx])
-            visits[t, ch] = 0
-            value_sum[t, ch] = 0.0
-            first_child[t, ch] = -1
-            num_children[t, ch] = 0
-            slot[t, ch] = -1
+            nodes.visits[t, ch] = 0
+            nodes.value_sum[t, ch] = 0.0
+            nodes.first_child[t, ch] = -1
+            nodes.num_children[t, ch] = 0
+            nodes.slot[t, ch] = -1
         total = 0.0
         for j in range(k):
             p = math.exp(prior[t, start + j] - top)
@@ -330,21 +400,25 @@ def expand_leaves(
             total += p
         for j in range(k):
             prior[t, start + j] /= total
-        first_child[t, node] = start
-        num_children[t, node] = k
-        net_value[t, s] = values[i]
-        _backup(t, node, values[i], parent, visits, value_sum)
-        if node != 0 or visits[t, 0] > 1:
-            sims_done[t] += 1
+        nodes.first_child[t, node] = start
+        nodes.num_children[t, node] = k
+        slots.net_value[t, s] = values[i]
+        _backup(t, node, values[i], nodes)
+        if node != ROOT_INDEX or nodes.visits[t, ROOT_INDEX] > 1:
+            trees.sims_done[t] += 1
 
 
 @njit(cache=True)
-def reroot(t, new_root, parent, move, action, prior, visits, value_sum, first_child, num_children, slot, gumbel,
-           board, side, halfmove, ply, terminal, terminal_value, net_value, nnodes, nslots):  # fmt: skip
+def reroot(t, new_root, nodes, slots, trees):
     """Make ``new_root`` (a child of the root) the root of tree ``t``, keeping its subtree and dropping the rest.
 
     Nodes are copied breadth-first into fresh positions (children stay contiguous); slots are renumbered.
     """
+    parent, move, action, prior, visits = nodes.parent, nodes.move, nodes.action, nodes.prior, nodes.visits
+    value_sum, first_child, num_children, slot, gumbel = (
+        nodes.value_sum, nodes.first_child, nodes.num_children, nodes.slot, nodes.gumbel,
+    )  # fmt: skip
+    nnodes, nslots = trees.nnodes, trees.nslots
     old_n = nnodes[t]
     new_index = np.full(old_n, -1, dtype=np.int32)
     order = np.empty(old_n, dtype=np.int32)
@@ -399,13 +473,13 @@ def reroot(t, new_root, parent, move, action, prior, visits, value_sum, first_ch
         ns = slot_map[old_s]
         if ns < 0:
             continue
-        board[t, ns] = board[t, old_s]
-        side[t, ns] = side[t, old_s]
-        halfmove[t, ns] = halfmove[t, old_s]
-        ply[t, ns] = ply[t, old_s]
-        terminal[t, ns] = terminal[t, old_s]
-        terminal_value[t, ns] = terminal_value[t, old_s]
-        net_value[t, ns] = net_value[t, old_s]
+        slots.board[t, ns] = slots.board[t, old_s]
+        slots.side[t, ns] = slots.side[t, old_s]
+        slots.halfmove[t, ns] = slots.halfmove[t, old_s]
+        slots.ply[t, ns] = slots.ply[t, old_s]
+        slots.terminal[t, ns] = slots.terminal[t, old_s]
+        slots.terminal_value[t, ns] = slots.terminal_value[t, old_s]
+        slots.net_value[t, ns] = slots.net_value[t, old_s]
     for i in range(count):
         s = slot[t, order[i]]
         fields_i[0, i] = slot_map[s] if s >= 0 else -1
@@ -432,7 +506,7 @@ def rollout_values(boards, sides, tab, max_plies, seeds):
         for _ in range(max_plies):
             k = K.legal_moves_into(b, s, tab, out)
             if k == 0:
-                v = _no_moves_value(b, s, tab)
+                v = K.end_value(K.status(b, s, tab))
                 values[i] = v if s == sides[i] else -v
                 break
             state += np.uint64(0x9E3779B97F4A7C15)

@@ -16,8 +16,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mmc.engine import _kernels as K
-from mmc.engine.state import State, _array, table
+from mmc.engine import State
+from mmc.engine import board as K
 
 __all__ = ["DarkObservation", "observe", "sample_boards"]
 
@@ -40,9 +40,9 @@ class DarkObservation(NamedTuple):
 
 def observe(state: State) -> DarkObservation:
     """The side to move's observation of ``state`` (the only function here that touches the true board)."""
-    board = _array(state)
+    board = K.kernel_board(state)
     side = int(state.turn)
-    visible = K.visible_squares(board, side, table(state.variant_name))
+    visible = K.visible_squares(board, side, K.table(state.variant_name))
     material = np.zeros(7, dtype=np.int32)
     for piece in board:
         if piece * side < 0:
@@ -53,7 +53,7 @@ def observe(state: State) -> DarkObservation:
 
 def sample_boards(obs: DarkObservation, count: int, rng: np.random.Generator, *, tries: int = 200) -> np.ndarray:
     """``int8[count, 64]`` boards consistent with ``obs``; ``RuntimeError`` if ``tries`` draws per board fail."""
-    tab = table(obs.variant)
+    tab = K.table(obs.variant)
     height = int(tab[K.H_HEIGHT])
     squares = tab[K.SQ_OFF : K.SQ_OFF + tab[K.H_NSQ]].astype(np.int64)
     hidden = squares[~obs.visible[squares]]

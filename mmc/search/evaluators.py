@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from mmc.engine.actions import NUM_POLICY_PLANES
-from mmc.engine.state import table
+from mmc.engine.board import table
 from mmc.nn.network import PolicyValueNet, inference_copy
 from mmc.search import _tree
 from mmc.search.config import PRECISIONS

@@ -12,11 +12,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mmc.engine import Move
+from mmc.engine import Move, State, get_variant
 from mmc.engine.actions import action_space
-from mmc.engine.observe import NUM_PLANES
-from mmc.engine.state import _MOVES, State, _array, get_variant, table
+from mmc.engine.board import MAX_MOVES, MOVES, NUM_PLANES, kernel_board, table
 from mmc.search import _tree
+from mmc.search._tree import Leaves, Nodes, Params, Rules, Slots, Trees
 from mmc.search.config import SearchConfig
 from mmc.search.evaluators import LeafBatch, LeafEvaluator
 
@@ -75,85 +75,101 @@ def considered_visits_table(max_considered: int, simulations: int) -> np.ndarray
 
 
 class Forest:
-    """``num_trees`` search trees for positions of ``variant`` with ply cap ``max_plies``."""
+    """``num_trees`` search trees for positions of ``variant`` with ply cap ``max_plies``.
+
+    The arrays are bundled as ``mmc.search._tree`` defines them: :attr:`nodes` (:class:`~mmc.search._tree.Nodes`),
+    :attr:`slots` (:class:`~mmc.search._tree.Slots`), :attr:`trees` (:class:`~mmc.search._tree.Trees`) and
+    :attr:`leaves` (:class:`~mmc.search._tree.Leaves`); growing a bundle replaces it.
+    """
 
     def __init__(self, variant: str, num_trees: int, config: SearchConfig, max_plies: int) -> None:
         v = get_variant(variant)
         self.variant, self.config, self.max_plies, self.num_trees = v.name, config, max_plies, num_trees
-        self.hidden, self.insufficient = v.hidden_information, v.insufficient_material
-        self.tab = table(v.name)
+        self.rules = Rules(table(v.name), max_plies, v.hidden_information, v.insufficient_material)
         space = action_space(v.name)
         self.lookup, self.policy_index = space.lookup, space.policy_index
         t = num_trees
         node_cap = max(64, 8 * config.simulations)
-        self.nodes = {name: np.zeros((t, node_cap), dtype=dt) for name, dt in _NODE_FIELDS.items()}
-        self.slots = {name: np.zeros((t, config.simulations + 2), dtype=dt) for name, dt in _SLOT_FIELDS.items()}
-        self.board = np.zeros((t, config.simulations + 2, 64), dtype=np.int8)
-        self.nnodes = np.zeros(t, dtype=np.int32)
-        self.nslots = np.zeros(t, dtype=np.int32)
-        self.sims_done = np.zeros(t, dtype=np.int32)
-        self.sims_target = np.zeros(t, dtype=np.int32)
-        self.pending_node = np.full(t, -1, dtype=np.int32)
-        self.pending_count = np.zeros(t, dtype=np.int32)
-        self.pending_moves = np.zeros((t, 1024), dtype=np.int32)
-        self.history = np.zeros((t, _tree.MAX_HISTORY, 64), dtype=np.int8)
-        self.history_len = np.zeros(t, dtype=np.int32)
-        self.planes = np.zeros((t, NUM_PLANES, v.height, v.width), dtype=np.float32)
-        self.leaf_boards = np.zeros((t, 64), dtype=np.int8)
-        self.leaf_sides = np.zeros(t, dtype=np.int8)
-        self.leaf_tree = np.zeros(t, dtype=np.int32)
-        self.table = considered_visits_table(config.gumbel_considered, config.simulations)
+        slot_cap = config.simulations + 2
+        self.nodes = Nodes(**{name: np.zeros((t, node_cap), dtype=dt) for name, dt in _NODE_FIELDS.items()})
+        self.slots = Slots(
+            board=np.zeros((t, slot_cap, 64), dtype=np.int8),
+            **{name: np.zeros((t, slot_cap), dtype=dt) for name, dt in _SLOT_FIELDS.items()},
+        )
+        self.trees = Trees(
+            nnodes=np.zeros(t, dtype=np.int32),
+            nslots=np.zeros(t, dtype=np.int32),
+            sims_done=np.zeros(t, dtype=np.int32),
+            sims_target=np.zeros(t, dtype=np.int32),
+            pending_node=np.full(t, -1, dtype=np.int32),
+            pending_count=np.zeros(t, dtype=np.int32),
+            pending_moves=np.zeros((t, MAX_MOVES), dtype=np.int32),
+            history=np.zeros((t, _tree.MAX_HISTORY, 64), dtype=np.int8),
+            history_len=np.zeros(t, dtype=np.int32),
+        )
+        self.leaves = Leaves(
+            planes=np.zeros((t, NUM_PLANES, v.height, v.width), dtype=np.float32),
+            boards=np.zeros((t, 64), dtype=np.int8),
+            sides=np.zeros(t, dtype=np.int8),
+            tree=np.zeros(t, dtype=np.int32),
+        )
+        c = config
+        self.params = Params(
+            c.c_puct, c.c_puct_base, c.gumbel, c.gumbel_considered,
+            considered_visits_table(c.gumbel_considered, c.simulations), c.gumbel_c_visit, c.gumbel_c_scale,
+        )  # fmt: skip
 
     # -- roots ---------------------------------------------------------------------------------------------
     def set_root(self, t: int, state: State) -> None:
         """Start tree ``t`` afresh at ``state`` (its history since the last irreversible move included)."""
         if state.variant_name != self.variant or state.max_plies != self.max_plies:
             raise ValueError(f"forest for {self.variant} (cap {self.max_plies}) got a {state!r}")
+        self._set_history(t, state)
+        board = kernel_board(state)
+        self.set_root_board(t, board, int(state.turn), state.halfmove_clock, state.ply, keep_history=True)
+
+    def _set_history(self, t: int, state: State) -> None:
         history = state.history[-_tree.MAX_HISTORY :]
         for i, past in enumerate(history):
-            self.history[t, i] = np.frombuffer(past, dtype=np.int8)
-        self.history_len[t] = len(history)
-        self.set_root_board(t, _array(state), int(state.turn), state.halfmove_clock, state.ply, keep_history=True)
+            self.trees.history[t, i] = np.frombuffer(past, dtype=np.int8)
+        self.trees.history_len[t] = len(history)
 
     def set_root_board(self, t: int, board: np.ndarray, side: int, halfmove: int, ply: int, *,
                        keep_history: bool = False) -> None:  # fmt: skip
         """Start tree ``t`` afresh at a raw ``int8[64]`` board (a dark-chess determinization: no history)."""
+        trees = self.trees
         if not keep_history:
-            self.history_len[t] = 0
+            trees.history_len[t] = 0
         n, s = self.nodes, self.slots
-        for name in ("parent", "first_child", "slot"):
-            n[name][t, 0] = -1
-        n["slot"][t, 0] = 0
-        n["visits"][t, 0] = 0
-        n["value_sum"][t, 0] = 0.0
-        n["num_children"][t, 0] = 0
-        self.board[t, 0] = board
-        s["side"][t, 0], s["halfmove"][t, 0], s["ply"][t, 0] = side, halfmove, ply
-        s["terminal"][t, 0] = _tree.UNKNOWN
-        self.nnodes[t], self.nslots[t], self.sims_done[t] = 1, 1, 0
+        root = _tree.ROOT_INDEX
+        for field in (n.parent, n.first_child, n.slot):
+            field[t, root] = _tree.NO_NODE
+        n.slot[t, root] = 0
+        n.visits[t, root] = 0
+        n.value_sum[t, root] = 0.0
+        n.num_children[t, root] = 0
+        s.board[t, 0] = board
+        s.side[t, 0], s.halfmove[t, 0], s.ply[t, 0] = side, halfmove, ply
+        s.terminal[t, 0] = _tree.UNKNOWN
+        trees.nnodes[t], trees.nslots[t], trees.sims_done[t] = 1, 1, 0
 
     def advance(self, t: int, move: Move, child_state: State) -> None:
         """Play ``move`` at tree ``t``'s root: keep the child's subtree, its statistics included, if
         ``config.reuse_tree`` and not ``config.gumbel`` (and the child was expanded), else start afresh at
         ``child_state``. The next :meth:`search` counts the kept visits and runs only the missing simulations."""
         n = self.nodes
-        start, k = n["first_child"][t, 0], n["num_children"][t, 0]
+        root = _tree.ROOT_INDEX
+        start, k = n.first_child[t, root], n.num_children[t, root]
         child = -1
         if self.config.reuse_tree and not self.config.gumbel and start >= 0:
-            codes = n["move"][t, start : start + k]
+            codes = n.move[t, start : start + k]
             hits = np.flatnonzero(codes == move.code)
             child = start + int(hits[0]) if len(hits) else -1
-        if child < 0 or n["first_child"][t, child] < 0:
+        if child < 0 or n.first_child[t, child] < 0:
             self.set_root(t, child_state)
             return
-        _tree.reroot(t, child, n["parent"], n["move"], n["action"], n["prior"], n["visits"], n["value_sum"],
-                     n["first_child"], n["num_children"], n["slot"], n["gumbel"], self.board, self.slots["side"],
-                     self.slots["halfmove"], self.slots["ply"], self.slots["terminal"], self.slots["terminal_value"],
-                     self.slots["net_value"], self.nnodes, self.nslots)  # fmt: skip
-        history = child_state.history[-_tree.MAX_HISTORY :]
-        for i, past in enumerate(history):
-            self.history[t, i] = np.frombuffer(past, dtype=np.int8)
-        self.history_len[t] = len(history)
+        _tree.reroot(t, child, n, self.slots, self.trees)
+        self._set_history(t, child_state)
 
     # -- search --------------------------------------------------------------------------------------------
     def search(
@@ -167,9 +183,10 @@ class Forest:
         sims = self.config.simulations if simulations is None else simulations
         active = np.zeros(self.num_trees, dtype=np.bool_)
         active[trees] = True
-        self.sims_target[trees] = sims
-        self.sims_done[trees] = np.maximum(self.nodes["visits"][trees, 0] - 1, 0)
-        self._reserve_slots(int((self.nslots[trees] + np.max(sims) + 2).max()))
+        bookkeeping = self.trees
+        bookkeeping.sims_target[trees] = sims
+        bookkeeping.sims_done[trees] = np.maximum(self.nodes.visits[trees, _tree.ROOT_INDEX] - 1, 0)
+        self._reserve_slots(int((bookkeeping.nslots[trees] + np.max(sims) + 2).max()))
         self._step(active, evaluator, roots_only=True)
         noisy = np.broadcast_to(np.asarray(add_noise, dtype=np.bool_), np.shape(trees))
         if self.config.gumbel:
@@ -180,28 +197,17 @@ class Forest:
             pass
 
     def _step(self, active: np.ndarray, evaluator: LeafEvaluator, *, roots_only: bool) -> int:
-        n, s, c = self.nodes, self.slots, self.config
-        count = _tree.select_leaves(
-            active, roots_only, n["parent"], n["move"], n["prior"], n["visits"], n["value_sum"], n["first_child"],
-            n["num_children"], n["slot"], n["gumbel"], self.board, s["side"], s["halfmove"], s["ply"],
-            s["terminal"], s["terminal_value"], s["net_value"], self.nslots, self.sims_done, self.sims_target,
-            self.pending_node, self.pending_count, self.pending_moves, self.history, self.history_len, self.tab,
-            self.max_plies, self.hidden, self.insufficient, c.c_puct, c.c_puct_base, c.gumbel, c.gumbel_considered,
-            self.table, c.gumbel_c_visit, c.gumbel_c_scale, self.planes, self.leaf_boards, self.leaf_sides,
-            self.leaf_tree,
-        )  # fmt: skip
+        trees, leaves = self.trees, self.leaves
+        count = _tree.select_leaves(active, roots_only, self.nodes, self.slots, trees, leaves, self.rules, self.params)
         if count == 0:
             return 0
-        pending = self.pending_node >= 0
-        self._reserve_nodes(int((self.nnodes + self.pending_count)[pending].max()))
-        batch = LeafBatch(self.variant, self.planes[:count], self.leaf_boards[:count], self.leaf_sides[:count])
+        pending = trees.pending_node >= 0
+        self._reserve_nodes(int((trees.nnodes + trees.pending_count)[pending].max()))
+        batch = LeafBatch(self.variant, leaves.planes[:count], leaves.boards[:count], leaves.sides[:count])
         logits, values = evaluator(batch)
         _tree.expand_leaves(
-            count, self.leaf_tree, np.ascontiguousarray(logits, dtype=np.float32),
-            np.ascontiguousarray(values, dtype=np.float32), n["parent"], n["move"], n["action"], n["prior"],
-            n["visits"], n["value_sum"], n["first_child"], n["num_children"], n["slot"], s["side"], s["net_value"],
-            self.nnodes, self.sims_done, self.pending_node, self.pending_count, self.pending_moves, self.lookup,
-            self.policy_index,
+            count, np.ascontiguousarray(logits, dtype=np.float32), np.ascontiguousarray(values, dtype=np.float32),
+            self.nodes, self.slots, trees, leaves, self.lookup, self.policy_index,
         )  # fmt: skip
         return count
 
@@ -209,52 +215,50 @@ class Forest:
                     dirichlet: bool) -> None:  # fmt: skip
         """Dirichlet noise on the root priors (AlphaZero) or fresh Gumbel(0, 1) draws for the root actions."""
         c = self.config
+        n = self.nodes
         for t in trees:
             rng = rngs if isinstance(rngs, np.random.Generator) else rngs[int(t)]
-            start, k = self.nodes["first_child"][t, 0], self.nodes["num_children"][t, 0]
+            start, k = n.first_child[t, _tree.ROOT_INDEX], n.num_children[t, _tree.ROOT_INDEX]
             if self.config.gumbel:
-                self.nodes["gumbel"][t, start : start + k] = rng.gumbel(size=k)
+                n.gumbel[t, start : start + k] = rng.gumbel(size=k)
             elif dirichlet and c.dirichlet_fraction > 0:
                 noise = rng.dirichlet(np.full(k, c.dirichlet_alpha))
-                prior = self.nodes["prior"][t, start : start + k]
+                prior = n.prior[t, start : start + k]
                 prior[:] = (1 - c.dirichlet_fraction) * prior + c.dirichlet_fraction * noise
 
     def _reserve_nodes(self, needed: int) -> None:
-        cap = self.nodes["parent"].shape[1]
+        cap = self.nodes.parent.shape[1]
         if needed > cap:
-            new_cap = max(needed, 2 * cap)
-            for name, arr in self.nodes.items():
-                grown = np.zeros((self.num_trees, new_cap), dtype=arr.dtype)
-                grown[:, :cap] = arr
-                self.nodes[name] = grown
+            self.nodes = Nodes(*(_grown(arr, max(needed, 2 * cap)) for arr in self.nodes))
 
     def _reserve_slots(self, needed: int) -> None:
-        cap = self.board.shape[1]
+        cap = self.slots.board.shape[1]
         if needed > cap:
-            new_cap = max(needed, 2 * cap)
-            for name, arr in self.slots.items():
-                grown = np.zeros((self.num_trees, new_cap), dtype=arr.dtype)
-                grown[:, :cap] = arr
-                self.slots[name] = grown
-            board = np.zeros((self.num_trees, new_cap, 64), dtype=np.int8)
-            board[:, :cap] = self.board
-            self.board = board
+            self.slots = Slots(*(_grown(arr, max(needed, 2 * cap)) for arr in self.slots))
 
     # -- results -------------------------------------------------------------------------------------------
     def root(self, t: int) -> RootStats:
         """Tree ``t``'s root statistics after :meth:`search`."""
         n = self.nodes
-        start, k = n["first_child"][t, 0], n["num_children"][t, 0]
+        root = _tree.ROOT_INDEX
+        start, k = n.first_child[t, root], n.num_children[t, root]
         children = slice(start, start + k)
-        visits = n["visits"][t, children].copy()
-        q = np.divide(n["value_sum"][t, children], visits, out=np.zeros(k, dtype=np.float32), where=visits > 0)
-        root_visits = max(int(n["visits"][t, 0]), 1)
+        visits = n.visits[t, children].copy()
+        q = np.divide(n.value_sum[t, children], visits, out=np.zeros(k, dtype=np.float32), where=visits > 0)
+        root_visits = max(int(n.visits[t, root]), 1)
         return RootStats(
-            moves=tuple(_MOVES[int(code)] for code in n["move"][t, children]),
+            moves=tuple(MOVES[int(code)] for code in n.move[t, children]),
             visit_counts=visits,
-            prior=n["prior"][t, children].copy(),
+            prior=n.prior[t, children].copy(),
             q_values=q.astype(np.float32),
-            gumbel=n["gumbel"][t, children].copy(),
-            value=float(-n["value_sum"][t, 0] / root_visits),
-            network_value=float(self.slots["net_value"][t, n["slot"][t, 0]]),
+            gumbel=n.gumbel[t, children].copy(),
+            value=float(-n.value_sum[t, root] / root_visits),
+            network_value=float(self.slots.net_value[t, n.slot[t, root]]),
         )
+
+
+def _grown(arr: np.ndarray, capacity: int) -> np.ndarray:
+    """``arr`` (``[T, cap, ...]``) copied into zeros ``[T, capacity, ...]``."""
+    grown = np.zeros((arr.shape[0], capacity, *arr.shape[2:]), dtype=arr.dtype)
+    grown[:, : arr.shape[1]] = arr
+    return grown

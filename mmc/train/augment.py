@@ -30,17 +30,12 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from mmc.engine._kernels import DIRECTIONS, KNIGHT_JUMPS
-from mmc.engine.actions import MAX_REACH, NUM_POLICY_PLANES, _move_type
+from mmc.engine.actions import MAX_REACH, NUM_POLICY_PLANES, move_type
+from mmc.engine.board import DIRECTIONS, KNIGHT_JUMPS, LIGHT_SQUARES_PLANE, WHITE_TO_MOVE_PLANE
 from mmc.engine.variants import CaptureRule, CheckRule, EndRule, MoveFilter, PieceType, Variant, get_variant
 from mmc.train.examples import Examples
 
 __all__ = ["MIRROR_PLANES", "check_mirror_symmetric", "is_mirror_symmetric", "mirror", "mirror_batch"]
-
-WHITE_TO_MOVE_PLANE = 16
-"""Input plane that is 1 when the mover is White (mmc.engine.observe)."""
-LIGHT_SQUARES_PLANE = 18
-"""Input plane that is 1 on light squares (mmc.engine.observe)."""
 
 # Rule hooks whose effect does not depend on the side of the board: captures (atomic explodes all 8
 # neighbours), royalty and the end rules never name a file, and the colour filters look at displacement
@@ -56,7 +51,7 @@ _SYMMETRIC_HOOKS: dict[str, frozenset[object]] = {
 def _mirror_planes() -> np.ndarray:
     """``int64[NUM_POLICY_PLANES]``: plane ``p`` of the mirrored policy is plane ``MIRROR_PLANES[p]`` of the original.
 
-    Derived from the engine's own plane numbering (``mmc.engine.actions._move_type``): every move displacement
+    Derived from the engine's own plane numbering (``mmc.engine.actions.move_type``): every move displacement
     ``(df, dr)`` (with its promotion) and its mirror ``(-df, dr)`` must land on planes that pair up one to one.
     """
     moves: list[tuple[int, int, PieceType | None]] = []
@@ -67,8 +62,8 @@ def _mirror_planes() -> np.ndarray:
         moves += [(df, 1, promotion) for df in (-1, 0, 1)]
     source = np.full(NUM_POLICY_PLANES, -1, dtype=np.int64)
     for df, dr, piece in moves:
-        _, plane = _move_type(df, dr, piece, MAX_REACH)
-        _, mirrored = _move_type(-df, dr, piece, MAX_REACH)
+        _, plane = move_type(df, dr, piece, MAX_REACH)
+        _, mirrored = move_type(-df, dr, piece, MAX_REACH)
         if source[mirrored] not in (-1, plane):
             raise AssertionError(f"policy planes {source[mirrored]} and {plane} both mirror onto {mirrored}")
         source[mirrored] = plane

@@ -147,20 +147,20 @@ def test_subtree_reuse_keeps_the_chosen_child_and_tops_up() -> None:
     kept = int(stats.visit_counts[best])
     assert 2 < kept < config.simulations
     n = forest.nodes
-    node = n["first_child"][0, 0] + best
-    grandchildren = slice(n["first_child"][0, node], n["first_child"][0, node] + n["num_children"][0, node])
-    kept_visits = n["visits"][0, grandchildren].copy()
-    kept_values = n["value_sum"][0, grandchildren].copy()
-    kept_prior = n["prior"][0, grandchildren].copy()
+    node = n.first_child[0, 0] + best
+    grandchildren = slice(n.first_child[0, node], n.first_child[0, node] + n.num_children[0, node])
+    kept_visits = n.visits[0, grandchildren].copy()
+    kept_values = n.value_sum[0, grandchildren].copy()
+    kept_prior = n.prior[0, grandchildren].copy()
     child = apply_move(state, stats.moves[best])
     forest.advance(0, stats.moves[best], child)
 
     reused = forest.root(0)
-    assert n["visits"][0, 0] == kept
+    assert n.visits[0, 0] == kept
     assert reused.moves == legal_moves(child)
     assert np.array_equal(reused.visit_counts, kept_visits) and kept_visits.sum() == kept - 1
-    start = n["first_child"][0, 0]
-    assert np.array_equal(n["value_sum"][0, start : start + len(reused.moves)], kept_values)
+    start = n.first_child[0, 0]
+    assert np.array_equal(n.value_sum[0, start : start + len(reused.moves)], kept_values)
     assert np.array_equal(reused.prior, kept_prior)
     # The kept subtree is the one a fresh search of the child with as many simulations builds.
     partial, partial_positions = searched(child, config, kept - 1)
@@ -219,19 +219,19 @@ def test_tree_rules_and_planes_match_the_engine(variant: str) -> None:
         assert np.array_equal(seen[0][0], observation_planes(state)), state
         children = {bytes(board.tobytes()): planes for planes, board in seen[1:]}
         n, s = forest.nodes, forest.slots
-        start = n["first_child"][0, 0]
+        start = n.first_child[0, 0]
         for j, move in enumerate(moves):
             child = apply_move(state, move)
-            slot = n["slot"][0, start + j]
+            slot = n.slot[0, start + j]
             assert slot >= 0, f"child {move.uci()} never visited"
             result = outcome(child)
             if result is None:
-                assert s["terminal"][0, slot] == _tree.ONGOING, (child, move.uci())
+                assert s.terminal[0, slot] == _tree.ONGOING, (child, move.uci())
                 assert np.array_equal(children[child.board], observation_planes(child)), (child, move.uci())
             else:
-                assert s["terminal"][0, slot] == _tree.TERMINAL, (child, result)
+                assert s.terminal[0, slot] == _tree.TERMINAL, (child, result)
                 expected = 0.0 if result.winner is None else (1.0 if result.winner == child.turn else -1.0)
-                assert s["terminal_value"][0, slot] == expected, (child, result)
+                assert s.terminal_value[0, slot] == expected, (child, result)
 
 
 def test_completed_q_mixes_unvisited_actions_and_rescales() -> None:
