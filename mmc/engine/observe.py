@@ -104,13 +104,19 @@ def fill_planes(board, side, tab, hidden, repetitions, halfmove, ply, max_plies,
     out[WHITE_TO_MOVE_PLANE] = 1.0 if side > 0 else 0.0
 
 
-def observation_planes(state: State, out: np.ndarray | None = None) -> np.ndarray:
-    """The side to move's input planes ``float32[NUM_PLANES, H, W]`` (written into ``out`` if given, zeroed first)."""
+def observation_planes(state: State, out: np.ndarray | None = None, *, color: Color | None = None) -> np.ndarray:
+    """The input planes ``float32[NUM_PLANES, H, W]`` of ``color``'s view (default: the side to move), written
+    into ``out`` if given (zeroed first).
+
+    The view of the side not to move (an environment's waiting agent) follows the same layout from its own side,
+    its repetition planes 0: a repetition is counted for the side to move.
+    """
     v = state.variant
     if out is None:
         out = np.zeros((NUM_PLANES, v.height, v.width), dtype=np.float32)
+    side = state.turn if color is None else Color(color)
     hidden = v.hidden_information
-    repetitions = 0 if hidden else state.repetitions()
-    fill_planes(_array(state), int(state.turn), table(state.variant_name), hidden, repetitions,
+    repetitions = 0 if hidden or side is not state.turn else state.repetitions()
+    fill_planes(_array(state), int(side), table(state.variant_name), hidden, repetitions,
                 state.halfmove_clock, state.ply, state.max_plies, out)  # fmt: skip
     return out

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from mmc.engine import (
-    NUM_PLANES,
     VARIANTS,
     Color,
     State,
@@ -20,7 +19,6 @@ from mmc.engine import (
     initial_state,
     legal_moves,
     observation_planes,
-    visible_squares,
 )
 
 __all__ = ["PLAYABLE", "agent_planes", "check_playable", "observation", "rgb_image"]
@@ -39,34 +37,9 @@ def check_playable(variant: str) -> str:
 
 
 def agent_planes(state: State, color: Color) -> np.ndarray:
-    """``float32[NUM_PLANES, H, W]``: the planes of ``mmc.engine.observe`` from ``color``'s side.
-
-    For the side to move these are exactly ``observation_planes(state)``. For the other side they follow the
-    same layout from its own view (its pieces in planes 0-5, its colour in plane 16, what it sees in plane 17),
-    with the repetition planes 12-13 at 0: a repetition is counted for the side to move.
-    """
-    if color is state.turn:
-        return observation_planes(state)
-    v = state.variant
-    side = int(color)
-    out = np.zeros((NUM_PLANES, v.height, v.width), dtype=np.float32)
-    seen = visible_squares(state, color) if v.hidden_information else np.ones(64, dtype=bool)
-    board = state.board_array()
-    for rank in range(v.height):
-        row = rank if side > 0 else v.height - 1 - rank
-        for file in range(v.width):
-            square = 8 * rank + file
-            out[18, row, file] = (rank + file) % 2
-            if not seen[square]:
-                continue
-            out[17, row, file] = 1.0
-            piece = int(board[square]) * side
-            if piece:
-                out[piece - 1 if piece > 0 else 5 - piece, row, file] = 1.0
-    out[14] = state.halfmove_clock / 100.0
-    out[15] = state.ply / state.max_plies
-    out[16] = float(color is Color.WHITE)
-    return out
+    """``float32[NUM_PLANES, H, W]``: the planes of ``mmc.engine.observe`` from ``color``'s side (for the side to
+    move exactly the network's input; for the other side the same layout from its view, repetition planes 0)."""
+    return observation_planes(state, color=color)
 
 
 def observation(state: State, color: Color, *, to_move: bool) -> dict[str, np.ndarray]:
