@@ -49,6 +49,7 @@ from mmc.meta import AdaptConfig, MetaConfig, MetaFocusConfig
 from mmc.nn import DeviceError, NetworkConfig, resolve_device
 from mmc.play import close_player, parse_player
 from mmc.search import SearchConfig
+from mmc.starts import StartError, check_starts
 from mmc.train import TrainConfig
 
 __all__ = [
@@ -74,13 +75,6 @@ SECTIONS = (
 )  # fmt: skip
 UNADAPTED = "unadapted"
 """The evaluation opponent that is the adapted model's own starting model (cells with budget > 0 only)."""
-SCRATCH = "scratch"
-"""The adaptation start that is a freshly initialised network."""
-META_STARTS = ("joat", "multitask")
-"""Starts made by the meta stages (``meta_train`` and ``multitask``)."""
-METAFOCUS = "metafocus"
-"""The start that is JOAT adapted with the channel mask its MetaFocus meta-model gives the target (stage
-``metafocus``); it needs the ``joat`` start, and has no budget-0 model (with no games to adapt on it is JOAT)."""
 
 
 class ParamsError(ValueError):
@@ -114,7 +108,8 @@ class AdaptPlan:
     targets: tuple[str, ...]
     """Target variants (one adapt@ and evaluate@ stage each); the study holds at least one out of meta-training."""
     starts: tuple[str, ...]
-    """Starting models: ``joat``, ``multitask``, ``expert-V`` (V in ``expert.variants``), ``scratch``."""
+    """Starting models: ``joat``, ``multitask``, ``metafocus``, ``expert-V`` (V in ``expert.variants``), ``scratch``
+    (names of ``mmc.starts.Start``; ``mmc.starts.check_starts`` holds their rules)."""
     config: AdaptConfig
 
     @property
@@ -290,16 +285,10 @@ def _check_adapt(root: _Checker, plan: AdaptPlan, experts: list[str]) -> None:
     if len(set(plan.targets)) < len(plan.targets):
         raise root.error("adapt.targets", f"names a variant twice: {list(plan.targets)}")
     _check_playable(root, "adapt.targets", plan.targets)
-    known = [*META_STARTS, METAFOCUS, *(f"expert-{v}" for v in experts), SCRATCH]
-    if not plan.starts or len(set(plan.starts)) < len(plan.starts):
-        raise root.error("adapt.starts", f"must name distinct starting models, got {list(plan.starts)}")
-    for start in plan.starts:
-        if start not in known:
-            raise root.error("adapt.starts", f"unknown start {start!r} (known: {', '.join(known)})")
-    if METAFOCUS in plan.starts and "joat" not in plan.starts:
-        raise root.error("adapt.starts", "metafocus needs joat among the starts (it is JOAT adapted with a mask)")
-    if METAFOCUS in plan.starts and not any(budget > 0 for budget in plan.config.budgets):
-        raise root.error("adapt.starts", "metafocus needs a budget > 0 in adapt.budgets (at 0 it is JOAT)")
+    try:
+        check_starts(plan.starts, experts, plan.budgets)
+    except StartError as error:
+        raise root.error("adapt.starts", str(error)) from None
 
 
 def _check_playable(root: _Checker, key: str, variants: typing.Iterable[str]) -> None:

@@ -4,15 +4,15 @@ From replicate ``r``'s JOAT network (``models/starts/r{r}/joat.pt``, stage ``met
 ``mmc.meta.metafocus_train``, the one implementation of MetaFocus's training (REINFORCE over channel masks, see its
 module), with the stage's job store as its runner (``data/jobs/metafocus/r{r}``: every self-play, masked training
 and reward match is a Prefect task run, kept as it finishes). Each iteration is logged to MLflow (``step``); the
-meta-model is published as ``models/starts/r{r}/metafocus.pt`` (+ ``.json``, its config) and registered in MLflow
-as ``metafocus`` (alias ``r{r}``); every sampled mask with its reward goes to ``plots/metafocus/r{r}.csv`` and the
-summary to ``metrics/metafocus/r{r}.json``. The ``metafocus`` start of ``adapt@T-R`` is JOAT adapted with the mask
-this model gives for T (``pipelines.adapt``).
+meta-model is published as ``models/starts/r{r}/metafocus.pt`` (+ ``.json``, its config; written by
+``mmc.meta.save_focus``, read by ``mmc.meta.load_focus``) and registered in MLflow as ``metafocus`` (alias
+``r{r}``); every sampled mask with its reward goes to ``plots/metafocus/r{r}.csv`` and the summary to
+``metrics/metafocus/r{r}.json``. The ``metafocus`` start of ``adapt@T-R`` is JOAT adapted with the mask this model
+gives for T (``pipelines.adapt``, ``mmc.starts``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -23,8 +23,7 @@ import torch
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
-from mmc.atomic import atomic_write
-from mmc.meta import FocusModel, FocusStep, MetaFocusConfig, metafocus_train
+from mmc.meta import FocusStep, MetaFocusConfig, metafocus_train, save_focus
 from mmc.nn import PolicyValueNet, load_checkpoint
 from mmc.search import SearchConfig
 from mmc.seeding import derive
@@ -36,7 +35,7 @@ from pipelines.jobs import JobStore, job_store
 from pipelines.paths import META_CODE, Paths, replicate_name
 from pipelines.records import FocusRow, write_rows
 
-__all__ = ["STAGE", "focus_rows", "inputs", "load_focus", "metafocus_flow", "save_focus"]
+__all__ = ["STAGE", "focus_rows", "inputs", "metafocus_flow"]
 
 STAGE = "metafocus"
 
@@ -72,27 +71,6 @@ def metafocus_flow(replicate: int, study: StudyConfig, root: Path) -> dict[str, 
             logger.info("metafocus iteration %d: %s", step.index, _describe(step))
         store.finish(logger, replicate_name(STAGE, replicate))
         return _publish(paths, replicate, study, steps, run)
-
-
-def save_focus(model: FocusModel, path: Path) -> Path:
-    """``model``'s weights at ``path`` and its config beside it (``.json``), each written atomically; the path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_json(path.with_suffix(".json"), asdict(model.config))
-    state = model.state_dict()
-    atomic_write(path, lambda file: torch.save(state, file))
-    return path
-
-
-def load_focus(path: Path) -> FocusModel:
-    """The meta-model :func:`save_focus` wrote at ``path``."""
-    for needed in (path, path.with_suffix(".json")):
-        if not needed.is_file():
-            raise FileNotFoundError(f"MetaFocus model file {needed} does not exist: run its metafocus stage first")
-    config = json.loads(path.with_suffix(".json").read_text())
-    model = FocusModel.from_config(config)
-    model.load_state_dict(torch.load(path, weights_only=True))
-    model.eval()
-    return model
 
 
 def focus_rows(replicate: int, steps: Sequence[FocusStep]) -> list[FocusRow]:

@@ -24,10 +24,10 @@ import yaml
 from mlflow.tracking import MlflowClient
 
 from mmc.evaluate import match_name
+from mmc.meta import load_focus
 from mmc.nn import load_checkpoint
 from pipelines.config import load_params
 from pipelines.files import sha256
-from pipelines.metafocus import load_focus
 from pipelines.paths import Paths
 from pipelines.report import external_resources
 
