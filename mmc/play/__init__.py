@@ -7,7 +7,7 @@
 4
 """
 
-from mmc.play.arena import MatchResult, gate, play_match, random_opening, split_match
+from mmc.play.arena import MatchResult, gate, play_match, random_opening, split_match, wilson_interval
 from mmc.play.fairy import ENGINE_VARIANTS, FairyError, FairyPlayer
 from mmc.play.human import HumanPlayer, Resign
 from mmc.play.players import (
@@ -57,5 +57,6 @@ __all__ = [
     "register_player",
     "replay",
     "split_match",
+    "wilson_interval",
     "write_records",
 ]
