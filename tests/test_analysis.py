@@ -7,6 +7,7 @@ import warnings
 import pandas as pd
 import pytest
 
+from mmc import play
 from mmc.analysis import (
     MATCH_COLUMNS,
     adaptation_figure,
@@ -16,7 +17,6 @@ from mmc.analysis import (
     wilson_interval,
     win_rate_heatmap,
 )
-from mmc import play
 from mmc.play import MatchResult
 
 
