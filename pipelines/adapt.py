@@ -32,6 +32,7 @@ from mmc.search import SearchConfig
 from mmc.seeding import derive
 from mmc.starts import Start, adapted_models, model_label
 from mmc.train import TrainConfig
+from pipelines import metrics as names
 from pipelines import tracking
 from pipelines.config import StudyConfig, flatten
 from pipelines.files import write_json
@@ -92,7 +93,7 @@ def adapt_flow(target: str, replicate: int, study: StudyConfig, root: Path) -> d
             if result.losses:
                 logger.info("%s adapted to %s: %s", item.label, target, _describe(result))
         write_json(paths.adapt_metrics(target, replicate), metrics)
-        run.log_metrics({k: v for k, v in flatten(metrics).items() if isinstance(v, int | float)})
+        run.log_metrics(names.from_json(metrics))
         run.log_artifact(paths.adapt_metrics(target, replicate), "dvc")
         _log_sample(target, adaptations, adapted, run)
     return metrics

@@ -36,6 +36,7 @@ from mmc.rating import Pairing, Ratings, replicate_summary
 from mmc.seeding import derive, rng, root
 from mmc.starts import Start, adapted_models, model_label
 from mmc.starts import comparisons as compare_starts
+from pipelines import metrics as names
 from pipelines import tracking
 from pipelines.config import UNADAPTED, StudyConfig, flatten, opponent_slug
 from pipelines.files import write_json
@@ -147,8 +148,8 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
             logger.info("%s %s vs %s: %s", target, player, spec, _describe(summary))
         write_json(paths.evaluation_metrics(target), metrics)
         write_rows(paths.evaluation_table(target), EvaluationRow, rows)
-        run.log_metrics({k: v for k, v in flatten(metrics).items() if isinstance(v, int | float)})
-        run.log_metrics({"seconds": round(sum(store.seconds.values()), 3)})
+        run.log_metrics(names.from_json(metrics))
+        run.log_metrics({names.SECONDS: round(sum(store.seconds.values()), 3)})
         for path in (paths.evaluation_metrics(target), paths.evaluation_table(target)):
             run.log_artifact(path, "dvc")
         largest = max(study.adapt.budgets)
@@ -218,10 +219,10 @@ def _publish_ratings(
     write_rows(paths.rating_table(target), RatingRow, rows)
     write_rows(paths.curve_table(target), CurveRow, curves)
     write_rows(paths.comparison_table(target), ComparisonRow, compared)
-    run.log_metrics({f"{key}.{opponent_slug(r.player)}": getattr(r, field) for r in rows
-                     for key, field in (("elo", "elo"), ("elo_low", "low"), ("elo_high", "high"))})  # fmt: skip
-    run.log_metrics({f"elo_mean.{opponent_slug(model_label(c.start, c.budget))}": c.elo for c in curves})
-    run.log_metrics({f"difference.{opponent_slug(c.a)}.{opponent_slug(c.b)}": c.difference for c in compared})
+    interval = ((names.elo, "elo"), (names.elo_low, "low"), (names.elo_high, "high"))
+    run.log_metrics({name(r.player): getattr(r, field) for r in rows for name, field in interval})
+    run.log_metrics({names.elo_mean(model_label(c.start, c.budget)): c.elo for c in curves})
+    run.log_metrics({names.comparison(c.a, c.b): c.difference for c in compared})
     tables = (paths.rating_table(target), paths.curve_table(target), paths.comparison_table(target))
     for path in (paths.ratings(target), *tables):
         run.log_artifact(path, "dvc")

@@ -28,6 +28,7 @@ from mmc.nn import PolicyValueNet, load_checkpoint
 from mmc.search import SearchConfig
 from mmc.seeding import derive
 from mmc.train import TrainConfig
+from pipelines import metrics as names
 from pipelines import tracking
 from pipelines.config import StudyConfig, flatten
 from pipelines.files import write_json
@@ -92,16 +93,16 @@ def focus_rows(replicate: int, steps: Sequence[FocusStep]) -> list[FocusRow]:
 
 
 def _metrics(step: FocusStep, store: JobStore) -> dict[str, float]:
-    metrics: dict[str, float] = {"iteration": step.index, "baseline": step.baseline}
-    metrics["reward_mean"] = float(np.mean([step.rewards[t] for t in step.tasks]))
+    metrics: dict[str, float] = {names.ITERATION: step.index, names.BASELINE: step.baseline}
+    metrics[names.REWARD_MEAN] = float(np.mean([step.rewards[t] for t in step.tasks]))
     for task in step.tasks:
-        metrics[f"reward.{task}"] = float(step.rewards[task])
-        metrics[f"kept.{task}"] = int(np.count_nonzero(step.masks[task]))
-        metrics[f"keep_probability.{task}"] = float(np.mean(step.keep_probabilities[task]))
+        metrics[names.reward(task)] = float(step.rewards[task])
+        metrics[names.kept(task)] = int(np.count_nonzero(step.masks[task]))
+        metrics[names.keep_probability(task)] = float(np.mean(step.keep_probabilities[task]))
     tag = f"-gen{step.index:03d}"
     for kind in ("self-play", "train", "reward"):
         seconds = sum(s for name, s in store.seconds.items() if name.startswith(kind) and name.endswith(tag))
-        metrics[f"{kind.replace('-', '')}_seconds"] = round(seconds, 3)
+        metrics[names.seconds(kind)] = round(seconds, 3)
     return metrics
 
 
@@ -142,7 +143,7 @@ def _publish(
         "kept_mean": round(float(np.mean([np.count_nonzero(m) for s in steps for m in s.masks.values()])), 3),
     }
     write_json(paths.focus_metrics(replicate), summary)
-    run.log_metrics({k: v for k, v in summary.items() if isinstance(v, int | float)})
+    run.log_metrics(names.from_json(summary))
     for path in (paths.focus_masks(replicate), paths.focus_metrics(replicate)):
         run.log_artifact(path, "dvc")
     variants = ", ".join(study.meta.train_variants)
