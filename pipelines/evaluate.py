@@ -219,9 +219,9 @@ def _publish_ratings(
     write_rows(paths.rating_table(target), RatingRow, rows)
     write_rows(paths.curve_table(target), CurveRow, curves)
     write_rows(paths.comparison_table(target), ComparisonRow, compared)
-    interval = ((names.elo, "elo"), (names.elo_low, "low"), (names.elo_high, "high"))
-    run.log_metrics({name(r.player): getattr(r, field) for r in rows for name, field in interval})
-    run.log_metrics({names.elo_mean(model_label(c.start, c.budget)): c.elo for c in curves})
+    interval = ((names.ELO, "elo"), (names.ELO_LOW, "low"), (names.ELO_HIGH, "high"))
+    run.log_metrics({names.per(name, r.player): getattr(r, field) for r in rows for name, field in interval})
+    run.log_metrics({names.per(names.ELO_MEAN, model_label(c.start, c.budget)): c.elo for c in curves})
     run.log_metrics({names.comparison(c.a, c.b): c.difference for c in compared})
     tables = (paths.rating_table(target), paths.curve_table(target), paths.comparison_table(target))
     for path in (paths.ratings(target), *tables):

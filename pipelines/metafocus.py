@@ -96,9 +96,9 @@ def _metrics(step: FocusStep, store: JobStore) -> dict[str, float]:
     metrics: dict[str, float] = {names.ITERATION: step.index, names.BASELINE: step.baseline}
     metrics[names.REWARD_MEAN] = float(np.mean([step.rewards[t] for t in step.tasks]))
     for task in step.tasks:
-        metrics[names.reward(task)] = float(step.rewards[task])
-        metrics[names.kept(task)] = int(np.count_nonzero(step.masks[task]))
-        metrics[names.keep_probability(task)] = float(np.mean(step.keep_probabilities[task]))
+        metrics[names.per(names.REWARD, task)] = float(step.rewards[task])
+        metrics[names.per(names.KEPT, task)] = int(np.count_nonzero(step.masks[task]))
+        metrics[names.per(names.KEEP_PROBABILITY, task)] = float(np.mean(step.keep_probabilities[task]))
     tag = f"-gen{step.index:03d}"
     for kind in ("self-play", "train", "reward"):
         seconds = sum(s for name, s in store.seconds.items() if name.startswith(kind) and name.endswith(tag))

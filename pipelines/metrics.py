@@ -24,10 +24,17 @@ __all__ = [
     "CPU_CORES_USED",
     "CPU_SECONDS",
     "CPU_UTILISATION",
+    "ELO",
+    "ELO_HIGH",
+    "ELO_LOW",
+    "ELO_MEAN",
     "FINAL_STEP",
     "ITERATION",
+    "KEEP_PROBABILITY",
+    "KEPT",
     "LOSS_PARTS",
     "META_GENERATION",
+    "REWARD",
     "REWARD_MEAN",
     "SECONDS",
     "SELFPLAY_DRAW_RATE",
@@ -37,18 +44,11 @@ __all__ = [
     "WALL_SECONDS",
     "arena",
     "comparison",
-    "elo",
-    "elo_high",
-    "elo_low",
-    "elo_mean",
     "from_json",
     "inner_loss",
-    "keep_probability",
-    "kept",
     "loss",
     "per",
     "pooled_loss",
-    "reward",
     "seconds",
     "target",
 ]
@@ -68,6 +68,20 @@ BASELINE = "baseline"
 REWARD_MEAN = "reward_mean"
 SECONDS = "seconds"
 WALL_SECONDS = "wall_seconds"
+REWARD = "reward"
+"""MetaFocus, per task: the reward of the masked adaptation."""
+KEPT = "kept"
+"""MetaFocus, per task: the channels the sampled mask kept."""
+KEEP_PROBABILITY = "keep_probability"
+"""MetaFocus, per task: the mean keep-probability the focus model gave the task's channels."""
+ELO = "elo"
+"""Per rated player (a model of one replicate, ``joat-b100-r0``, or an anchor): its Elo."""
+ELO_LOW = "elo_low"
+"""Per rated player: the low end of its 95 % Elo interval (over games)."""
+ELO_HIGH = "elo_high"
+"""Per rated player: the high end of its 95 % Elo interval."""
+ELO_MEAN = "elo_mean"
+"""Per model (``joat-b100``): the start's mean Elo over the replicates."""
 CPU_SECONDS = "cpu_seconds"
 CPU_CORES_USED = "cpu_cores_used"
 CPU_UTILISATION = "cpu_utilisation"
@@ -101,41 +115,6 @@ def pooled_loss(part: str) -> str:
 def arena(field: str) -> str:
     """A field of the expert's gate match (``pipelines.records.MatchSummary``; ``arena_score``) or its time."""
     return f"arena_{field}"
-
-
-def reward(task: str) -> str:
-    """MetaFocus: the reward of the masked adaptation to ``task``."""
-    return per("reward", task)
-
-
-def kept(task: str) -> str:
-    """MetaFocus: the channels the sampled mask of ``task`` kept."""
-    return per("kept", task)
-
-
-def keep_probability(task: str) -> str:
-    """MetaFocus: the mean keep-probability the focus model gave ``task``'s channels."""
-    return per("keep_probability", task)
-
-
-def elo(player: str) -> str:
-    """A rated player's Elo (a model of one replicate, ``joat-b100-r0``, or an anchor)."""
-    return per("elo", player)
-
-
-def elo_low(player: str) -> str:
-    """The low end of a player's 95 % Elo interval (over games)."""
-    return per("elo_low", player)
-
-
-def elo_high(player: str) -> str:
-    """The high end of a player's 95 % Elo interval (over games)."""
-    return per("elo_high", player)
-
-
-def elo_mean(model: str) -> str:
-    """A start's mean Elo over the replicates at one budget (``joat-b100``)."""
-    return per("elo_mean", model)
 
 
 def comparison(a: str, b: str) -> str:

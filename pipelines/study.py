@@ -101,7 +101,9 @@ def _evaluation_metrics(paths: Paths, study: StudyConfig) -> dict[str, float]:
         cells = flatten(_read(paths.evaluation_metrics(target)))
         metrics |= {names.target(target, key): float(value) for key, value in cells.items() if key.endswith(".score")}
         means = _read(paths.ratings(target)).get("starts", {})
-        metrics |= {names.target(target, names.elo_mean(model)): float(m["elo"]) for model, m in means.items()}
+        metrics |= {
+            names.target(target, names.per(names.ELO_MEAN, model)): float(m["elo"]) for model, m in means.items()
+        }
     return metrics
 
 

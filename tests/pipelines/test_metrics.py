@@ -13,10 +13,10 @@ def test_names_follow_one_scheme() -> None:
         and names.pooled_loss("value") == "pooled.loss_value"
     )
     assert names.per(names.SELFPLAY_DRAW_RATE, "gardner") == "selfplay_draw_rate.gardner"
-    assert names.arena("ci_low") == "arena_ci_low" and names.reward("rifle") == "reward.rifle"
-    assert names.elo("fairy:nodes=1") == "elo.fairy_nodes_1" and names.elo_high("joat-b2-r0") == "elo_high.joat-b2-r0"
-    assert names.elo_mean("joat-b100") == "elo_mean.joat-b100"
-    assert names.target("mallet", names.elo_mean("joat-b100")) == "mallet.elo_mean.joat-b100"
+    assert names.arena("ci_low") == "arena_ci_low" and names.per(names.REWARD, "rifle") == "reward.rifle"
+    assert names.per(names.ELO, "fairy:nodes=1") == "elo.fairy_nodes_1"
+    assert names.per(names.ELO_HIGH, "joat-b2-r0") == "elo_high.joat-b2-r0"
+    assert names.target("mallet", names.per(names.ELO_MEAN, "joat-b100")) == "mallet.elo_mean.joat-b100"
     assert names.comparison("joat-b2", "scratch-b2") == "difference.joat-b2.scratch-b2"
 
 
