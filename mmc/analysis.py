@@ -7,7 +7,7 @@ imported when first used, so ``import mmc`` stays light).
 Match table columns (the seed README's "game, player 1, player 2, wins, draws, losses", plus the score
 and its interval)::
 
-    game  player 1  player 2  wins  draws  losses  games  score  score_low  score_high
+    game  player 1  player 2  wins  draws  losses  games  score  ci_low  ci_high
 
 ``score`` counts a draw as half a win, from player 1's view; the interval is Wilson's 95% interval on that
 score treated as a proportion over ``games``.
@@ -15,9 +15,10 @@ score treated as a proportion over ``games``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+from mmc.play import wilson_interval
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,16 +36,7 @@ __all__ = [
     "win_rate_heatmap",
 ]
 
-MATCH_COLUMNS = ["game", "player 1", "player 2", "wins", "draws", "losses", "games", "score", "score_low", "score_high"]
-
-
-def wilson_interval(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson's score interval for a proportion ``score`` observed over ``games`` trials; (0, 1) for no games."""
-    if games <= 0:
-        return 0.0, 1.0
-    centre = (score + z * z / (2 * games)) / (1 + z * z / games)
-    half = z / (1 + z * z / games) * math.sqrt(score * (1 - score) / games + z * z / (4 * games * games))
-    return max(0.0, centre - half), min(1.0, centre + half)
+MATCH_COLUMNS = ["game", "player 1", "player 2", "wins", "draws", "losses", "games", "score", "ci_low", "ci_high"]
 
 
 def match_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
@@ -62,7 +54,7 @@ def match_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         score = (wins + draws / 2) / games
         low, high = wilson_interval(score, games)
         records.append({**row, "wins": wins, "draws": draws, "losses": losses, "games": games, "score": score,
-                        "score_low": low, "score_high": high})  # fmt: skip
+                        "ci_low": low, "ci_high": high})  # fmt: skip
     table = pd.DataFrame.from_records(records)
     extra = [c for c in table.columns if c not in MATCH_COLUMNS]
     return table.reindex(columns=MATCH_COLUMNS + extra) if len(table) else pd.DataFrame(columns=MATCH_COLUMNS)
@@ -124,7 +116,7 @@ def adaptation_figure(table: pd.DataFrame, *, budget: str = "budget", start: str
             cell = data[(data["game"] == game) & (data["player 2"] == opponent)]
             for name, line in cell.groupby(start):
                 _line_with_band(
-                    axes, line.sort_values(budget), budget, ("score", "score_low", "score_high"), palette[name], name
+                    axes, line.sort_values(budget), budget, ("score", "ci_low", "ci_high"), palette[name], name
                 )
             axes.set_title(f"{game}: vs {opponent}", fontsize=9)
             axes.set_ylim(0, 1)

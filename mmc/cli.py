@@ -262,7 +262,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_rate(args: argparse.Namespace) -> int:
     from mmc.configs import ConfigError
     from mmc.evaluate import EvaluateConfig, RateConfig
-    from mmc.leaderboard import append_leaderboard, leaderboard_rows, plays, rate_players
+    from mmc.leaderboard import append_leaderboard, leaderboard_rows, rate_players
+    from mmc.play.fairy import plays
 
     if args.seed < 0:
         raise UsageError(f"--seed must be >= 0, got {args.seed}")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from mmc.atomic import atomic_write
 from mmc.evaluate import Cell, EvaluateConfig, RateConfig, Rated, evaluate, rate
-from mmc.play.fairy import ENGINE_VARIANTS
+from mmc.play.fairy import plays
 from mmc.rating import Pairing
 from mmc.seeding import derive, root
 
@@ -30,18 +30,11 @@ __all__ = [
     "LeaderboardRow",
     "append_leaderboard",
     "leaderboard_rows",
-    "plays",
     "rate_players",
 ]
 
 OPPONENTS = ("random", "greedy", "fairy:nodes=1")
 """The first opponents of every rated player: the study's ``evaluate.opponents`` without ``unadapted``."""
-
-
-def plays(spec: str, variant: str) -> bool:
-    """Whether the player ``spec`` plays ``variant``: every one does except a ``fairy`` one in a variant
-    Fairy-Stockfish does not play (``mmc.play.fairy.ENGINE_VARIANTS``)."""
-    return not spec.startswith("fairy") or variant in ENGINE_VARIANTS
 
 
 def rate_players(

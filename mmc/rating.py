@@ -53,6 +53,7 @@ __all__ = [
     "expected_score",
     "fit_ratings",
     "pairing",
+    "replicate_summary",
     "replicated",
 ]
 
@@ -195,6 +196,20 @@ def compare(ratings: Ratings, a: Sequence[str], b: Sequence[str], rng: np.random
     verdict = "better" if low > 0 else "worse" if high < 0 else "no detectable difference"
     detectable = (high - low) / 2
     return Comparison(estimate.value, low, high, verdict, detectable, estimate.replicates, estimate.spread)
+
+
+def replicate_summary(
+    ratings: Ratings,
+    means: Sequence[Sequence[str]],
+    pairs: Sequence[tuple[Sequence[str], Sequence[str]]],
+    rng: np.random.Generator,
+) -> tuple[list[Estimate], list[Comparison]]:
+    """The study's answer over its training replicates: the mean Elo (:func:`replicated`) of each group of
+    ``means`` (one model per replicate), then each paired comparison ``a - b`` of ``pairs`` (:func:`compare`, ``a``
+    and ``b`` one model per replicate, in replicate order), in that order, every bootstrap drawing from ``rng``."""
+    estimates = [replicated(ratings, players, rng) for players in means]
+    compared = [compare(ratings, a, b, rng) for a, b in pairs]
+    return estimates, compared
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,16 @@ and tasks (``mmc`` stays pure). The command line is ``python -m pipelines`` (see
 Modules:
 
 - ``config``: ``params.yaml`` -> frozen, typed configs; one-line errors naming the key.
+- ``study_rules``: the study's rules across sections; ``check_players`` (the engine opponents can play).
 - ``paths``: every artifact path (mirrors ``dvc.yaml``) and the code each stage depends on.
 - ``files``: atomic writes and file hashes.
 - ``jobs``: the stages' runner: each ``mmc`` job a Prefect task run, fingerprinted from its inputs, kept on disk.
 - ``records``: the records as dataclasses (a job's ``.done.json``, one row type per CSV).
-- ``expert``, ``meta`` (meta_train, multitask), ``adapt``, ``evaluate``, ``study_report``: the stage flows.
+- ``metrics``: every MLflow metric name.
+- ``stage``: the stage skeleton (logger, MLflow child run, job store, params) every stage flow opens.
+- ``starts``: the starting models of adaptation on disk (their rules are ``mmc.starts``).
+- ``expert``, ``meta`` (meta_train, multitask), ``metafocus``, ``adapt``, ``evaluate``, ``study_report``: the stage
+  flows; no stage module imports another.
 - ``runners``: the Prefect task runner (process pool, Dask, threads).
 - ``tracking``: MLflow runs, parent run, metrics, artifacts, the model registry.
 - ``plots``: loss and arena curves as PNG for MLflow.

@@ -23,57 +23,24 @@ from typing import Any
 
 from prefect import flow
 
-from mmc.meta import Adaptation, Adapted, adapt_many
-from mmc.nn import PolicyValueNet, build_network, config_path, load_checkpoint, save_checkpoint
+from mmc.meta import Adaptation, Adapted, adapt_many, load_focus
+from mmc.nn import config_path, save_checkpoint
 from mmc.play import write_records
 from mmc.search import SearchConfig
-from mmc.seeding import derive, int_seed
+from mmc.seeding import derive
+from mmc.starts import Start, adapted_models, model_label
 from mmc.train import TrainConfig
+from pipelines import metrics as names
 from pipelines import tracking
-from pipelines.config import METAFOCUS, SCRATCH, StudyConfig, flatten
+from pipelines.config import StudyConfig
 from pipelines.files import write_json
-from pipelines.metafocus import load_focus
 from pipelines.paths import ADAPT_CODE, Paths, replicate_name
 from pipelines.stage import keywords, logged_params, open_stage
+from pipelines.starts import load_start
 
-__all__ = ["AdaptInputs", "adapt_flow", "inputs", "label", "load_start", "models", "start_path"]
+__all__ = ["AdaptInputs", "adapt_flow", "inputs"]
 
 STAGE = "adapt"
-
-
-def start_path(paths: Paths, start: str, replicate: int) -> Path | None:
-    """The checkpoint of a starting model (``None`` for ``scratch``, which is made from the seed)."""
-    if start == SCRATCH:
-        return None
-    if start.startswith("expert-"):
-        return paths.champion(start.removeprefix("expert-"), replicate)
-    return paths.start_model("joat" if start == METAFOCUS else start, replicate)
-
-
-def load_start(paths: Paths, study: StudyConfig, start: str, replicate: int) -> PolicyValueNet:
-    """The starting network of ``start`` in replicate ``replicate`` in eval mode (``metafocus``: its JOAT)."""
-    path = start_path(paths, start, replicate)
-    if path is None:
-        return build_network(study.network, int_seed(derive(study.training_seed(replicate), SCRATCH, "network")))
-    if not path.is_file():
-        raise FileNotFoundError(f"starting model {start!r}: {path} does not exist (run its stage first)")
-    return load_checkpoint(path)[0]
-
-
-def label(start: str, budget: int, replicate: int | None = None) -> str:
-    """An adapted model's name in tables, records and job names: ``joat-b100``, of one replicate ``joat-b100-r0``."""
-    return f"{start}-b{budget}" + (f"-r{replicate}" if replicate is not None else "")
-
-
-def models(study: StudyConfig) -> list[tuple[str, int]]:
-    """Every adapted model of a target as (start, budget), budget first: the order of :func:`inputs` (no
-    ``metafocus`` at budget 0: there it is JOAT's own budget-0 model)."""
-    return [
-        (start, budget)
-        for budget in study.adapt.budgets
-        for start in study.adapt.starts
-        if not (start == METAFOCUS and budget == 0)
-    ]
 
 
 @dataclass(frozen=True)
@@ -81,7 +48,7 @@ class AdaptInputs:
     """The keyword arguments of ``mmc.meta.adapt_many`` for one target and replicate (:func:`inputs`)."""
 
     adaptations: list[Adaptation]
-    """Every start x budget, budget first (:func:`models`)."""
+    """Every start x budget, budget first (``mmc.starts.adapted_models``)."""
     search: SearchConfig
     training: TrainConfig
     """The adaptation's training (``adapt.epochs``, one thread)."""
@@ -94,19 +61,19 @@ def inputs(study: StudyConfig, paths: Paths, target: str, replicate: int) -> Ada
     """The arguments of ``mmc.meta.adapt_many`` for ``target`` in replicate ``replicate``: every start x budget
     (budget first), the search, the adaptation's training, concurrency, ply cap and device."""
     config = study.adapt.config
-    starts = {start: load_start(paths, study, start, replicate) for start in study.adapt.starts}
-    focus = load_focus(paths.focus_model(replicate)) if METAFOCUS in starts else None
+    starts = {start: load_start(paths, study, start, replicate) for start in map(Start.parse, study.adapt.starts)}
+    focus = load_focus(paths.focus_model(replicate)) if any(start.masked for start in starts) else None
     seed = derive(study.training_seed(replicate), STAGE, target)
     adaptations = [
         Adaptation(
-            label(start, budget),
+            model_label(start, budget),
             starts[start],
             target,
             budget,
             derive(seed, "budget", budget),
-            focus=focus if start == METAFOCUS else None,
+            focus=focus if start.masked else None,
         )
-        for start, budget in models(study)
+        for start, budget in adapted_models(study.adapt.starts, study.adapt.budgets)
     ]
     training = config.training(study.train)
     return AdaptInputs(adaptations, study.search, training, config.concurrent, config.max_plies, study.device)
@@ -126,16 +93,17 @@ def adapt_flow(target: str, replicate: int, study: StudyConfig, root: Path) -> d
         given = inputs(study, paths, target, replicate)
         adapted = adapt_many(**keywords(given), run=stage.store)
         metrics: dict[str, dict[str, Any]] = {}
-        for (start, budget), item, result in zip(models(study), given.adaptations, adapted, strict=True):
-            model = save_checkpoint(result.net, result.net.config, paths.adapted(target, replicate, start, budget))
+        models = adapted_models(study.adapt.starts, study.adapt.budgets)
+        for (start, budget), item, result in zip(models, given.adaptations, adapted, strict=True):
+            model = save_checkpoint(result.net, result.net.config, paths.adapted(target, replicate, str(start), budget))
             seconds = stage.store.job_seconds(["self-play", "train"], [(item.label,)])
-            metrics.setdefault(start, {})[f"b{budget}"] = _summary(result, seconds)
+            metrics.setdefault(str(start), {})[f"b{budget}"] = _summary(result, seconds)
             run.log_artifact(model, f"models/{model.stem}")
             run.log_artifact(config_path(model), f"models/{model.stem}")
             if result.losses:
                 stage.logger.info("%s adapted to %s: %s", item.label, target, _describe(result))
         write_json(paths.adapt_metrics(target, replicate), metrics)
-        run.log_metrics({k: v for k, v in flatten(metrics).items() if isinstance(v, int | float)})
+        run.log_metrics(names.from_json(metrics))
         run.log_artifact(paths.adapt_metrics(target, replicate), "dvc")
         _log_sample(target, given.adaptations, adapted, run)
     return metrics

@@ -45,6 +45,7 @@ from mmc.evaluate import EvaluateConfig, RateConfig
 from mmc.evaluate import slug as opponent_slug
 from mmc.meta import AdaptConfig, MetaConfig, MetaFocusConfig
 from mmc.nn import DeviceError, NetworkConfig, resolve_device
+from mmc.play.fairy import plays
 from mmc.search import SearchConfig
 from mmc.train import TrainConfig
 
@@ -71,13 +72,6 @@ SECTIONS = (
 )  # fmt: skip
 UNADAPTED = "unadapted"
 """The evaluation opponent that is the adapted model's own starting model (cells with budget > 0 only)."""
-SCRATCH = "scratch"
-"""The adaptation start that is a freshly initialised network."""
-META_STARTS = ("joat", "multitask")
-"""Starts made by the meta stages (``meta_train`` and ``multitask``)."""
-METAFOCUS = "metafocus"
-"""The start that is JOAT adapted with the channel mask its MetaFocus meta-model gives the target (stage
-``metafocus``); it needs the ``joat`` start, and has no budget-0 model (with no games to adapt on it is JOAT)."""
 
 
 class ParamsError(ValueError):
@@ -111,7 +105,8 @@ class AdaptPlan:
     targets: tuple[str, ...]
     """Target variants (one adapt@ and evaluate@ stage each); the study holds at least one out of meta-training."""
     starts: tuple[str, ...]
-    """Starting models: ``joat``, ``multitask``, ``expert-V`` (V in ``expert.variants``), ``scratch``."""
+    """Starting models: ``joat``, ``multitask``, ``metafocus``, ``expert-V`` (V in ``expert.variants``), ``scratch``
+    (names of ``mmc.starts.Start``; ``mmc.starts.check_starts`` holds their rules)."""
     config: AdaptConfig
 
     @property
@@ -202,14 +197,6 @@ class StudyConfig:
     def anchors(self, target: str) -> list[str]:
         """The rating anchors that play ``target``."""
         return [spec for spec in self.rate.anchors if plays(spec, target)]
-
-
-def plays(spec: str, variant: str) -> bool:
-    """Whether the opponent ``spec`` has a cell in ``variant``: every opponent does except a ``fairy`` one in a
-    variant Fairy-Stockfish does not play."""
-    from mmc.play.fairy import ENGINE_VARIANTS
-
-    return not spec.startswith("fairy") or variant in ENGINE_VARIANTS
 
 
 def load_params(path: str | Path = "params.yaml") -> StudyConfig:

@@ -30,15 +30,18 @@ from prefect import flow, get_run_logger
 from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate, rate
 from mmc.nn import PolicyValueNet, load_checkpoint
 from mmc.play import write_records
-from mmc.rating import Pairing, Ratings, compare, replicated
+from mmc.rating import Pairing, Ratings, replicate_summary
 from mmc.seeding import derive, rng, root
+from mmc.starts import Start, adapted_models, model_label
+from mmc.starts import comparisons as compare_starts
+from pipelines import metrics as names
 from pipelines import tracking
-from pipelines.adapt import label, load_start, models
-from pipelines.config import METAFOCUS, UNADAPTED, StudyConfig, flatten, opponent_slug
+from pipelines.config import UNADAPTED, StudyConfig, opponent_slug
 from pipelines.files import write_json
 from pipelines.paths import EVALUATE_CODE, Paths
 from pipelines.records import ComparisonRow, CurveRow, EvaluationRow, MatchSummary, RatingRow, write_rows
 from pipelines.stage import keywords, logged_params, open_stage
+from pipelines.starts import load_start
 
 __all__ = [
     "EvaluateInputs",
@@ -49,7 +52,6 @@ __all__ = [
     "inputs",
     "rated_models",
     "rating_inputs",
-    "unadapted_start",
 ]
 
 STAGE = "evaluate"
@@ -57,12 +59,13 @@ SAMPLE_GAMES = 2
 """Games per cell logged to MLflow as a sample."""
 
 
-def rated_models(study: StudyConfig) -> list[tuple[int, str, int]]:
+def rated_models(study: StudyConfig) -> list[tuple[int, Start, int]]:
     """Every model of a target as (replicate, start, budget): replicate, then budget, then start."""
-    return [(replicate, start, budget) for replicate in study.replicates for start, budget in models(study)]
+    models = adapted_models(study.adapt.starts, study.adapt.budgets)
+    return [(replicate, start, budget) for replicate in study.replicates for start, budget in models]
 
 
-def cells(study: StudyConfig, target: str) -> list[tuple[int, str, int, str]]:
+def cells(study: StudyConfig, target: str) -> list[tuple[int, Start, int, str]]:
     """The target's cells as (replicate, start, budget, opponent spec) in table order: replicate, budget, start,
     opponent (no ``unadapted`` at budget 0, no ``fairy`` where the engine does not play the target)."""
     return [
@@ -103,17 +106,17 @@ def inputs(study: StudyConfig, paths: Paths, target: str) -> EvaluateInputs:
     """The arguments of ``mmc.evaluate.evaluate`` for ``target``: its cells (networks loaded), the variant, the
     evaluation config, the seed (``("evaluate", target)`` of the study's seed: the same openings for every
     replicate) and the device; :func:`rating_inputs` has the rating's."""
-    adapted: dict[tuple[int, str, int], PolicyValueNet] = {}
-    starts: dict[tuple[int, str], PolicyValueNet] = {}
+    adapted: dict[tuple[int, Start, int], PolicyValueNet] = {}
+    starts: dict[tuple[int, Start], PolicyValueNet] = {}
     out: list[Cell] = []
     for replicate, start, budget, spec in cells(study, target):
         key = (replicate, start, budget)
         if key not in adapted:
-            model = paths.adapted(target, *key)
+            model = paths.adapted(target, replicate, str(start), budget)
             if not model.is_file():
                 raise FileNotFoundError(f"{model} does not exist: run adapt@{target}-{replicate} first")
             adapted[key] = load_checkpoint(model)[0]
-        player = label(start, budget, replicate)
+        player = model_label(start, budget, replicate)
         if spec == UNADAPTED:
             opponent = starts.setdefault((replicate, start), load_start(paths, study, start, replicate))
             out.append(Cell(player, adapted[key], spec, opponent, _opponent_name(study, start, spec, replicate)))
@@ -122,18 +125,15 @@ def inputs(study: StudyConfig, paths: Paths, target: str) -> EvaluateInputs:
     return EvaluateInputs(out, target, study.evaluate.config, derive(root(study.seed), STAGE, target), study.device)
 
 
-def _opponent_name(study: StudyConfig, start: str, spec: str, replicate: int) -> str:
+def _opponent_name(study: StudyConfig, start: Start, spec: str, replicate: int) -> str:
     """The opponent of a cell in the rating pool: the unadapted start is its own budget-0 model when there is one
     (MetaFocus's is JOAT's)."""
     if spec != UNADAPTED:
         return spec
-    start = unadapted_start(start)
-    return label(start, 0, replicate) if 0 in study.adapt.budgets else f"{start}-r{replicate} ({UNADAPTED})"
-
-
-def unadapted_start(start: str) -> str:
-    """The start whose budget-0 model is ``start`` unadapted: itself, or ``joat`` for ``metafocus``."""
-    return "joat" if start == METAFOCUS else start
+    unadapted = start.adapts_from
+    return (
+        model_label(unadapted, 0, replicate) if 0 in study.adapt.budgets else f"{unadapted}-r{replicate} ({UNADAPTED})"
+    )
 
 
 def rating_inputs(study: StudyConfig, matches: list[Cell], target: str, seed: np.random.SeedSequence) -> RatingInputs:
@@ -167,15 +167,15 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
         rows = []
         for (replicate, start, budget, spec), result in zip(cells(study, target), results, strict=True):
             summary = MatchSummary.of(result)
-            by_model = metrics.setdefault(f"r{replicate}", {}).setdefault(start, {}).setdefault(f"b{budget}", {})
+            by_model = metrics.setdefault(f"r{replicate}", {}).setdefault(str(start), {}).setdefault(f"b{budget}", {})
             by_model[opponent_slug(spec)] = asdict(summary)
-            player = label(start, budget, replicate)
-            rows.append(EvaluationRow(target, start, budget, replicate, player, spec, **asdict(summary)))
+            player = model_label(start, budget, replicate)
+            rows.append(EvaluationRow(target, str(start), budget, replicate, player, spec, **asdict(summary)))
             logger.info("%s %s vs %s: %s", target, player, spec, _describe(summary))
         write_json(paths.evaluation_metrics(target), metrics)
         write_rows(paths.evaluation_table(target), EvaluationRow, rows)
-        run.log_metrics({k: v for k, v in flatten(metrics).items() if isinstance(v, int | float)})
-        run.log_metrics({"seconds": store.job_seconds(["match"], [()])})
+        run.log_metrics(names.from_json(metrics))
+        run.log_metrics({names.SECONDS: store.job_seconds(["match"], [()])})
         for path in (paths.evaluation_metrics(target), paths.evaluation_table(target)):
             run.log_artifact(path, "dvc")
         largest = max(study.adapt.budgets)
@@ -190,17 +190,10 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
     return metrics
 
 
-def comparisons(study: StudyConfig) -> list[tuple[tuple[str, int], tuple[str, int]]]:
-    """The paired comparisons that answer the study's question, as ((start, budget), (start, budget)) of the
-    models ``a - b``: at every budget JOAT against each other start, MetaFocus against JOAT (the seed's "JOAT2
-    vs JOAT1", budgets > 0), and every start adapted against itself unadapted (budget 0; MetaFocus's is JOAT)."""
-    budgets, starts = study.adapt.budgets, study.adapt.starts
-    others = [s for s in starts if s not in ("joat", METAFOCUS)]
-    pairs = [(("joat", b), (s, b)) for b in budgets for s in others if "joat" in starts]
-    pairs += [((METAFOCUS, b), ("joat", b)) for b in budgets if b > 0 and METAFOCUS in starts]
-    if 0 in budgets:
-        pairs += [((s, b), (unadapted_start(s), 0)) for b in budgets if b > 0 for s in starts]
-    return pairs
+def comparisons(study: StudyConfig) -> list[tuple[tuple[Start, int], tuple[Start, int]]]:
+    """The paired comparisons that answer the study's question (``mmc.starts.comparisons``), as ((start, budget),
+    (start, budget)) of the models ``a - b``."""
+    return compare_starts(study.adapt.starts, study.adapt.budgets)
 
 
 def _publish_ratings(
@@ -211,7 +204,7 @@ def _publish_ratings(
     mean over the replicates), ``plots/comparisons/{t}.csv`` (paired by replicate, with verdicts), all in
     ``metrics/rate/{t}.json``; MLflow metrics. ``seed`` draws the replicates of the two-level bootstrap."""
     logger = get_run_logger()
-    kinds = {label(start, budget, r): (start, budget, r) for r, start, budget in rated_models(study)}
+    kinds = {model_label(start, budget, r): (str(start), budget, r) for r, start, budget in rated_models(study)}
     rows = []
     for player in sorted(ratings.players, key=lambda name: ratings.elo[name]):
         start, budget, replicate = kinds.get(player, ("", -1, -1))
@@ -220,36 +213,42 @@ def _publish_ratings(
         rows.append(RatingRow(target, player, kind, start, budget, replicate, elo, low, high, ratings.games[player]))
         # "mcts:100: Elo" would show ":100:" as an emoji in Prefect's rich console
         logger.info("%s %s = Elo %+.0f (95%% %+.0f..%+.0f)", target, player, elo, low, high)
-    draws = rng(seed)
-    replicates = study.replicates
+    replicates, pairs = study.replicates, comparisons(study)
+    models = adapted_models(study.adapt.starts, study.adapt.budgets)
+    means, differences = replicate_summary(
+        ratings,
+        [[model_label(start, budget, r) for r in replicates] for start, budget in models],
+        [([model_label(*a, r) for r in replicates], [model_label(*b, r) for r in replicates]) for a, b in pairs],
+        rng(seed),
+    )
     curves = []
-    for start, budget in models(study):
-        mean = replicated(ratings, [label(start, budget, r) for r in replicates], draws)
+    for model, mean in zip(models, means, strict=True):
         numbers = (round(mean.value, 1), round(mean.low, 1), round(mean.high, 1))
-        curves.append(CurveRow(target, start, budget, *numbers, mean.replicates, round(mean.spread, 1)))
+        curves.append(CurveRow(target, str(model[0]), model[1], *numbers, mean.replicates, round(mean.spread, 1)))
     compared = []
-    for a, b in comparisons(study):
-        a_name, b_name = label(*a), label(*b)
-        c = compare(ratings, [label(*a, r) for r in replicates], [label(*b, r) for r in replicates], draws)
+    for (a, b), c in zip(pairs, differences, strict=True):
+        a_name, b_name = model_label(*a), model_label(*b)
         numbers = (round(c.difference, 1), round(c.low, 1), round(c.high, 1))
         row = ComparisonRow(target, a[1], a_name, b_name, *numbers, c.verdict, round(c.detectable, 1),
                             c.replicates, round(c.spread, 1))  # fmt: skip
         compared.append(row)
         logger.info("%s %s - %s: %+.0f Elo (95%% %+.0f..%+.0f): %s", target, a_name, b_name, *numbers, c.verdict)
     rated = {r.player: {k: getattr(r, k) for k in ("elo", "low", "high", "games")} for r in rows}
-    means = {label(c.start, c.budget): {k: getattr(c, k) for k in ("elo", "low", "high", "spread")} for c in curves}
-    differences = {
+    by_start = {
+        model_label(c.start, c.budget): {k: getattr(c, k) for k in ("elo", "low", "high", "spread")} for c in curves
+    }
+    by_pair = {
         f"{c.a} - {c.b}": {k: getattr(c, k) for k in ("difference", "low", "high", "verdict", "detectable")}
         for c in compared
     }
-    write_json(paths.ratings(target), {"elo": rated, "starts": means, "comparisons": differences})
+    write_json(paths.ratings(target), {"elo": rated, "starts": by_start, "comparisons": by_pair})
     write_rows(paths.rating_table(target), RatingRow, rows)
     write_rows(paths.curve_table(target), CurveRow, curves)
     write_rows(paths.comparison_table(target), ComparisonRow, compared)
-    run.log_metrics({f"{key}.{opponent_slug(r.player)}": getattr(r, field) for r in rows
-                     for key, field in (("elo", "elo"), ("elo_low", "low"), ("elo_high", "high"))})  # fmt: skip
-    run.log_metrics({f"elo_mean.{opponent_slug(label(c.start, c.budget))}": c.elo for c in curves})
-    run.log_metrics({f"difference.{opponent_slug(c.a)}.{opponent_slug(c.b)}": c.difference for c in compared})
+    interval = ((names.ELO, "elo"), (names.ELO_LOW, "low"), (names.ELO_HIGH, "high"))
+    run.log_metrics({names.per(name, r.player): getattr(r, field) for r in rows for name, field in interval})
+    run.log_metrics({names.per(names.ELO_MEAN, model_label(c.start, c.budget)): c.elo for c in curves})
+    run.log_metrics({names.comparison(c.a, c.b): c.difference for c in compared})
     tables = (paths.rating_table(target), paths.curve_table(target), paths.comparison_table(target))
     for path in (paths.ratings(target), *tables):
         run.log_artifact(path, "dvc")

@@ -25,6 +25,7 @@ from mmc.play import write_records
 from mmc.search import SearchConfig
 from mmc.seeding import derive, int_seed
 from mmc.train import TrainConfig
+from pipelines import metrics as names
 from pipelines import plots, tracking
 from pipelines.config import StudyConfig
 from pipelines.files import write_json
@@ -90,22 +91,20 @@ def _metrics(generation: Generation, variant: str, store: JobStore) -> dict[str,
     games = len(played.records)
     examples = sum(len(part) for part in played.examples)
     metrics = {
-        "selfplay_games": games,
-        "selfplay_plies_per_game": played.plies / max(1, games),
-        "selfplay_examples": examples,
-        "selfplay_seconds": store.job_seconds(["self-play"], key),
-        "selfplay_draw_rate": sum(r.result == "1/2-1/2" for r in played.records) / max(1, games),
-        "train_seconds": store.job_seconds(["train"], key),
-        "loss_policy": last.policy,
-        "loss_value": last.value,
-        "loss_total": last.total,
-        "accepted": float(generation.accepted),
-        "champion_generation": generation.champion_index,
+        names.SELFPLAY_GAMES: games,
+        names.SELFPLAY_PLIES_PER_GAME: played.plies / max(1, games),
+        names.SELFPLAY_EXAMPLES: examples,
+        names.seconds("self-play"): store.job_seconds(["self-play"], key),
+        names.SELFPLAY_DRAW_RATE: sum(r.result == "1/2-1/2" for r in played.records) / max(1, games),
+        names.seconds("train"): store.job_seconds(["train"], key),
+        **{names.loss(part): getattr(last, part) for part in names.LOSS_PARTS},
+        names.ACCEPTED: float(generation.accepted),
+        names.CHAMPION_GENERATION: generation.champion_index,
     }
     if generation.arena is not None:
         summary = MatchSummary.of(generation.arena)
-        metrics |= {f"arena_{k}": v for k, v in summary.__dict__.items() if k != "games"}
-        metrics["arena_seconds"] = store.job_seconds(["arena"], key)
+        metrics |= {names.arena(k): v for k, v in summary.__dict__.items() if k != "games"}
+        metrics[names.seconds("arena")] = store.job_seconds(["arena"], key)
     return metrics
 
 
@@ -148,7 +147,7 @@ def _publish(
         "final_arena_score": round(last.arena.score, 6) if last.arena else None,
     }
     write_json(paths.expert_metrics(variant, replicate), summary)
-    run.log_metrics({k: v for k, v in summary.items() if v is not None} | {"final_step": len(generations) - 1})
+    run.log_metrics(names.from_json(summary) | {names.FINAL_STEP: len(generations) - 1})
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         sample = last.self_play.records[:SAMPLE_GAMES]

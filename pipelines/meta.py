@@ -13,6 +13,7 @@ inner losses are logged per meta-generation (``step``).
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
@@ -28,8 +29,9 @@ from mmc.play import write_records
 from mmc.search import SearchConfig
 from mmc.seeding import derive, int_seed
 from mmc.train import TrainConfig
+from pipelines import metrics as names
 from pipelines import tracking
-from pipelines.config import StudyConfig, flatten
+from pipelines.config import StudyConfig
 from pipelines.files import write_json
 from pipelines.jobs import JobStore
 from pipelines.paths import META_CODE, Paths, replicate_name
@@ -106,17 +108,18 @@ def loss_rows(kind: str, replicate: int, generations: list[MetaGeneration]) -> l
 
 
 def _metrics(generation: MetaGeneration, store: JobStore) -> dict[str, float]:
-    metrics: dict[str, float] = {"meta_generation": generation.index}
+    metrics: dict[str, float] = {names.META_GENERATION: generation.index}
     for variant, epochs in generation.losses.items():
-        name = "pooled" if variant == "pooled" else f"inner.{variant}"
-        metrics |= {f"{name}.loss_{k}": getattr(epochs[-1], k) for k in ("policy", "value", "total")}
+        loss = names.pooled_loss if variant == "pooled" else functools.partial(names.inner_loss, variant)
+        metrics |= {loss(part): getattr(epochs[-1], part) for part in names.LOSS_PARTS}
     for variant, played in generation.self_play.items():
         games = len(played.records)
-        metrics[f"selfplay.{variant}.plies_per_game"] = played.plies / max(1, games)
-        metrics[f"selfplay.{variant}.draw_rate"] = sum(r.result == "1/2-1/2" for r in played.records) / max(1, games)
+        metrics[names.per(names.SELFPLAY_PLIES_PER_GAME, variant)] = played.plies / max(1, games)
+        draws = sum(r.result == "1/2-1/2" for r in played.records)
+        metrics[names.per(names.SELFPLAY_DRAW_RATE, variant)] = draws / max(1, games)
     tag = f"gen{generation.index:03d}"
-    metrics["selfplay_seconds"] = store.job_seconds(["self-play"], [(v, tag) for v in generation.self_play])
-    metrics["train_seconds"] = store.job_seconds(["train"], [(v, tag) for v in generation.losses])  # or "pooled"
+    metrics[names.seconds("self-play")] = store.job_seconds(["self-play"], [(v, tag) for v in generation.self_play])
+    metrics[names.seconds("train")] = store.job_seconds(["train"], [(v, tag) for v in generation.losses])  # or "pooled"
     return metrics
 
 
@@ -143,7 +146,7 @@ def _publish(
         "final_loss": {variant: round(epochs[-1].total, 6) for variant, epochs in generations[-1].losses.items()},
     }
     write_json(paths.meta_metrics(kind, replicate), summary)
-    run.log_metrics({k: v for k, v in flatten(summary).items() if isinstance(v, int | float)})
+    run.log_metrics(names.from_json(summary))
     with tempfile.TemporaryDirectory() as scratch:
         last = generations[-1]
         for variant, played in last.self_play.items():

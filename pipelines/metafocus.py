@@ -4,30 +4,29 @@ From replicate ``r``'s JOAT network (``models/starts/r{r}/joat.pt``, stage ``met
 ``mmc.meta.metafocus_train``, the one implementation of MetaFocus's training (REINFORCE over channel masks, see its
 module), with the stage's job store as its runner (``data/jobs/metafocus/r{r}``: every self-play, masked training
 and reward match is a Prefect task run, kept as it finishes). Each iteration is logged to MLflow (``step``); the
-meta-model is published as ``models/starts/r{r}/metafocus.pt`` (+ ``.json``, its config) and registered in MLflow
-as ``metafocus`` (alias ``r{r}``); every sampled mask with its reward goes to ``plots/metafocus/r{r}.csv`` and the
-summary to ``metrics/metafocus/r{r}.json``. The ``metafocus`` start of ``adapt@T-R`` is JOAT adapted with the mask
-this model gives for T (``pipelines.adapt``).
+meta-model is published as ``models/starts/r{r}/metafocus.pt`` (+ ``.json``, its config; written by
+``mmc.meta.save_focus``, read by ``mmc.meta.load_focus``) and registered in MLflow as ``metafocus`` (alias
+``r{r}``); every sampled mask with its reward goes to ``plots/metafocus/r{r}.csv`` and the summary to
+``metrics/metafocus/r{r}.json``. The ``metafocus`` start of ``adapt@T-R`` is JOAT adapted with the mask this model
+gives for T (``pipelines.adapt``, ``mmc.starts``).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from prefect import flow, get_run_logger
 
-from mmc.atomic import atomic_write
-from mmc.meta import FocusModel, FocusStep, MetaFocusConfig, metafocus_train
+from mmc.meta import FocusStep, MetaFocusConfig, metafocus_train, save_focus
 from mmc.nn import PolicyValueNet, load_checkpoint
 from mmc.search import SearchConfig
 from mmc.seeding import derive
 from mmc.train import TrainConfig
+from pipelines import metrics as names
 from pipelines import tracking
 from pipelines.config import StudyConfig
 from pipelines.files import write_json
@@ -36,7 +35,7 @@ from pipelines.paths import META_CODE, Paths
 from pipelines.records import FocusRow, write_rows
 from pipelines.stage import keywords, logged_params, open_stage
 
-__all__ = ["STAGE", "MetaFocusInputs", "focus_rows", "inputs", "load_focus", "metafocus_flow", "save_focus"]
+__all__ = ["STAGE", "MetaFocusInputs", "focus_rows", "inputs", "metafocus_flow"]
 
 STAGE = "metafocus"
 
@@ -88,27 +87,6 @@ def metafocus_flow(replicate: int, study: StudyConfig, root: Path) -> dict[str, 
         return _publish(stage.paths, replicate, study, steps, stage.run)
 
 
-def save_focus(model: FocusModel, path: Path) -> Path:
-    """``model``'s weights at ``path`` and its config beside it (``.json``), each written atomically; the path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_json(path.with_suffix(".json"), asdict(model.config))
-    state = model.state_dict()
-    atomic_write(path, lambda file: torch.save(state, file))
-    return path
-
-
-def load_focus(path: Path) -> FocusModel:
-    """The meta-model :func:`save_focus` wrote at ``path``."""
-    for needed in (path, path.with_suffix(".json")):
-        if not needed.is_file():
-            raise FileNotFoundError(f"MetaFocus model file {needed} does not exist: run its metafocus stage first")
-    config = json.loads(path.with_suffix(".json").read_text())
-    model = FocusModel.from_config(config)
-    model.load_state_dict(torch.load(path, weights_only=True))
-    model.eval()
-    return model
-
-
 def focus_rows(replicate: int, steps: Sequence[FocusStep]) -> list[FocusRow]:
     """One row per masked adaptation of every iteration."""
     return [
@@ -128,15 +106,15 @@ def focus_rows(replicate: int, steps: Sequence[FocusStep]) -> list[FocusRow]:
 
 
 def _metrics(step: FocusStep, store: JobStore) -> dict[str, float]:
-    metrics: dict[str, float] = {"iteration": step.index, "baseline": step.baseline}
-    metrics["reward_mean"] = float(np.mean([step.rewards[t] for t in step.tasks]))
+    metrics: dict[str, float] = {names.ITERATION: step.index, names.BASELINE: step.baseline}
+    metrics[names.REWARD_MEAN] = float(np.mean([step.rewards[t] for t in step.tasks]))
     for task in step.tasks:
-        metrics[f"reward.{task}"] = float(step.rewards[task])
-        metrics[f"kept.{task}"] = int(np.count_nonzero(step.masks[task]))
-        metrics[f"keep_probability.{task}"] = float(np.mean(step.keep_probabilities[task]))
+        metrics[names.per(names.REWARD, task)] = float(step.rewards[task])
+        metrics[names.per(names.KEPT, task)] = int(np.count_nonzero(step.masks[task]))
+        metrics[names.per(names.KEEP_PROBABILITY, task)] = float(np.mean(step.keep_probabilities[task]))
     keys = [(task, f"gen{step.index:03d}") for task in step.tasks]
     for kind in ("self-play", "train", "reward"):
-        metrics[f"{kind.replace('-', '')}_seconds"] = store.job_seconds([kind], keys)
+        metrics[names.seconds(kind)] = store.job_seconds([kind], keys)
     return metrics
 
 
@@ -164,7 +142,7 @@ def _publish(
         "kept_mean": round(float(np.mean([np.count_nonzero(m) for s in steps for m in s.masks.values()])), 3),
     }
     write_json(paths.focus_metrics(replicate), summary)
-    run.log_metrics({k: v for k, v in summary.items() if isinstance(v, int | float)})
+    run.log_metrics(names.from_json(summary))
     for path in (paths.focus_masks(replicate), paths.focus_metrics(replicate)):
         run.log_artifact(path, "dvc")
     variants = ", ".join(study.meta.train_variants)

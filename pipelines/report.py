@@ -29,11 +29,15 @@ import pandas as pd
 import yaml
 
 from pipelines.files import write_text
+from pipelines.records import ComparisonRow, CurveRow, EvaluationRow, RatingRow, TrainingLossRow, columns
 
 __all__ = [
+    "COMPARISON_COLUMNS",
+    "CURVE_COLUMNS",
     "EVALUATION_COLUMNS",
     "INPUTS",
     "LOSS_COLUMNS",
+    "RATING_COLUMNS",
     "ReportError",
     "ReportInputError",
     "check_inputs",
@@ -44,16 +48,21 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-LOSS_COLUMNS = ("series", "replicate", "stage", "variant", "generation", "policy", "value", "total")
-"""Columns of the losses CSV: one row per series, stage, variant and generation."""
-EVALUATION_COLUMNS = ("game", "start", "budget", "replicate", "player 1", "player 2", "wins", "draws", "losses")
-"""Columns of the evaluation CSV: one row per target, starting model, budget, training replicate and opponent."""
-RATING_COLUMNS = ("game", "player", "kind", "start", "budget", "replicate", "elo", "low", "high", "games")
-"""Columns of the ratings CSV: one row per target and player (model or anchor), Elo with its 95 % interval."""
-CURVE_COLUMNS = ("game", "start", "budget", "elo", "low", "high", "replicates", "spread")
-"""Columns of the curves CSV: one row per target, start and budget, the mean Elo over the replicates."""
-COMPARISON_COLUMNS = ("game", "budget", "a", "b", "difference", "low", "high", "verdict", "detectable", "replicates")
-"""Columns of the comparisons CSV: one row per target and paired comparison ``a - b`` in Elo points."""
+LOSS_COLUMNS = tuple(columns(TrainingLossRow))
+"""Columns of the losses CSV (:class:`~pipelines.records.TrainingLossRow`): one row per series, stage, variant and
+generation."""
+EVALUATION_COLUMNS = tuple(columns(EvaluationRow))
+"""Columns of the evaluation CSV (:class:`~pipelines.records.EvaluationRow`): one row per target, starting model,
+budget, training replicate and opponent."""
+RATING_COLUMNS = tuple(columns(RatingRow))
+"""Columns of the ratings CSV (:class:`~pipelines.records.RatingRow`): one row per target and player (model or
+anchor), Elo with its 95 % interval."""
+CURVE_COLUMNS = tuple(columns(CurveRow))
+"""Columns of the curves CSV (:class:`~pipelines.records.CurveRow`): one row per target, start and budget, the mean
+Elo over the replicates."""
+COMPARISON_COLUMNS = tuple(columns(ComparisonRow))
+"""Columns of the comparisons CSV (:class:`~pipelines.records.ComparisonRow`): one row per target and paired
+comparison ``a - b`` in Elo points."""
 HIDDEN_TAGS = ("report-hide", "parameters", "injected-parameters")
 """Cells with these tags are left out of the HTML (the input contract and the parameter cells)."""
 
@@ -152,7 +161,7 @@ def _check_curves(name: str, path: Path) -> None:
 def _check_comparisons(name: str, path: Path) -> None:
     table = _read_csv(name, path, COMPARISON_COLUMNS)
     _check_whole(name, path, table, ["budget", "replicates"])
-    _check_numbers(name, path, table, ["difference", "low", "high", "detectable"])
+    _check_numbers(name, path, table, ["difference", "low", "high", "detectable", "spread"])
 
 
 def _check_games(name: str, path: Path) -> None:

@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pipelines import metrics as names
 from pipelines import services, tracking
 from pipelines.config import StudyConfig, flatten
 from pipelines.paths import Paths
@@ -53,7 +54,7 @@ def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
     finally:
         seconds = time.monotonic() - start
         cpu = cpu_use(_children_cpu_seconds() - cpu_start, seconds)
-        metrics = {**_evaluation_metrics(paths, study), "wall_seconds": round(seconds, 1), **cpu}
+        metrics = {**_evaluation_metrics(paths, study), names.WALL_SECONDS: round(seconds, 1), **cpu}
         tracking.close_parent(paths, parent, status, metrics)
         for path in (paths.root / "dvc.lock", *sorted((paths.root / "metrics").rglob("*.json"))):
             if path.is_file():
@@ -78,8 +79,8 @@ def _cores() -> int:
 def cpu_use(cpu_seconds: float, wall_seconds: float) -> dict[str, float]:
     """``cpu_seconds``, ``cpu_cores_used`` (CPU over wall time) and ``cpu_utilisation`` (that over the cores)."""
     cores_used = cpu_seconds / wall_seconds if wall_seconds > 0 else 0.0
-    return {"cpu_seconds": round(cpu_seconds, 1), "cpu_cores_used": round(cores_used, 3),
-            "cpu_utilisation": round(cores_used / _cores(), 3)}  # fmt: skip
+    return {names.CPU_SECONDS: round(cpu_seconds, 1), names.CPU_CORES_USED: round(cores_used, 3),
+            names.CPU_UTILISATION: round(cores_used / _cores(), 3)}  # fmt: skip
 
 
 def _log_quietly(paths: Paths, run_id: str, path: Path) -> None:
@@ -94,13 +95,15 @@ def _read(path: Path) -> dict[str, Any]:
 
 def _evaluation_metrics(paths: Paths, study: StudyConfig) -> dict[str, float]:
     """For the parent run: every evaluation cell's score, ``{target}.r{r}.{start}.b{budget}.{opponent}.score``,
-    and each start's mean Elo per budget, ``{target}.elo.{start}-b{budget}``."""
+    and each start's mean Elo per budget, ``{target}.elo_mean.{start}-b{budget}`` (``pipelines.metrics``)."""
     metrics: dict[str, float] = {}
     for target in study.targets:
         cells = flatten(_read(paths.evaluation_metrics(target)))
-        metrics |= {f"{target}.{key}": float(value) for key, value in cells.items() if key.endswith(".score")}
+        metrics |= {names.target(target, key): float(value) for key, value in cells.items() if key.endswith(".score")}
         means = _read(paths.ratings(target)).get("starts", {})
-        metrics |= {f"{target}.elo.{model}": float(m["elo"]) for model, m in means.items()}
+        metrics |= {
+            names.target(target, names.per(names.ELO_MEAN, model)): float(m["elo"]) for model, m in means.items()
+        }
     return metrics
 
 

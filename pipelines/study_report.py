@@ -25,8 +25,8 @@ from prefect.runtime import flow_run
 from mmc.evaluate import match_name
 from mmc.meta import KINDS
 from mmc.play import GameRecord, read_records, write_records
+from mmc.starts import JOAT, model_label
 from pipelines import tracking
-from pipelines.adapt import label
 from pipelines.config import StudyConfig
 from pipelines.files import write_json
 from pipelines.jobs import job_file
@@ -100,10 +100,10 @@ def _sample_game(paths: Paths, study: StudyConfig) -> GameRecord:
     opponent), in the first held-out target (or the first target): the cell's first game."""
     held_out = [t for t in study.targets if t not in study.meta.train_variants]
     target = (held_out or study.targets)[0]
-    start = "joat" if "joat" in study.adapt.starts else study.adapt.starts[0]
+    start = JOAT if JOAT in study.adapt.starts else study.adapt.starts[0]
     opponents = study.opponents(target)
     opponent = "greedy" if "greedy" in opponents else opponents[0]
-    name = match_name(target, label(start, max(study.adapt.budgets), study.replicates[0]), opponent)
+    name = match_name(target, model_label(start, max(study.adapt.budgets), study.replicates[0]), opponent)
     return read_records(job_file(paths.jobs("evaluate", target), name, ".pgn"))[0]
 
 

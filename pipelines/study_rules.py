@@ -14,7 +14,9 @@ from mmc.evaluate import RateConfig
 from mmc.evaluate import slug as opponent_slug
 from mmc.meta import MetaConfig, MetaFocusConfig
 from mmc.play import close_player, parse_player
-from pipelines.config import META_STARTS, METAFOCUS, SCRATCH, UNADAPTED, StudyConfig, plays
+from mmc.play.fairy import plays
+from mmc.starts import StartError, check_starts
+from pipelines.config import UNADAPTED, StudyConfig
 
 __all__ = [
     "RuleError",
@@ -72,16 +74,10 @@ def check_adapt(targets: Sequence[str], starts: Sequence[str], budgets: Sequence
     if len(set(targets)) < len(targets):
         raise RuleError("adapt.targets", f"names a variant twice: {list(targets)}")
     check_playable("adapt.targets", targets)
-    known = [*META_STARTS, METAFOCUS, *(f"expert-{v}" for v in experts), SCRATCH]
-    if not starts or len(set(starts)) < len(starts):
-        raise RuleError("adapt.starts", f"must name distinct starting models, got {list(starts)}")
-    for start in starts:
-        if start not in known:
-            raise RuleError("adapt.starts", f"unknown start {start!r} (known: {', '.join(known)})")
-    if METAFOCUS in starts and "joat" not in starts:
-        raise RuleError("adapt.starts", "metafocus needs joat among the starts (it is JOAT adapted with a mask)")
-    if METAFOCUS in starts and not any(budget > 0 for budget in budgets):
-        raise RuleError("adapt.starts", "metafocus needs a budget > 0 in adapt.budgets (at 0 it is JOAT)")
+    try:
+        check_starts(starts, experts, budgets)
+    except StartError as error:
+        raise RuleError("adapt.starts", str(error)) from None
 
 
 def check_opponents(opponents: Sequence[str]) -> None:

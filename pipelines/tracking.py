@@ -174,9 +174,6 @@ class StageRun:
     def log_artifact(self, path: Path, folder: str | None = None) -> None:
         self.client.log_artifact(self.run_id, str(path), folder)
 
-    def log_text(self, text: str, name: str) -> None:
-        self.client.log_text(self.run_id, text, name)
-
     def register_model(self, net: torch.nn.Module, name: str, description: str, replicate: int) -> str:
         """Log ``net`` (pickled: the two-headed network is no single-tensor function) and register it as ``name``
         with alias ``r{replicate}``; the new version's number. Load it with ``models:/NAME@r0``."""

@@ -7,6 +7,7 @@ import warnings
 import pandas as pd
 import pytest
 
+from mmc import play
 from mmc.analysis import (
     MATCH_COLUMNS,
     adaptation_figure,
@@ -28,7 +29,7 @@ def test_match_table_counts_add_up_and_agree_with_the_arena() -> None:
     assert (table["wins"] + table["draws"] + table["losses"] == table["games"]).all()
     assert table.loc[0, "score"] == pytest.approx(0.93)
     arena = MatchResult(90, 6, 4, [])
-    assert (table.loc[0, "score_low"], table.loc[0, "score_high"]) == pytest.approx(arena.wilson_interval())
+    assert (table.loc[0, "ci_low"], table.loc[0, "ci_high"]) == pytest.approx(arena.wilson_interval())
     with pytest.raises(ValueError, match="at least one game"):
         match_table([{"game": "g", "player 1": "a", "player 2": "b", "wins": 0, "draws": 0, "losses": 0}])
 
@@ -37,6 +38,13 @@ def test_wilson_interval_brackets_the_score() -> None:
     low, high = wilson_interval(0.5, 100)
     assert low < 0.5 < high and high - low == pytest.approx(0.1923, abs=0.001)
     assert wilson_interval(1.0, 10)[1] == 1.0 and wilson_interval(0.0, 0) == (0.0, 1.0)
+
+
+def test_one_wilson_interval_serves_the_arena_and_the_tables() -> None:
+    result = MatchResult(7, 3, 5, [])
+    assert wilson_interval is play.wilson_interval
+    assert result.wilson_interval() == wilson_interval(result.score, result.games)
+    assert result.wilson_interval(2.58) == wilson_interval(result.score, result.games, 2.58)
 
 
 def test_figures_draw() -> None:

@@ -18,6 +18,7 @@ from mmc.rating import (
     expected_score,
     fit_ratings,
     pairing,
+    replicate_summary,
     replicated,
 )
 
@@ -221,3 +222,15 @@ def test_replicated_rejects_mismatched_or_unknown_players() -> None:
         compare(ratings, a, b[:1], rng)
     with pytest.raises(ValueError, match="unknown player 'nobody'"):
         replicated(ratings, ["nobody"], rng)
+
+
+def test_replicate_summary_is_the_means_then_the_comparisons_on_one_stream() -> None:
+    """The study's summary: each group's mean, then each paired comparison, drawing from one generator in that
+    order (the numbers of plots/curves and plots/comparisons)."""
+    ratings, a, b = _replicated_pool([150.0, 110.0], [90.0, 80.0], 30, 4)
+    means, compared = replicate_summary(ratings, [a, b], [(a, b), (b, a)], np.random.default_rng(9))
+    rng = np.random.default_rng(9)
+    expected = [replicated(ratings, a, rng), replicated(ratings, b, rng)]
+    assert means == expected
+    assert compared == [compare(ratings, a, b, rng), compare(ratings, b, a, rng)]
+    assert replicate_summary(ratings, [], [], np.random.default_rng(9)) == ([], [])

@@ -26,12 +26,14 @@ from mmc.meta.metafocus import (
     FocusStep,
     MetaFocusConfig,
     focus_mask,
+    load_focus,
     log_likelihood,
     masked_trained_copy,
     metafocus_train,
     mode_mask,
     reinforce,
     sample_mask,
+    save_focus,
     task_features,
 )
 from mmc.meta.reptile import meta_aggregate, sample_tasks
@@ -51,6 +53,7 @@ __all__ = [
     "adapt_many",
     "focus_mask",
     "joat_generation",
+    "load_focus",
     "log_likelihood",
     "masked_trained_copy",
     "meta_aggregate",
@@ -61,6 +64,7 @@ __all__ = [
     "reinforce",
     "sample_mask",
     "sample_tasks",
+    "save_focus",
     "task_batch",
     "task_features",
 ]

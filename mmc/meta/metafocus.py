@@ -38,17 +38,20 @@ Definitions (``C`` = ``NetworkConfig.filters``)::
                      ascent); the baseline b is the first iteration's mean reward, then after every step
                      b <- baseline_decay * b + (1 - baseline_decay) * mean_i r_i
 
-Random streams of :func:`metafocus_train`, from its ``seed`` (``mmc.seeding``): the model ``("model",)``; iteration
-``i``'s tasks ``("tasks", i)``, and for each task ``t`` its self-play ``("self-play", i, t)``, mask ``("mask", i, t)``,
-training ``("train", i, t)`` and reward match ``("reward", i, t)``.
+Random streams of :func:`metafocus_train`, from its ``seed`` (``mmc.seeding``; the model's deterministic start draws
+none): iteration ``i``'s tasks ``("tasks", i)``, and for each task ``t`` its self-play ``("self-play", i, t)``, mask
+``("mask", i, t)``, training ``("train", i, t)`` and reward match ``("reward", i, t)``.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import math
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
@@ -58,6 +61,7 @@ from torch.nn import functional
 from torch.utils.hooks import RemovableHandle
 
 from mmc.alphazero import arena_match, play_games
+from mmc.atomic import atomic_write
 from mmc.configs import Count, Range, check_fields, config_from_dict
 from mmc.fanout import Job, Runner, serial
 from mmc.meta.reptile import sample_tasks
@@ -65,7 +69,7 @@ from mmc.nn.network import PolicyValueNet
 from mmc.play.arena import MatchResult
 from mmc.play.selfplay import SelfPlayResult
 from mmc.search import SearchConfig
-from mmc.seeding import derive, int_seed, rng
+from mmc.seeding import derive, rng
 from mmc.train import Examples, TrainConfig, Trained, trained_copy
 
 __all__ = [
@@ -74,12 +78,14 @@ __all__ = [
     "FocusStep",
     "MetaFocusConfig",
     "focus_mask",
+    "load_focus",
     "log_likelihood",
     "masked_trained_copy",
     "metafocus_train",
     "mode_mask",
     "reinforce",
     "sample_mask",
+    "save_focus",
     "task_features",
 ]
 
@@ -117,31 +123,30 @@ class FocusConfig:
 class FocusModel(nn.Module):
     """The focus policy: task features ``float32[C]`` -> keep-probabilities ``[C]`` (module docstring).
 
-    :meth:`from_config` rebuilds the module of a saved config. Built on the meta device, so that
-    torch's default initialisation draws nothing from the global RNG; the zero start draws nothing from ``seed``'s
-    generator either (REINFORCE needs no symmetry breaking in a linear policy).
+    :meth:`from_config` rebuilds the module of a saved config (:func:`save_focus`, :func:`load_focus`). Built on
+    the meta device, so that torch's default initialisation draws nothing from the global RNG; the zero start draws
+    nothing at all (REINFORCE needs no symmetry breaking in a linear policy), so the model takes no seed.
     """
 
-    def __init__(self, channels: int, seed: int = 0, *, initial_keep: float = 0.5, positions: int = 64) -> None:
+    def __init__(self, channels: int, *, initial_keep: float = 0.5, positions: int = 64) -> None:
         super().__init__()
         self.config = FocusConfig(channels, initial_keep, positions)
         with torch.device("meta"):
             self.linear = nn.Linear(channels, channels)
         self.to_empty(device="cpu")
-        self.reset_parameters(torch.Generator().manual_seed(seed))
+        self.reset_parameters()
 
     @classmethod
-    def from_config(cls, config: FocusConfig | Mapping[str, Any], seed: int = 0) -> FocusModel:
+    def from_config(cls, config: FocusConfig | Mapping[str, Any]) -> FocusModel:
         """A fresh model of ``config`` (a :class:`FocusConfig` or its ``to_dict()``, say read from JSON); load the
         saved ``state_dict`` into it."""
         if not isinstance(config, FocusConfig):
             config = FocusConfig.from_dict(config)
-        return cls(config.channels, seed, initial_keep=config.initial_keep, positions=config.positions)
+        return cls(config.channels, initial_keep=config.initial_keep, positions=config.positions)
 
     @torch.no_grad()
-    def reset_parameters(self, generator: torch.Generator) -> None:
+    def reset_parameters(self) -> None:
         """``W = 0``, ``b = logit(initial_keep)``: every keep-probability at ``initial_keep`` for any features."""
-        del generator  # the start is deterministic
         keep = self.config.initial_keep
         self.linear.weight.zero_()
         self.linear.bias.fill_(math.log(keep / (1 - keep)))
@@ -161,6 +166,31 @@ class FocusModel(nn.Module):
 
     def forward(self, features: Tensor) -> Tensor:
         return self.keep_probabilities(features)
+
+
+def save_focus(model: FocusModel, path: str | os.PathLike[str]) -> Path:
+    """``model``'s ``state_dict`` at ``path`` (``.pt``) and its :class:`FocusConfig` beside it (``.json``, indented,
+    a final newline), each written atomically (``mmc.atomic``), the config first; the path."""
+    weights = Path(path)
+    weights.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(model.config.to_dict(), indent=2, sort_keys=False) + "\n"
+    atomic_write(weights.with_suffix(".json"), lambda file: file.write(text.encode()))
+    state = model.state_dict()
+    atomic_write(weights, lambda file: torch.save(state, file))
+    return weights
+
+
+def load_focus(path: str | os.PathLike[str]) -> FocusModel:
+    """The focus model :func:`save_focus` wrote at ``path``, in eval mode; ``FileNotFoundError`` naming a missing
+    file."""
+    weights = Path(path)
+    for needed in (weights, weights.with_suffix(".json")):
+        if not needed.is_file():
+            raise FileNotFoundError(f"MetaFocus model file {needed} does not exist: run its metafocus stage first")
+    model = FocusModel.from_config(json.loads(weights.with_suffix(".json").read_text()))
+    model.load_state_dict(torch.load(weights, weights_only=True))
+    model.eval()
+    return model
 
 
 def sample_mask(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -351,8 +381,7 @@ def metafocus_train(
     ``reward``, the copy against ``joat``; then the step and the baseline update."""
     if len(set(variants)) < len(variants) or config.tasks > len(variants):
         raise ValueError(f"metafocus_train needs >= tasks={config.tasks} distinct variants, got {list(variants)}")
-    model = FocusModel(joat.config.filters, int_seed(derive(seed, "model")), initial_keep=config.initial_keep,
-                       positions=config.positions)  # fmt: skip
+    model = FocusModel(joat.config.filters, initial_keep=config.initial_keep, positions=config.positions)
     baseline: float | None = None
     inner = config.training(training)
     for index in range(config.iterations):

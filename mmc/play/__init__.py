@@ -9,7 +9,7 @@
 
 from typing import TYPE_CHECKING
 
-from mmc.play.arena import MatchResult, gate, play_match, random_opening, split_match
+from mmc.play.arena import MatchResult, gate, play_match, random_opening, split_match, wilson_interval
 from mmc.play.fairy import ENGINE_VARIANTS, FairyError, FairyPlayer
 from mmc.play.human import HumanPlayer, Resign
 from mmc.play.players import (
@@ -61,6 +61,7 @@ __all__ = [
     "replay",
     "self_play",
     "split_match",
+    "wilson_interval",
     "write_records",
 ]
 

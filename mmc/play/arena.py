@@ -31,7 +31,7 @@ from mmc.engine import (
 from mmc.play.players import Player
 from mmc.play.records import GameRecord
 
-__all__ = ["MatchResult", "gate", "play_match", "random_opening", "split_match"]
+__all__ = ["MatchResult", "gate", "play_match", "random_opening", "split_match", "wilson_interval"]
 
 _OPENING_TRIES = 100
 
@@ -65,17 +65,24 @@ class MatchResult:
         )
 
     def wilson_interval(self, z: float = 1.96) -> tuple[float, float]:
-        """Wilson score interval of :attr:`score` (``z = 1.96``: 95 %).
+        """:func:`wilson_interval` of :attr:`score` over :attr:`games` (``z = 1.96``: 95 %)."""
+        return wilson_interval(self.score, self.games, z)
 
-        The score is treated as a binomial proportion over ``games`` trials, a draw counting as half a
-        win (Wilson, 1927). Draws make the true variance smaller than the binomial one, so with many
-        draws the interval is conservative (wider than it needs to be).
-        """
-        n, p = self.games, self.score
-        denominator = 1 + z * z / n
-        centre = (p + z * z / (2 * n)) / denominator
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-        return max(0.0, centre - half), min(1.0, centre + half)
+
+def wilson_interval(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's score interval (Wilson, 1927) of a proportion ``score`` observed over ``games`` trials, clipped to
+    [0, 1] (``z = 1.96``: 95 %); (0, 1) for no games.
+
+    A match's score is treated as a binomial proportion, a draw counting as half a win. Draws make the true variance
+    smaller than the binomial one, so with many draws the interval is conservative (wider than it needs to be).
+    """
+    if games <= 0:
+        return 0.0, 1.0
+    n, p = games, score
+    denominator = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def gate(result: MatchResult, threshold: float) -> bool:

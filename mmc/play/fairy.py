@@ -28,7 +28,7 @@ import numpy as np
 
 from mmc.engine import Move, State, get_variant, legal_moves
 
-__all__ = ["DEFAULT_BINARY", "ENGINE_VARIANTS", "FairyError", "FairyPlayer"]
+__all__ = ["DEFAULT_BINARY", "ENGINE_VARIANTS", "FairyError", "FairyPlayer", "plays"]
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +37,13 @@ DEFAULT_BINARY = "/usr/games/fairy-stockfish"
 
 ENGINE_VARIANTS = {"gardner": "gardner", "baby": "baby", "mallet": "mallet", "los_alamos": "losalamos"}
 """Project variant id -> the engine's ``UCI_Variant`` name, for the variants the engine plays."""
+
+
+def plays(spec: str, variant: str) -> bool:
+    """Whether the player ``spec`` plays ``variant``: every one does except a ``fairy`` one in a variant
+    Fairy-Stockfish does not play (:data:`ENGINE_VARIANTS`)."""
+    return not spec.startswith("fairy") or variant in ENGINE_VARIANTS
+
 
 _TIMEOUT_S = 60.0
 """Longest wait for one engine reply; a search that takes longer is reported as a hung engine."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pickle
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,11 +23,13 @@ from mmc.meta import (
     MetaFocusConfig,
     adapt_many,
     focus_mask,
+    load_focus,
     masked_trained_copy,
     metafocus_train,
     mode_mask,
     reinforce,
     sample_mask,
+    save_focus,
     task_features,
 )
 from mmc.nn import NetworkConfig, PolicyValueNet, build_network
@@ -65,13 +68,31 @@ def trunk_tensors(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
 def test_every_keep_probability_starts_at_initial_keep_whatever_the_features() -> None:
     features = np.random.default_rng(0).normal(size=8).astype(np.float32)
     for keep in (0.5, 0.3):
-        model = FocusModel(8, 0, initial_keep=keep)
+        model = FocusModel(8, initial_keep=keep)
         assert torch.allclose(model.keep_probabilities(features), torch.full((8,), keep), atol=1e-6)
         assert model.config == FocusConfig(8, keep, 64)
         assert FocusConfig.from_dict(model.config.to_dict()) == model.config
         assert FocusModel.from_config(model.config.to_dict()).config == FocusModel.from_config(model.config).config
     with pytest.raises(ValueError, match=r"\[8\]"):
         FocusModel(8).keep_probabilities(np.zeros(5, np.float32))
+
+
+def test_a_saved_focus_model_loads_back_with_its_config(tmp_path: Path) -> None:
+    model = FocusModel(8, initial_keep=0.3, positions=16)
+    with torch.no_grad():
+        model.linear.weight.copy_(torch.arange(64, dtype=torch.float32).reshape(8, 8) / 100)
+    path = save_focus(model, tmp_path / "starts" / "metafocus.pt")
+    assert path == tmp_path / "starts" / "metafocus.pt"
+    assert (
+        path.with_suffix(".json").read_text() == '{\n  "channels": 8,\n  "initial_keep": 0.3,\n  "positions": 16\n}\n'
+    )
+    loaded = load_focus(path)
+    assert loaded.config == model.config and not loaded.training
+    for name, tensor in model.state_dict().items():
+        assert torch.equal(loaded.state_dict()[name], tensor)
+    path.unlink()
+    with pytest.raises(FileNotFoundError, match=r"metafocus\.pt does not exist"):
+        load_focus(path)
 
 
 def test_sample_and_mode_masks() -> None:
@@ -87,7 +108,7 @@ def test_reinforce_moves_the_keep_probabilities_towards_the_rewarded_mask() -> N
     """Reward: the fraction of channels where the sampled mask agrees with a target; with a moving baseline, 50
     steps of 4 draws push every channel's probability to the target's side."""
     features = np.random.default_rng(1).normal(size=8).astype(np.float32)
-    model, draw = FocusModel(8, 0), np.random.default_rng(2)
+    model, draw = FocusModel(8), np.random.default_rng(2)
     baseline: float | None = None
     for _ in range(50):
         with torch.no_grad():
@@ -104,7 +125,7 @@ def test_reinforce_moves_the_keep_probabilities_towards_the_rewarded_mask() -> N
 
 
 def test_reinforce_without_advantage_leaves_the_model_alone() -> None:
-    model = FocusModel(8, 0)
+    model = FocusModel(8)
     before = snapshot(model)
     features = np.arange(8, dtype=np.float32)
     assert reinforce(model, [features, features], [MASK, ~MASK], [0.5, 0.5], 0.5, 1.0) == 0.5
@@ -237,7 +258,7 @@ def test_metafocus_jobs_fingerprint(trained: tuple[list[FocusStep], Recorder, di
 
 
 def test_adapt_many_with_a_focus_model_trains_its_mode_mask_only(net: PolicyValueNet) -> None:
-    focus = FocusModel(8, 0, positions=16)
+    focus = FocusModel(8, positions=16)
     with torch.no_grad():
         focus.linear.bias.copy_(torch.from_numpy(np.where(MASK, 1.0, -1.0)))
     before = snapshot(net)

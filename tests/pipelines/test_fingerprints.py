@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from mmc.meta import FocusModel
+from mmc.meta import FocusModel, save_focus
 from mmc.nn import build_network, load_checkpoint, save_checkpoint
 from pipelines import adapt, evaluate, expert, meta, metafocus
 from pipelines.adapt import adapt_flow
@@ -89,7 +89,7 @@ def _project(tmp_path: Path) -> Paths:
         for index, path in enumerate(starts):
             net = build_network(study.network, seed=index + 10 * replicate)
             save_checkpoint(net, net.config, path)
-        metafocus.save_focus(FocusModel(study.network.filters, seed=replicate), paths.focus_model(replicate))
+        save_focus(FocusModel(study.network.filters), paths.focus_model(replicate))
         for start in ("joat", "metafocus", "multitask", "expert-gardner", "scratch"):
             for budget in (0, 20, 100):
                 net = build_network(study.network, seed=budget + len(start) + 1000 * replicate)

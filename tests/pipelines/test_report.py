@@ -12,9 +12,14 @@ import pytest
 
 from mmc.engine import initial_state
 from mmc.engine.render import render
-from mmc.play import GreedyPlayer, RandomPlayer, play_match, write_records
+from mmc.play import GreedyPlayer, MatchResult, RandomPlayer, play_match, write_records
 from pipelines.report import (
+    COMPARISON_COLUMNS,
+    CURVE_COLUMNS,
+    EVALUATION_COLUMNS,
     INPUTS,
+    LOSS_COLUMNS,
+    RATING_COLUMNS,
     ReportInputError,
     check_inputs,
     external_resources,
@@ -42,6 +47,12 @@ def _write_csv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
     return path
 
 
+def _score(wins: int, draws: int, losses: int) -> tuple[int, float, float, float]:
+    """An evaluation row's games, score and Wilson interval (``pipelines.records.MatchSummary``'s)."""
+    result = MatchResult(wins, draws, losses, [])
+    return (result.games, round(result.score, 6), *(round(x, 6) for x in result.wilson_interval()))
+
+
 def make_inputs(folder: Path) -> dict[str, Path]:
     """A complete set of report inputs in ``folder``: a few rows each and one real game of gardner."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -59,8 +70,9 @@ def make_inputs(folder: Path) -> dict[str, Path]:
     )  # fmt: skip
     evaluation = _write_csv(
         folder / "evaluation.csv",
-        ["game", "start", "budget", "replicate", "player 1", "player 2", "wins", "draws", "losses"],
-        [[game, start, budget, 0, f"{start}@{budget}", opponent, *counts]
+        ["game", "start", "budget", "replicate", "player 1", "player 2", "wins", "draws", "losses", "games", "score",
+         "ci_low", "ci_high"],
+        [[game, start, budget, 0, f"{start}@{budget}", opponent, *counts, *_score(*counts)]
          for (game, start, budget, opponent), counts in EVALUATION.items()],
     )  # fmt: skip
     match = play_match(GreedyPlayer(), RandomPlayer(), "gardner", 2, np.random.default_rng(3))
@@ -149,12 +161,14 @@ def test_external_resources_finds_what_a_page_would_fetch() -> None:
         ),
         (
             "evaluation_path",
-            "game,start,budget,replicate,player 1,player 2,wins,draws,losses\ng,j,0,0,j,r,0,0,0\n",
+            "game,start,budget,replicate,player 1,player 2,wins,draws,losses,games,score,ci_low,ci_high\n"
+            "g,j,0,0,j,r,0,0,0,0,0,0,1\n",
             "one game",
         ),
         (
             "evaluation_path",
-            "game,start,budget,replicate,player 1,player 2,wins,draws,losses\ng,j,0,0,j,r,-1,2,0\n",
+            "game,start,budget,replicate,player 1,player 2,wins,draws,losses,games,score,ci_low,ci_high\n"
+            "g,j,0,0,j,r,-1,2,0,1,0.5,0,1\n",
             "'wins'",
         ),
         ("curves_path", "game,start,budget,elo,low,high,replicates,spread\ng,j,0,x,1,2,2,3\n", "'elo'"),
@@ -188,3 +202,14 @@ def test_the_parameters_are_exactly_the_inputs(tmp_path: Path) -> None:
     assert set(check_inputs(inputs)) == set(INPUTS)
     with pytest.raises(ReportInputError, match="missing \\['runs_path'\\], unknown \\['run_path'\\]"):
         check_inputs({**{k: v for k, v in inputs.items() if k != "runs_path"}, "run_path": inputs["runs_path"]})
+
+
+def test_the_report_checks_the_columns_the_stages_write() -> None:
+    """The checked columns are the row classes' (``pipelines.records``), and the study's tables keep their headers."""
+    assert ",".join(EVALUATION_COLUMNS) == (
+        "game,start,budget,replicate,player 1,player 2,wins,draws,losses,games,score,ci_low,ci_high"
+    )
+    assert ",".join(RATING_COLUMNS) == "game,player,kind,start,budget,replicate,elo,low,high,games"
+    assert ",".join(COMPARISON_COLUMNS) == ("game,budget,a,b,difference,low,high,verdict,detectable,replicates,spread")
+    assert ",".join(CURVE_COLUMNS) == "game,start,budget,elo,low,high,replicates,spread"
+    assert ",".join(LOSS_COLUMNS) == "series,replicate,stage,variant,generation,policy,value,total"

@@ -11,16 +11,18 @@ import pytest
 import torch
 from mlflow.tracking import MlflowClient
 
+from mmc.meta import load_focus
 from mmc.nn import build_network, load_checkpoint, save_checkpoint
 from mmc.play import read_records
-from pipelines.adapt import adapt_flow, load_start
+from pipelines.adapt import adapt_flow
 from pipelines.config import load_params
 from pipelines.evaluate import evaluate_flow
 from pipelines.expert import expert_flow
 from pipelines.meta import meta_flow
-from pipelines.metafocus import load_focus, metafocus_flow
+from pipelines.metafocus import metafocus_flow
 from pipelines.paths import Paths
 from pipelines.runners import task_runner
+from pipelines.starts import load_start
 
 from .conftest import TINY_PARAMS
 from .helpers import mlflow_runs, task_runs, write_params

@@ -24,10 +24,10 @@ import yaml
 from mlflow.tracking import MlflowClient
 
 from mmc.evaluate import match_name
+from mmc.meta import load_focus
 from mmc.nn import load_checkpoint
 from pipelines.config import load_params
 from pipelines.files import sha256
-from pipelines.metafocus import load_focus
 from pipelines.paths import Paths
 from pipelines.report import external_resources
 
@@ -181,7 +181,7 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
         assert run.info.status == "FINISHED" and run.data.tags["mlflow.source.git.commit"] == head
     assert parent.data.params["meta.epsilon"] == "1.0"
     assert parent.data.metrics["gardner.r1.joat.b2.random.score"] >= 0
-    assert "los_alamos.elo.joat-b2" in parent.data.metrics and "dark.elo.metafocus-b2" in parent.data.metrics
+    assert "los_alamos.elo_mean.joat-b2" in parent.data.metrics and "dark.elo_mean.metafocus-b2" in parent.data.metrics
     assert parent.data.metrics["cpu_seconds"] > 0 and 0 < parent.data.metrics["cpu_utilisation"] <= 1.05
     runs_json = json.loads((paths.report_inputs / "runs.json").read_text())
     assert runs_json["parent"] == parent.info.run_id
