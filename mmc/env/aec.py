@@ -18,7 +18,6 @@ win and 0 for a draw (the ply cap, ``max_plies``, is a drawn ending of the rules
 
 from __future__ import annotations
 
-import sys
 from typing import Any, ClassVar
 
 import numpy as np
@@ -26,9 +25,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import AgentSelector, wrappers
 
-from mmc.engine import NUM_PLANES, Color, State, action_space, apply_move, get_variant, initial_state, outcome, render
+from mmc.engine import NUM_PLANES, Color, State, action_space, apply_move, get_variant, initial_state, outcome
 from mmc.engine.state import DEFAULT_MAX_PLIES
-from mmc.env.views import check_playable, observation, rgb_image
+from mmc.env.views import check_playable, observation, render_position
 
 __all__ = ["AGENTS", "MinichessAEC", "env", "observation_space", "raw_env"]
 
@@ -122,15 +121,8 @@ class MinichessAEC(AECEnv):
             self.render()
 
     def render(self) -> str | np.ndarray | None:
-        """The whole board (the referee's view, also in dark chess): text for ``ansi`` (and ``human``, written to
-        standard output), an RGB array for ``rgb_array``."""
-        if self.render_mode == "rgb_array":
-            return rgb_image(self.position)
-        text = render(self.position, coordinates=True)
-        if self.render_mode == "human":
-            sys.stdout.write(text + "\n")
-            return None
-        return text
+        """The whole board (the referee's view, also in dark chess): ``mmc.env.views.render_position``."""
+        return render_position(self.position, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -13,17 +13,16 @@ engine's ``Termination`` once the game is over. The opponent draws its randomnes
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from mmc.engine import Color, State, action_space, apply_move, initial_state, outcome, render
+from mmc.engine import Color, State, action_space, apply_move, initial_state, outcome
 from mmc.engine.state import DEFAULT_MAX_PLIES
 from mmc.env.aec import observation_space
-from mmc.env.views import PLAYABLE, check_playable, observation, rgb_image
+from mmc.env.views import PLAYABLE, check_playable, observation, render_position
 from mmc.play.fairy import FairyError
 from mmc.play.players import Player, close_player, parse_player
 
@@ -104,14 +103,8 @@ class MinichessGym(gymnasium.Env):
         return observation(self.position, self.side, to_move=to_move)
 
     def render(self) -> str | np.ndarray | None:  # type: ignore[override]
-        """As the AEC environment's: text (``ansi``; ``human`` writes it out) or an RGB array (``rgb_array``)."""
-        if self.render_mode == "rgb_array":
-            return rgb_image(self.position)
-        text = render(self.position, coordinates=True)
-        if self.render_mode == "human":
-            sys.stdout.write(text + "\n")
-            return None
-        return text
+        """The whole board (the referee's view, also in dark chess): ``mmc.env.views.render_position``."""
+        return render_position(self.position, self.render_mode)
 
     def close(self) -> None:
         close_player(self.opponent)

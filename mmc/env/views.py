@@ -8,6 +8,8 @@ planes hold only what the agent sees: its own pieces and the squares they can mo
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from mmc.engine import (
@@ -19,9 +21,10 @@ from mmc.engine import (
     initial_state,
     legal_moves,
     observation_planes,
+    render,
 )
 
-__all__ = ["PLAYABLE", "agent_planes", "check_playable", "observation", "rgb_image"]
+__all__ = ["PLAYABLE", "agent_planes", "check_playable", "observation", "render_position", "rgb_image"]
 
 PLAYABLE: tuple[str, ...] = tuple(name for name in VARIANTS if legal_moves(initial_state(name)))
 """The variants a game can be played in: every one whose start position gives White a move (not monochromatic)."""
@@ -76,3 +79,15 @@ def rgb_image(state: State) -> np.ndarray:
                 cell[distance <= radius + 1] = ring
                 cell[distance <= radius] = fill
     return image
+
+
+def render_position(state: State, render_mode: str | None) -> str | np.ndarray | None:
+    """What an environment's ``render()`` returns: the whole board (the referee's view, also in dark chess) as an
+    RGB array for ``rgb_array``, text for ``ansi``; ``human`` writes the text to standard output and returns None."""
+    if render_mode == "rgb_array":
+        return rgb_image(state)
+    text = render(state, coordinates=True)
+    if render_mode == "human":
+        sys.stdout.write(text + "\n")
+        return None
+    return text
