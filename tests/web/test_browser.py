@@ -122,6 +122,7 @@ def _play_by_clicks(driver, variant: str, opponent: str, seed: int) -> str:  # t
 def test_play_two_whole_games_and_watch_a_record(server: str, browser) -> None:  # type: ignore[no-untyped-def]
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
 
     driver = browser
     driver.get(server)
@@ -135,6 +136,25 @@ def test_play_two_whole_games_and_watch_a_record(server: str, browser) -> None: 
     assert status.startswith("Game over: ") and any(w in status for w in ("You won", "You lost", "Draw")), status
     assert len(driver.find_elements(By.CSS_SELECTOR, "#board .square")) == 36
     driver.save_screenshot(str(SCREENSHOT_DIR / "mmc-serve-los_alamos.png"))
+
+    # Inspect: the model's value, prior and search beside the board, after each move with the toggle on.
+    Select(driver.find_element(By.ID, "model")).select_by_value("starts/r0/joat.pt")
+    driver.find_element(By.ID, "simulations").clear()
+    driver.find_element(By.ID, "simulations").send_keys("8")
+    driver.find_element(By.ID, "analysis").click()
+    Select(driver.find_element(By.ID, "variant")).select_by_value("gardner")
+    driver.find_element(By.ID, "start").click()
+    _wait(driver, "game.opponent === 'net:starts/r0/joat.pt:sims=8' && game.position.ply === 0")
+    _wait(driver, "document.querySelectorAll('#inspect-out tr').length > 1")
+    text = driver.find_element(By.ID, "inspect-out").text
+    assert "starts/r0/joat.pt: value " in text and "after 8 simulations" in text, text
+    shaded = driver.execute_script(
+        "return [...document.querySelectorAll('#board .shade')].filter(r => r.getAttribute('opacity') !== '0').length"
+    )
+    assert shaded > 0
+    driver.save_screenshot(str(SCREENSHOT_DIR / "mmc-serve-inspect.png"))
+    Select(driver.find_element(By.ID, "model")).select_by_value("")
+    driver.find_element(By.ID, "analysis").click()
 
     # A bad FEN is a message on the page, not a broken page.
     driver.find_element(By.ID, "fen").send_keys("no such position")

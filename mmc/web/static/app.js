@@ -60,9 +60,9 @@ function drawGame() {
   }
   const moves = $("moves");
   moves.innerHTML = "";
-  for (const m of game.moves) {
+  for (const [i, m] of game.moves.entries()) {
     const li = document.createElement("li");
-    li.textContent = m;
+    li.textContent = `${i + 1}. ${m}`;
     moves.appendChild(li);
   }
   const p = game.position;
@@ -173,9 +173,10 @@ async function inspect() {
     // Shade each destination square by the prior mass of the moves to it.
     const mass = {};
     for (const [uci, p] of Object.entries(r.priors)) mass[uci.slice(2, 4)] = (mass[uci.slice(2, 4)] || 0) + p;
+    const most = Math.max(...Object.values(mass), 1e-9);
     for (const sq of squares($("board"))) {
-      const shade = sq.querySelector(".shade");
-      shade.setAttribute("opacity", String(Math.min(0.65, (mass[sq.dataset.square] || 0) * 0.9)));
+      const p = mass[sq.dataset.square] || 0;
+      sq.querySelector(".shade").setAttribute("opacity", p ? String(0.15 + 0.5 * (p / most)) : "0");
     }
   } catch (error) {
     out.textContent = error.message;
@@ -219,8 +220,13 @@ function showPly(n) {
   if (!record) return;
   ply = Math.max(0, Math.min(n, record.positions.length - 1));
   $("w-board").innerHTML = record.positions[ply];
-  $("w-slider").value = ply;
   const move = ply > 0 ? record.moves[ply - 1] : "start";
+  if (ply > 0) {
+    for (const sq of squares($("w-board"))) {
+      if (move.slice(0, 2) === sq.dataset.square || move.slice(2, 4) === sq.dataset.square) sq.classList.add("last");
+    }
+  }
+  $("w-slider").value = ply;
   $("w-ply").textContent = `ply ${ply}/${record.moves.length}: ${move}`;
   const end = ply === record.moves.length ? ` — ${record.result} (${record.termination})` : "";
   $("w-status").textContent = `${record.white} vs ${record.black}, ${record.variant}${end}`;
