@@ -13,7 +13,7 @@ MLFLOW_UI_PORT ?= 5000
 STUDY_ENV := PREFECT_HOME=$(CURDIR)/.prefect PREFECT_API_URL=$(PREFECT_API_URL) MLFLOW_UI_PORT=$(MLFLOW_UI_PORT) \
 	PREFECT_SERVER_ANALYTICS_ENABLED=false MLFLOW_DISABLE_TELEMETRY=true DVC_NO_ANALYTICS=1 PATH=$(CURDIR)/$(BIN):$$PATH
 
-.PHONY: setup test test-fast lint bench clean study ui stop engine
+.PHONY: setup test test-fast lint bench clean study ui stop engine play
 
 setup: $(STAMP)
 
@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev,study,env]'
+	$(BIN)/python -m pip install -q -e '.[dev,study,env,web]'
 	touch $(STAMP)
 
 lint: setup
@@ -57,6 +57,12 @@ engine:
 
 ui: setup
 	$(STUDY_ENV) $(BIN)/python -m pipelines services up --ui
+
+# make play: the web app over this study (mmc serve) on http://127.0.0.1:$(PLAY_PORT); Ctrl-C stops it.
+PLAY_PORT ?= 8000
+play: setup
+	$(BIN)/mmc serve --port $(PLAY_PORT) --project $(CURDIR) --mlflow-url http://127.0.0.1:$(MLFLOW_UI_PORT) \
+		--prefect-url $(PREFECT_API_URL:/api=)
 
 stop:
 	$(STUDY_ENV) $(BIN)/python -m pipelines services down

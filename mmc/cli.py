@@ -1,4 +1,5 @@
-"""The ``mmc`` command line: ``mmc variants``, ``show``, ``perft``, ``match``, ``play``, ``replay``, ``rate``.
+"""The ``mmc`` command line: ``mmc variants``, ``show``, ``perft``, ``match``, ``play``, ``replay``, ``rate``,
+``serve``.
 
 Every command checks its input before doing any work; bad input exits with status 2 and one line
 ``mmc: error: ...`` that names the problem.
@@ -321,6 +322,24 @@ def _read_games(path: str, game: int | None) -> list[tuple[int, GameRecord, list
     return games
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    if not 1 <= args.port <= 65535:
+        raise UsageError(f"--port must be in [1, 65535], got {args.port}")
+    if not Path(args.project).is_dir():
+        raise UsageError(f"--project {args.project} is not a folder")
+    try:
+        import uvicorn
+
+        from mmc.web.app import create_app
+    except ImportError as error:
+        raise UsageError(f"mmc serve needs starlette and uvicorn ({error}): pip install -e '.[web]'") from None
+    app = create_app(args.project, mlflow_url=args.mlflow_url, prefect_url=args.prefect_url, device=args.device)
+    print(f"mmc serve: http://127.0.0.1:{args.port} (the study in {Path(args.project).resolve()}); Ctrl-C stops it",
+          flush=True)  # fmt: skip
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+    return 0
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     games = _read_games(args.file, args.game)
     for number, record, states in games:
@@ -422,6 +441,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="a record file written by mmc match --records")
     p.add_argument("--game", type=int, help="only this game (1 = the first in the file)")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("serve", help="a local web app: play, inspect a network, watch the study's games")
+    p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
+    p.add_argument("--project", default=".", help="the study's folder: models/, data/jobs/, mlflow.db (default .)")
+    p.add_argument("--mlflow-url", default="http://127.0.0.1:5000", help="the MLflow UI (default port 5000)")
+    p.add_argument("--prefect-url", default="http://127.0.0.1:4200", help="the Prefect UI (default port 4200)")
+    _add_device(p)
+    p.set_defaults(func=cmd_serve)
     return parser
 
 

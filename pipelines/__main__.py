@@ -146,12 +146,12 @@ def main(argv: list[str] | None = None) -> int:
             services.ensure_prefect(paths)
             if args.ui:
                 services.start_mlflow_ui(paths, MLFLOW_UI_PORT)
-            print_urls(MLFLOW_UI_PORT if args.ui else None)
+            print_urls(paths, MLFLOW_UI_PORT, mlflow_running=args.ui)
         elif args.command == "study":
             from pipelines.study import print_urls, run_study
 
             code = run_study(paths, study, [a for a in args.dvc_args if a != "--"])
-            print_urls()
+            print_urls(paths, MLFLOW_UI_PORT)
             return code
         else:
             _stage(args.command, getattr(args, "variant", None), getattr(args, "replicate", None), study, paths)

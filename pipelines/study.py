@@ -141,8 +141,10 @@ def evaluation_lines(paths: Paths, study: StudyConfig) -> list[str]:
     return lines
 
 
-def print_urls(mlflow_port: int | None = None) -> None:
-    """Where the UIs are."""
+def print_urls(paths: Paths, mlflow_port: int, *, mlflow_running: bool = False) -> None:
+    """Where the UIs are: the MLflow address opens the experiment's training runs (``#/experiments/<id>/runs``),
+    not the GenAI overview a bare experiment address lands on."""
     print(f"Prefect UI: {os.environ['PREFECT_API_URL'].removesuffix('/api')}", file=sys.stdout)
-    if mlflow_port:
-        print(f"MLflow UI:  http://127.0.0.1:{mlflow_port}")
+    _, experiment = tracking.configure(paths)
+    where = "" if mlflow_running else " (make ui starts it)"
+    print(f"MLflow UI:  http://127.0.0.1:{mlflow_port}/#/experiments/{experiment}/runs{where}")

@@ -1,0 +1,244 @@
+"""``mmc serve``: a local web app to play a player, inspect a network and watch the study's games (Starlette).
+
+Routes (JSON unless said)::
+
+    GET  /                          the page (static/index.html; everything it loads is served from static/)
+    GET  /api/options               variants, models under models/, player kinds, links to MLflow and Prefect
+    POST /api/games                 {variant, opponent, color, fen?, seed?} -> a new game
+    GET  /api/games/{id}            the game
+    POST /api/games/{id}/move       {move: "b2b3"} -> the game after the move and the opponent's reply
+    POST /api/games/{id}/inspect    {model?, simulations?} -> a network's value, prior and search of the position
+    GET  /api/records?variant=&player=&opponent=&stage=   the study's game records
+    GET  /api/records/game?file=&index=                   one record, every position of it
+
+Bad input gets status 400 (404 for an unknown game or file) and ``{"error": message}``. Moves and searches run
+in the thread pool, so a slow engine does not hold up other requests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from mmc.engine import Color, get_variant
+from mmc.env.views import PLAYABLE
+from mmc.play.players import MAX_SIMULATIONS, PLAYER_KINDS
+from mmc.play.records import RecordError, read_records, replay
+from mmc.web.games import MODEL_KINDS, REFUSED_KINDS, GameError, Games, position_json
+from mmc.web.study import Study
+
+__all__ = ["create_app"]
+
+STATIC = Path(__file__).parent / "static"
+MAX_LISTED = 500
+"""The most game records one listing returns."""
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def _error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _guarded(handler: Handler) -> Handler:
+    """Bad input as a 4xx JSON message, never a server error."""
+
+    @functools.wraps(handler)
+    async def wrapped(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except GameError as error:
+            return _error(str(error))
+        except KeyError as error:
+            return _error(f"not found: {error.args[0]}", 404)
+
+    return wrapped
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError:
+        raise GameError("the request body must be JSON") from None
+    if not isinstance(body, dict):
+        raise GameError("the request body must be a JSON object")
+    return body
+
+
+def _text(body: dict[str, Any], key: str, default: str | None = None) -> str:
+    value = body.get(key, default)
+    if not isinstance(value, str) or not value.strip():
+        raise GameError(f"{key} must be a non-empty string")
+    return value
+
+
+def _int(value: Any, key: str, low: int, high: int) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = low - 1
+    if not low <= number <= high:
+        raise GameError(f"{key} must be an integer in [{low}, {high}], got {value!r}")
+    return number
+
+
+def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1:5000",
+               prefect_url: str = "http://127.0.0.1:4200", simulations: int = 32,
+               device: str = "cpu") -> Starlette:  # fmt: skip
+    """The app over the study in ``project``; ``simulations``: the Inspect search's default."""
+    study = Study(Path(project))
+    games = Games(study, device)
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def options(request: Request) -> Response:
+        experiment = study.experiment_id()
+        mlflow = f"{mlflow_url}/#/experiments/{experiment}/runs" if experiment else mlflow_url
+        kinds = [k.usage for name, k in PLAYER_KINDS.items() if name not in REFUSED_KINDS]
+        variants = []
+        for name in PLAYABLE:
+            v = get_variant(name)
+            variants.append({"name": name, "size": f"{v.width}x{v.height}", "description": v.description})
+        return JSONResponse({
+            "variants": variants,
+            "models": study.models(),
+            "kinds": kinds,
+            "simulations": simulations,
+            "links": {"mlflow": mlflow, "prefect": f"{prefect_url}/runs"},
+        })  # fmt: skip
+
+    @_guarded
+    async def new_game(request: Request) -> Response:
+        body = await _body(request)
+        fen = body.get("fen") or None
+        if fen is not None and not isinstance(fen, str):
+            raise GameError("fen must be a string")
+        args = (_text(body, "variant"), _text(body, "opponent"), _text(body, "color", "white"), fen)
+        seed = _int(body.get("seed", 0), "seed", 0, 2**32 - 1)
+        game = await run_in_threadpool(games.start, *args, seed)
+        return JSONResponse(game.json())
+
+    @_guarded
+    async def show_game(request: Request) -> Response:
+        return JSONResponse(games.get(request.path_params["game_id"]).json())
+
+    @_guarded
+    async def move(request: Request) -> Response:
+        game = games.get(request.path_params["game_id"])
+        uci = _text(await _body(request), "move")
+
+        def play() -> dict[str, Any]:
+            with game.lock:
+                game.move(uci)
+                return game.json()
+
+        return JSONResponse(await run_in_threadpool(play))
+
+    @_guarded
+    async def inspect(request: Request) -> Response:
+        game = games.get(request.path_params["game_id"])
+        body = await _body(request)
+        model = body.get("model") or _opponent_model(game.opponent_spec)
+        if not isinstance(model, str) or not model:
+            raise GameError("pick a model to inspect with (the opponent is not a network)")
+        sims = _int(body.get("simulations", simulations), "simulations", 0, MAX_SIMULATIONS)
+        state = game.state
+        if game.json()["position"]["over"]:
+            raise GameError("the game is over")
+        if state.variant.hidden_information and state.turn is not game.human:
+            raise GameError("in dark chess the position can be inspected only on your turn")
+        analyst = await run_in_threadpool(games.analyst, model)
+        seed = int(np.random.SeedSequence().generate_state(1)[0])
+        result = await run_in_threadpool(analyst.analyse, state, sims, np.random.default_rng(seed))
+        return JSONResponse({"model": model, "turn": "white" if state.turn is Color.WHITE else "black", **result})
+
+    @_guarded
+    async def records(request: Request) -> Response:
+        query = request.query_params
+        wanted = {key: query.get(key, "").strip().lower() for key in ("variant", "player", "opponent", "stage")}
+        listed: list[dict[str, Any]] = []
+        for name, path in (await run_in_threadpool(study.record_files)).items():
+            if wanted["stage"] and not name.lower().startswith(wanted["stage"]):
+                continue
+            try:
+                found = await run_in_threadpool(read_records, path)
+            except (OSError, RecordError):
+                continue
+            for index, record in enumerate(found):
+                if _matches(record.variant, record.white, record.black, wanted):
+                    listed.append({
+                        "file": name, "index": index, "variant": record.variant, "white": record.white,
+                        "black": record.black, "result": record.result, "termination": record.termination,
+                        "plies": len(record.moves),
+                    })  # fmt: skip
+                if len(listed) >= MAX_LISTED:
+                    return JSONResponse({"records": listed, "truncated": True})
+        return JSONResponse({"records": listed, "truncated": False})
+
+    @_guarded
+    async def record_game(request: Request) -> Response:
+        files = await run_in_threadpool(study.record_files)
+        name = request.query_params.get("file", "")
+        if name not in files:
+            raise KeyError(name)
+        index = _int(request.query_params.get("index", "0"), "index", 0, 10**6)
+        try:
+            found = await run_in_threadpool(read_records, files[name])
+            record = found[index]
+            states = await run_in_threadpool(replay, record)
+        except IndexError:
+            raise KeyError(f"{name} game {index}") from None
+        except RecordError as error:
+            raise GameError(f"{name}: {error}") from None
+        return JSONResponse({
+            "file": name, "index": index, "variant": record.variant, "white": record.white, "black": record.black,
+            "result": record.result, "termination": record.termination, "opening_plies": record.opening_plies,
+            "moves": list(record.moves), "positions": [position_json(s, None)["svg"] for s in states],
+        })  # fmt: skip
+
+    routes = [
+        Route("/", index),
+        Route("/api/options", options),
+        Route("/api/games", new_game, methods=["POST"]),
+        Route("/api/games/{game_id}", show_game),
+        Route("/api/games/{game_id}/move", move, methods=["POST"]),
+        Route("/api/games/{game_id}/inspect", inspect, methods=["POST"]),
+        Route("/api/records", records),
+        Route("/api/records/game", record_game),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        games.close()  # engine processes of the games still open
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.games = games
+    return app
+
+
+def _opponent_model(spec: str) -> str | None:
+    """The model an opponent spec plays with (``net:joat@r0:sims=8`` -> ``joat@r0``), None if not a network."""
+    kind, *fields = spec.split(":")
+    return fields[0] if kind in MODEL_KINDS and fields else None
+
+
+def _matches(variant: str, white: str, black: str, wanted: dict[str, str]) -> bool:
+    """Whether a record passes the filters: ``player`` on either side and ``opponent`` on the other."""
+    if wanted["variant"] and wanted["variant"] != variant.lower():
+        return False
+    sides = [(white.lower(), black.lower()), (black.lower(), white.lower())]
+    return any(wanted["player"] in me and wanted["opponent"] in other for me, other in sides)

@@ -1,0 +1,224 @@
+"""The web app's routes through Starlette's TestClient: play, inspect, watch, and bad or hostile input."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+from starlette.testclient import TestClient
+
+from mmc.play.players import PLAYER_KINDS, PlayerKind
+from mmc.web.app import create_app
+
+
+@pytest.fixture
+def client(project: Path) -> TestClient:
+    return TestClient(create_app(project, simulations=8))
+
+
+def new_game(client: TestClient, **body: object) -> dict:
+    response = client.post("/api/games", json={"variant": "gardner", "opponent": "random", **body})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_page_and_options(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and "meta-minichess" in page.text
+    assert client.get("/static/app.js").status_code == 200
+    options = client.get("/api/options").json()
+    names = [v["name"] for v in options["variants"]]
+    assert "gardner" in names and "los_alamos" in names
+    assert options["models"] == ["starts/r0/joat.pt"]
+    assert not any(k.startswith(("python", "human")) for k in options["kinds"])
+    assert options["links"]["mlflow"].startswith("http://127.0.0.1:5000")
+
+
+def test_mlflow_link_opens_the_runs_of_the_experiment(tmp_path: Path) -> None:
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "mlflow.db") as db:
+        db.execute("CREATE TABLE experiments (experiment_id INTEGER, name TEXT)")
+        db.execute("INSERT INTO experiments VALUES (7, 'meta-minichess')")
+    links = TestClient(create_app(tmp_path)).get("/api/options").json()["links"]
+    assert links["mlflow"] == "http://127.0.0.1:5000/#/experiments/7/runs"
+
+
+@pytest.mark.parametrize("variant", ["gardner", "los_alamos"])
+def test_a_whole_game_against_random(client: TestClient, variant: str) -> None:
+    game = new_game(client, variant=variant, color="black", seed=3)
+    assert game["human"] == "black" and len(game["moves"]) == 1  # random opened
+    assert 'data-flipped="1"' in game["position"]["svg"]
+    rng = np.random.default_rng(0)
+    while not game["position"]["over"]:
+        move = game["legal"][int(rng.integers(len(game["legal"])))]
+        response = client.post(f"/api/games/{game['id']}/move", json={"move": move})
+        assert response.status_code == 200, response.text
+        game = response.json()
+    assert game["position"]["result"] in ("1-0", "0-1", "1/2-1/2") and game["position"]["termination"]
+    assert game["legal"] == []
+    again = client.post(f"/api/games/{game['id']}/move", json={"move": "a2a3"})
+    assert again.status_code == 400 and "over" in again.json()["error"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"move": "zz"},
+        {"move": "a2a5"},
+        {"move": ""},
+        {"move": 5},
+        {},
+    ],
+)
+def test_bad_moves_are_a_400_message(client: TestClient, body: dict) -> None:
+    game = new_game(client)
+    response = client.post(f"/api/games/{game['id']}/move", json=body)
+    assert response.status_code == 400
+    assert response.json()["error"]
+
+
+def test_bad_requests_are_4xx_messages(client: TestClient) -> None:
+    bad = [
+        {"variant": "gardner", "opponent": "random", "fen": "not a fen"},
+        {"variant": "nonsense", "opponent": "random"},
+        {"variant": "gardner", "opponent": "wizard"},
+        {"variant": "gardner", "opponent": "mcts:-1"},
+        {"variant": "gardner", "opponent": "random", "color": "green"},
+        {"variant": "gardner", "opponent": "random", "seed": "x"},
+    ]
+    for body in bad:
+        response = client.post("/api/games", json=body)
+        assert response.status_code == 400, (body, response.text)
+        assert response.json()["error"]
+    assert client.post("/api/games", content=b"{not json").status_code == 400
+    assert client.post("/api/games", json=[1, 2]).status_code == 400
+    assert client.get("/api/games/nope").status_code == 404
+    assert client.post("/api/games/nope/move", json={"move": "a2a3"}).status_code == 404
+
+
+def test_a_fen_start(client: TestClient) -> None:
+    game = new_game(client, fen="4k/5/5/5/K2Q1 w - - 0 1")
+    assert game["position"]["fen"].startswith("4k/5/5/5/K2Q1")
+
+
+def test_only_models_under_models_can_be_loaded(client: TestClient, project: Path) -> None:
+    hostile = [
+        "net:../secret.pt",
+        f"net:{project / 'secret.pt'}",
+        "policy:/etc/passwd",
+        "net:starts/r0/../../../secret.pt",
+        "net:nothere.pt",
+        "python:os:system",
+        "human",
+    ]
+    for spec in hostile:
+        response = client.post("/api/games", json={"variant": "gardner", "opponent": spec})
+        assert response.status_code == 400, (spec, response.text)
+        assert str(project) not in response.json()["error"].replace(str(project / "secret.pt"), "")
+    for model in ("../secret.pt", "/etc/passwd", "starts/r0/joat.json"):
+        game = new_game(client)
+        response = client.post(f"/api/games/{game['id']}/inspect", json={"model": model})
+        assert response.status_code == 400, model
+
+
+def test_a_study_model_by_list_and_by_registry_name(client: TestClient) -> None:
+    for spec in ("net:starts/r0/joat.pt:sims=4", "net:joat@r0:sims=4", "policy:joat@r0"):
+        game = new_game(client, color="black", opponent=spec)
+        assert len(game["moves"]) == 1 and game["opponent"] == spec
+
+
+def test_inspect_a_network(client: TestClient) -> None:
+    game = new_game(client, opponent="net:joat@r0:sims=4")
+    response = client.post(f"/api/games/{game['id']}/inspect", json={"simulations": 16})
+    assert response.status_code == 200, response.text
+    result = response.json()
+    assert -1 <= result["value"] <= 1 and result["turn"] == "white"
+    assert abs(sum(result["priors"].values()) - 1) < 1e-4
+    assert set(result["priors"]) == set(game["legal"])
+    assert sum(m["visits"] for m in result["moves"]) <= 16 and result["moves"][0]["visits"] > 0
+    # Analysis of the person's own side with a model picked from the list, against a non-network opponent.
+    game = new_game(client)
+    assert client.post(f"/api/games/{game['id']}/inspect", json={}).status_code == 400
+    response = client.post(f"/api/games/{game['id']}/inspect", json={"model": "starts/r0/joat.pt", "simulations": 0})
+    assert response.status_code == 200 and "visits" not in response.json()["moves"][0]
+
+
+def test_dark_chess_shows_only_the_players_view(client: TestClient) -> None:
+    game = new_game(client, variant="dark", color="white")
+    position = game["position"]
+    assert position["fen"] is None and " fog" in position["svg"]
+    # Black's pieces at the start are beyond what White's pieces reach: none is drawn
+    assert position["svg"].count('class="piece black"') == 0
+
+
+def test_watch_lists_filters_and_replays(client: TestClient) -> None:
+    listed = client.get("/api/records").json()["records"]
+    assert len(listed) == 3
+    assert len(client.get("/api/records", params={"variant": "los_alamos"}).json()["records"]) == 1
+    assert len(client.get("/api/records", params={"player": "greedy", "opponent": "random"}).json()["records"]) == 3
+    assert client.get("/api/records", params={"player": "joat"}).json()["records"] == []
+    first = listed[0]
+    game = client.get("/api/records/game", params={"file": first["file"], "index": first["index"]}).json()
+    assert len(game["positions"]) == len(game["moves"]) + 1 == first["plies"] + 1
+    assert game["termination"] == first["termination"]
+    for name in ("../../models/starts/r0/joat.json", "/etc/passwd", "nothere.pgn"):
+        assert client.get("/api/records/game", params={"file": name}).status_code == 404
+    assert client.get("/api/records/game", params={"file": first["file"], "index": 99}).status_code == 404
+    assert client.get("/api/records/game", params={"file": first["file"], "index": "x"}).status_code == 400
+
+
+class _SlowPlayer:
+    name = "slow"
+
+    def __init__(self, started: threading.Event) -> None:
+        self.started = started
+
+    def play(self, states, rng):  # type: ignore[no-untyped-def]
+        from mmc.engine import legal_moves
+
+        self.started.set()
+        time.sleep(1.5)
+        return [legal_moves(s)[0] for s in states]
+
+
+def test_a_slow_engine_does_not_block_other_requests(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    started = threading.Event()
+    monkeypatch.setitem(PLAYER_KINDS, "slow", PlayerKind("slow", lambda fields, variant: _SlowPlayer(started)))
+    game = new_game(client, opponent="slow")
+    answers: list[int] = []
+    mover = threading.Thread(
+        target=lambda: answers.append(client.post(f"/api/games/{game['id']}/move", json={"move": "a2a3"}).status_code)
+    )
+    mover.start()
+    assert started.wait(5)
+    begin = time.monotonic()
+    assert client.get("/api/options").status_code == 200
+    assert time.monotonic() - begin < 1.0
+    mover.join()
+    assert answers == [200]
+
+
+@pytest.mark.parametrize("size", [(5, 5), (6, 6), (5, 4), (8, 8)])
+def test_board_svg_every_size_and_flipped(size: tuple[int, int]) -> None:
+    from mmc.web.board import SQUARE, board_svg
+
+    height, width = size
+    board = [0] * 64
+    board[0], board[8 * (height - 1) + width - 1] = 6, -6  # White king a1, Black king in the far corner
+    for flipped in (False, True):
+        svg = board_svg(board, height, width, flipped=flipped)
+        assert svg.count('class="square ') == height * width
+        assert f'viewBox="0 0 {width * SQUARE} {height * SQUARE}"' in svg
+        a1 = svg.split('data-square="a1" transform="translate(')[1].split(")")[0]
+        expected = f"{(width - 1) * SQUARE},0" if flipped else f"0,{(height - 1) * SQUARE}"
+        assert a1 == expected
+        assert svg.count('class="piece white"') == svg.count('class="piece black"') == 1
+    hidden = board_svg(board, height, width, hidden=[8 * (height - 1) + width - 1])
+    assert hidden.count('class="piece black"') == 0 and " fog" in hidden
