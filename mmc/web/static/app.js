@@ -6,6 +6,7 @@ let game = null;        // the game as /api/games returns it
 let selected = null;    // the square clicked first ("b2")
 let record = null;      // the watched record
 let ply = 0;
+let options = null;     // /api/options
 
 async function api(path, body) {
   const init = body === undefined ? {} :
@@ -30,9 +31,13 @@ function option(select, value, label) {
 }
 
 async function loadOptions() {
-  const options = await api("/api/options");
+  options = await api("/api/options");
   for (const v of options.variants) option($("variant"), v.name, `${v.name} (${v.size})`);
   for (const k of options.kinds) option($("kinds"), k);
+  for (const [name, path] of Object.entries(options.registered)) {
+    option($("model"), name, `${name} (registry: ${path})`);
+    option($("analysis-model"), name, `${name} (registry: ${path})`);
+  }
   for (const m of options.models) {
     option($("model"), m);
     option($("analysis-model"), m);
@@ -40,6 +45,34 @@ async function loadOptions() {
   $("simulations").value = options.simulations;
   $("link-mlflow").href = options.links.mlflow;
   $("link-prefect").href = options.links.prefect;
+  $("stage-runs").innerHTML = options.stages.map((r) =>
+    `<li>${r.run}: <a href="${r.mlflow}" target="_blank" rel="noopener">MLflow run</a>` +
+    (r.prefect ? ` · <a href="${r.prefect}" target="_blank" rel="noopener">Prefect flow run</a>` : "") + "</li>",
+  ).join("") || "<li>No stage runs in mlflow.db.</li>";
+  showModelLinks("model", "model-links");
+  showModelLinks("analysis-model", "analysis-links");
+  const query = new URLSearchParams(location.search);
+  if (query.get("tab") === "watch") {
+    for (const key of ["variant", "player", "opponent", "stage"]) $(`w-${key}`).value = query.get(key) || "";
+    showTab("watch");
+  }
+}
+
+// A model's links: the MLflow run (and Prefect flow run) that produced it, its games and its self-play.
+function showModelLinks(selectId, boxId) {
+  const box = $(boxId);
+  const name = $(selectId).value;
+  if (!options || !name) { box.innerHTML = ""; return; }
+  const registered = options.registered[name];
+  const links = options.model_links[registered || name] || {};
+  const a = (href, text) => `<a href="${href}" target="_blank" rel="noopener">${text}</a>`;
+  const parts = [];
+  if (links.registered) parts.push(`registered as ${links.registered}`);
+  if (links.mlflow) parts.push(a(links.mlflow, `MLflow run ${links.run}`));
+  if (links.prefect) parts.push(a(links.prefect, "Prefect flow run"));
+  if (links.games) parts.push(`<a href="${links.games}">its games</a>`);
+  if (links.self_play) parts.push(`<a href="${links.self_play}">its self-play</a>`);
+  box.innerHTML = parts.join(" · ");
 }
 
 // ---- Play ----
@@ -189,6 +222,7 @@ async function listRecords() {
   say("");
   const q = new URLSearchParams({
     variant: $("w-variant").value, player: $("w-player").value, opponent: $("w-opponent").value,
+    stage: $("w-stage").value,
   });
   try {
     const r = await api(`/api/records?${q}`);
@@ -243,6 +277,8 @@ function showTab(name) {
 
 for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showTab(tab.dataset.tab));
 $("start").addEventListener("click", startGame);
+$("model").addEventListener("change", () => showModelLinks("model", "model-links"));
+$("analysis-model").addEventListener("change", () => showModelLinks("analysis-model", "analysis-links"));
 $("inspect").addEventListener("click", inspect);
 $("analysis").addEventListener("change", () => { if ($("analysis").checked) inspect(); });
 $("w-search").addEventListener("click", listRecords);
