@@ -182,6 +182,17 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
         return JSONResponse(await run_in_threadpool(play))
 
     @_guarded
+    async def look_back(request: Request) -> Response:
+        game = games.get(request.path_params["game_id"])
+        ply = _int(request.path_params["ply"], "ply", 1, 10**6)
+
+        def look() -> dict[str, Any]:
+            with game.lock:  # not while its opponent is moving
+                return game.look_back(ply)
+
+        return JSONResponse(await run_in_threadpool(look))
+
+    @_guarded
     async def inspect(request: Request) -> Response:
         game = games.get(request.path_params["game_id"])
         body = await _body(request)
@@ -249,6 +260,7 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{game_id}", show_game),
         Route("/api/games/{game_id}/move", move, methods=["POST"]),
+        Route("/api/games/{game_id}/plies/{ply}", look_back),
         Route("/api/games/{game_id}/inspect", inspect, methods=["POST"]),
         Route("/api/records", records),
         Route("/api/records/game", record_game),

@@ -82,6 +82,7 @@ function squares(box) {
 }
 
 function drawGame() {
+  $("board").removeEventListener("click", drawGame);  // a look back's way back
   $("board").innerHTML = game.position.svg;
   selected = null;
   const last = game.last;
@@ -96,6 +97,11 @@ function drawGame() {
   for (const [i, m] of game.moves.entries()) {
     const li = document.createElement("li");
     li.textContent = `${i + 1}. ${m}`;
+    if (game.thought_plies.includes(i + 1)) {
+      li.classList.add("thought");
+      li.title = "the opponent's search when it played this: click";
+    }
+    li.addEventListener("click", () => lookBack(i + 1));
     moves.appendChild(li);
   }
   const p = game.position;
@@ -188,6 +194,53 @@ function fmt(x, digits = 3) {
   return x === undefined ? "" : Number(x).toFixed(digits);
 }
 
+// A network's view (value, prior, search) as a table, the move it played (if any) marked.
+function analysisHtml(r, title, played) {
+  let html = `<p>${title}: value ${fmt(r.value)} for ${r.turn}` +
+    (r.search_value !== undefined ? `, after ${r.simulations} simulations ${fmt(r.search_value)}` : "") + "</p>";
+  html += "<table><tr><th>move</th><th>prior</th><th>visits</th><th>Q</th></tr>";
+  for (const m of r.moves) {
+    const mark = m.uci === played ? ' class="played"' : "";
+    html += `<tr${mark}><td>${m.uci}</td><td>${fmt(m.prior)}</td><td>${m.visits ?? ""}</td><td>${fmt(m.q)}</td></tr>`;
+  }
+  return html + "</table>";
+}
+
+// Look back at move n: the position before it and, for the opponent's move, its search when it played it.
+async function lookBack(n) {
+  let back;
+  try {
+    back = await api(`/api/games/${game.id}/plies/${n}`);
+  } catch (error) {
+    return say(error.message);
+  }
+  $("board").innerHTML = back.position.svg;
+  for (const sq of squares($("board"))) {
+    if (back.move.slice(0, 2) === sq.dataset.square || back.move.slice(2, 4) === sq.dataset.square) {
+      sq.classList.add("last");
+    }
+  }
+  for (const [i, li] of $("moves").querySelectorAll("li").entries()) li.classList.toggle("viewing", i + 1 === n);
+  $("status").textContent = `Looking back at move ${n}: ${back.move} (click the board to return)`;
+  $("board").addEventListener("click", drawGame, { once: true });
+  const out = $("inspect-out");
+  out.innerHTML = back.thought
+    ? analysisHtml(back.thought, `${game.opponent}'s search when it played ${back.move}`, back.move)
+    : `<p>Move ${n} (${back.move}) was yours: the opponent had not searched.</p>`;
+  if (back.thought) shade(back.thought.priors);
+}
+
+function shade(priors) {
+  // Shade each destination square by the prior mass of the moves to it.
+  const mass = {};
+  for (const [uci, p] of Object.entries(priors)) mass[uci.slice(2, 4)] = (mass[uci.slice(2, 4)] || 0) + p;
+  const most = Math.max(...Object.values(mass), 1e-9);
+  for (const sq of squares($("board"))) {
+    const p = mass[sq.dataset.square] || 0;
+    sq.querySelector(".shade").setAttribute("opacity", p ? String(0.15 + 0.5 * (p / most)) : "0");
+  }
+}
+
 async function inspect() {
   if (!game) return;
   const out = $("inspect-out");
@@ -196,21 +249,8 @@ async function inspect() {
     const r = await api(`/api/games/${game.id}/inspect`, {
       model: $("analysis-model").value || null, simulations: Number($("simulations").value || 0),
     });
-    let html = `<p>${r.model}: value ${fmt(r.value)} for ${r.turn}` +
-      (r.search_value !== undefined ? `, after ${r.simulations} simulations ${fmt(r.search_value)}` : "") + "</p>";
-    html += "<table><tr><th>move</th><th>prior</th><th>visits</th><th>Q</th></tr>";
-    for (const m of r.moves) {
-      html += `<tr><td>${m.uci}</td><td>${fmt(m.prior)}</td><td>${m.visits ?? ""}</td><td>${fmt(m.q)}</td></tr>`;
-    }
-    out.innerHTML = html + "</table>";
-    // Shade each destination square by the prior mass of the moves to it.
-    const mass = {};
-    for (const [uci, p] of Object.entries(r.priors)) mass[uci.slice(2, 4)] = (mass[uci.slice(2, 4)] || 0) + p;
-    const most = Math.max(...Object.values(mass), 1e-9);
-    for (const sq of squares($("board"))) {
-      const p = mass[sq.dataset.square] || 0;
-      sq.querySelector(".shade").setAttribute("opacity", p ? String(0.15 + 0.5 * (p / most)) : "0");
-    }
+    out.innerHTML = analysisHtml(r, r.model);
+    shade(r.priors);
   } catch (error) {
     out.textContent = error.message;
   }
