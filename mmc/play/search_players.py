@@ -14,14 +14,15 @@ from dataclasses import replace
 import numpy as np
 
 from mmc.engine import Move, State
-from mmc.search import LeafEvaluator, RolloutEvaluator, SearchConfig, search, select_move
+from mmc.search import LeafEvaluator, RolloutEvaluator, SearchConfig, SearchResult, search, select_move
 
 __all__ = ["MCTSPlayer", "mcts_player", "network_player"]
 
 
 class MCTSPlayer:
     """Search with ``evaluator`` (``None``: random rollouts of at most ``rollout_plies``, drawn from the ``rng``
-    given to :meth:`play`) and play the most visited move; ``name`` as in game records."""
+    given to :meth:`play`) and play the most visited move; ``name`` as in game records. ``last_results``: the
+    searches of the last :meth:`play` (what it saw when it moved: priors, visits, Q, values), one per state."""
 
     def __init__(
         self, evaluator: LeafEvaluator | None, config: SearchConfig, *, name: str, rollout_plies: int = 150
@@ -30,11 +31,13 @@ class MCTSPlayer:
         self.config = replace(config, temperature_plies=0)
         self.name = name
         self.rollout_plies = rollout_plies
+        self.last_results: list[SearchResult] = []
 
     def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
         """One search over all ``states`` together, then one move each."""
         evaluator = self.evaluator or RolloutEvaluator(rng, self.rollout_plies)
         results = search(states, evaluator, self.config, rng)
+        self.last_results = list(results)
         return [select_move(r, self.config, state.ply, rng) for state, r in zip(states, results, strict=True)]
 
 

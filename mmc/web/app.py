@@ -3,9 +3,12 @@
 Routes (JSON unless said)::
 
     GET  /                          the page (static/index.html; everything it loads is served from static/)
-    GET  /api/options               variants, models under models/, player kinds, links to MLflow and Prefect
+    GET  /api/options               variants, models under models/ and registered ones (``joat@r0``), player
+                                    kinds, links to MLflow and Prefect: each model's run and games, each stage's
+                                    run and Prefect flow run
     POST /api/games                 {variant, opponent, color, fen?, seed?} -> a new game
     GET  /api/games/{id}            the game
+    GET  /api/games/{id}/plies/{n}  the position before move n and, for the opponent's move, its search then
     POST /api/games/{id}/move       {move: "b2b3"} -> the game after the move and the opponent's reply
     POST /api/games/{id}/inspect    {model?, simulations?} -> a network's value, prior and search of the position
     GET  /api/records?variant=&player=&opponent=&stage=   the study's game records
@@ -22,6 +25,7 @@ import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import numpy as np
 from starlette.applications import Starlette
@@ -36,7 +40,7 @@ from mmc.env.views import PLAYABLE
 from mmc.play.players import MAX_SIMULATIONS, PLAYER_KINDS
 from mmc.play.records import RecordError, read_records, replay
 from mmc.web.games import MODEL_KINDS, REFUSED_KINDS, GameError, Games, position_json
-from mmc.web.study import Study
+from mmc.web.study import Run, Study, player_name, self_play_prefix
 
 __all__ = ["create_app"]
 
@@ -103,9 +107,37 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
+    def run_links(run: Run) -> dict[str, str | None]:
+        return {
+            "run": run.name,
+            "mlflow": f"{mlflow_url}/#/experiments/{run.experiment_id}/runs/{run.run_id}",
+            "prefect": f"{prefect_url}/runs/flow-run/{run.flow_run_id}" if run.flow_run_id else None,
+        }
+
+    def model_links(models: list[str]) -> dict[str, dict[str, Any]]:
+        """Each model's run (MLflow, and the Prefect flow run of its stage) and its games on the Watch tab."""
+        runs = study.model_runs(models)
+        by_path = {run.checkpoint(): name for name, run in study.registered().items()}
+        record_names = list(study.record_files())
+        links: dict[str, dict[str, Any]] = {}
+        for model in models:
+            entry: dict[str, Any] = {"registered": by_path.get(model)}
+            if model in runs:
+                entry.update(run_links(runs[model]))
+            player = player_name(model)
+            entry["games"] = f"/?{urlencode({'tab': 'watch', 'player': player})}" if player else None
+            prefix = self_play_prefix(model)
+            found = prefix is not None and any(name.startswith(prefix) for name in record_names)
+            entry["self_play"] = f"/?{urlencode({'tab': 'watch', 'stage': prefix})}" if found else None
+            links[model] = entry
+        return links
+
     async def options(request: Request) -> Response:
         experiment = study.experiment_id()
         mlflow = f"{mlflow_url}/#/experiments/{experiment}/runs" if experiment else mlflow_url
+        models = await run_in_threadpool(study.models)
+        registered = await run_in_threadpool(study.registered)
+        stage_runs = await run_in_threadpool(study.runs)
         kinds = [k.usage for name, k in PLAYER_KINDS.items() if name not in REFUSED_KINDS]
         variants = []
         for name in PLAYABLE:
@@ -113,7 +145,10 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
             variants.append({"name": name, "size": f"{v.width}x{v.height}", "description": v.description})
         return JSONResponse({
             "variants": variants,
-            "models": study.models(),
+            "models": models,
+            "registered": {name: run.checkpoint() for name, run in registered.items()},
+            "model_links": await run_in_threadpool(model_links, models),
+            "stages": [run_links(run) for run in stage_runs.values()],
             "kinds": kinds,
             "simulations": simulations,
             "links": {"mlflow": mlflow, "prefect": f"{prefect_url}/runs"},
@@ -145,6 +180,17 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
                 return game.json()
 
         return JSONResponse(await run_in_threadpool(play))
+
+    @_guarded
+    async def look_back(request: Request) -> Response:
+        game = games.get(request.path_params["game_id"])
+        ply = _int(request.path_params["ply"], "ply", 1, 10**6)
+
+        def look() -> dict[str, Any]:
+            with game.lock:  # not while its opponent is moving
+                return game.look_back(ply)
+
+        return JSONResponse(await run_in_threadpool(look))
 
     @_guarded
     async def inspect(request: Request) -> Response:
@@ -214,6 +260,7 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{game_id}", show_game),
         Route("/api/games/{game_id}/move", move, methods=["POST"]),
+        Route("/api/games/{game_id}/plies/{ply}", look_back),
         Route("/api/games/{game_id}/inspect", inspect, methods=["POST"]),
         Route("/api/records", records),
         Route("/api/records/game", record_game),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ from mmc.play.players import Player, close_player, parse_player
 from mmc.web.board import board_svg
 from mmc.web.study import Study
 
-__all__ = ["MAX_GAMES", "Analyst", "Game", "GameError", "Games", "position_json"]
+__all__ = ["MAX_GAMES", "Analyst", "Game", "GameError", "Games", "analysis_json", "position_json", "thought_json"]
 
 MAX_GAMES = 64
 """Games kept in memory; starting one more forgets the oldest."""
@@ -103,19 +104,43 @@ class Analyst:
                 config = SearchConfig(simulations=simulations, temperature_plies=0)
                 result = search([state], self.leaf_evaluator, config, rng)[0]
         moves = legal_moves(state)
-        rows = []
-        for i, move in enumerate(moves):
-            row: dict[str, Any] = {"uci": move.uci(), "to": move.uci()[2:4], "prior": float(priors[0][i])}
-            if result is not None:
-                row["visits"] = int(result.visit_counts[i])
-                row["q"] = float(result.q_values[i])
-            rows.append(row)
-        rows.sort(key=lambda r: (r.get("visits", 0), r["prior"]), reverse=True)
-        answer: dict[str, Any] = {"value": float(values[0]), "simulations": simulations, "moves": rows[:top]}
-        answer["priors"] = {r["uci"]: r["prior"] for r in rows}
+        return analysis_json(moves, priors[0], float(values[0]), result, simulations, top)
+
+
+def analysis_json(
+    moves: Sequence[Move], priors: Any, value: float, result: Any, simulations: int, top: int = 8
+) -> dict[str, Any]:
+    """A network's view of a position as the page shows it: ``{"value", "simulations", "moves": [{"uci",
+    "prior", "visits", "q"}...], "priors", "search_value"}`` (``result``: a ``mmc.search.SearchResult`` or None),
+    every number from the side to move's view, moves by visits then prior, at most ``top``."""
+    rows = []
+    for i, move in enumerate(moves):
+        row: dict[str, Any] = {"uci": move.uci(), "to": move.uci()[2:4], "prior": float(priors[i])}
         if result is not None:
-            answer["search_value"] = float(result.value)
-        return answer
+            row["visits"] = int(result.visit_counts[i])
+            row["q"] = float(result.q_values[i])
+        rows.append(row)
+    rows.sort(key=lambda r: (r.get("visits", 0), r["prior"]), reverse=True)
+    answer: dict[str, Any] = {"value": value, "simulations": simulations, "moves": rows[:top]}
+    answer["priors"] = {r["uci"]: r["prior"] for r in rows}
+    if result is not None:
+        answer["search_value"] = float(result.value)
+    return answer
+
+
+def thought_json(player: Player, state: State, move: Move) -> dict[str, Any] | None:
+    """What a searching player (``net``, ``mcts``: ``last_results`` of ``mmc.play.search_players.MCTSPlayer``)
+    saw in ``state`` when it played ``move``: its network's value and prior, and its search's visits, Q and
+    value; None for a player that does not search."""
+    results = getattr(player, "last_results", None)
+    if not results:
+        return None
+    result = results[0]
+    moves = list(result.moves)
+    if move not in moves:
+        return None
+    answer = analysis_json(moves, result.prior, float(result.network_value), result, int(result.visit_counts.sum()))
+    return {"move": move.uci(), "turn": "white" if state.turn is Color.WHITE else "black", **answer}
 
 
 @dataclass
@@ -129,6 +154,8 @@ class Game:
     states: list[State]
     rng: np.random.Generator
     moves: list[str] = field(default_factory=list)
+    thoughts: list[dict[str, Any] | None] = field(default_factory=list)
+    """Per move: the opponent's search when it played it (:func:`thought_json`), None for the person's."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -150,13 +177,31 @@ class Game:
             "legal": [m.uci() for m in legal_moves(state)] if mine else [],
             "moves": [] if hidden and not over else self.moves,
             "last": None if (hidden and not over) or not self.moves else self.moves[-1],
+            "thought_plies": [] if hidden and not over else [i + 1 for i, t in enumerate(self.thoughts) if t],
+        }
+
+    def look_back(self, ply: int) -> dict[str, Any]:
+        """Move ``ply`` (1-based) of the game: the position before it, the move, and the opponent's search when it
+        played it (None for the person's moves); refused in dark chess until the game is over."""
+        over = outcome(self.state) is not None
+        if self.state.variant.hidden_information and not over:
+            raise GameError("in dark chess the moves can be looked back at only when the game is over")
+        if not 1 <= ply <= len(self.moves):
+            raise GameError(f"ply must be in [1, {len(self.moves)}], got {ply}")
+        before = self.states[ply - 1]
+        return {
+            "ply": ply,
+            "move": self.moves[ply - 1],
+            "position": position_json(before, self.human, reveal=over),
+            "thought": self.thoughts[ply - 1],
         }
 
     def reply(self) -> None:
         """The opponent plays while it is its turn and the game goes on."""
         while outcome(self.state) is None and self.state.turn is not self.human:
-            move = self.opponent.play([self.state], self.rng)[0]
-            self._push(move)
+            state = self.state
+            move = self.opponent.play([state], self.rng)[0]
+            self._push(move, thought_json(self.opponent, state, move))
 
     def move(self, uci: str) -> None:
         """The person's move (UCI), then the opponent's reply; :class:`GameError` if malformed, illegal or not
@@ -171,12 +216,13 @@ class Game:
             raise GameError(str(error)) from None
         if move not in legal_moves(self.state):
             raise GameError(f"{uci} is not a legal move here")
-        self._push(move)
+        self._push(move, None)
         self.reply()
 
-    def _push(self, move: Move) -> None:
+    def _push(self, move: Move, thought: dict[str, Any] | None) -> None:
         self.states.append(apply_move(self.state, move))
         self.moves.append(move.uci())
+        self.thoughts.append(thought)
 
 
 class Games:

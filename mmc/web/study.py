@@ -1,6 +1,15 @@
 """What the web app reads from a study's project folder: the models under ``models/``, the game records under
-``data/jobs/`` and the MLflow experiment id, by reading the files directly (``mmc`` never imports the study's
-tools). Every path a request names is looked up among the files found here; none is opened as given.
+``data/jobs/`` and the MLflow store ``mlflow.db`` (its experiment, runs and tags, and the model registry), by
+reading the files directly: ``mmc`` never imports the study's tools (MLflow, Prefect), it opens the sqlite store
+read-only. Every path a request names is looked up among the files found here; none is opened as given.
+
+A registered model (``joat@r0``: name and alias) is resolved through the registry: the alias names a version,
+the version the run that logged it, and that run's tags (``mmc.stage``, ``variant``, ``replicate``, set by
+``pipelines.tracking.stage_run``) the checkpoint the stage wrote under ``models/`` (``expert`` ->
+``champion/r{R}/{variant}.pt``; ``meta_train``, ``multitask``, ``metafocus`` -> ``starts/r{R}/{variant or
+stage}.pt``). The registered artifact itself is a pickled ``torch.nn.Module``, which ``mmc`` never unpickles
+(checkpoints load with ``weights_only=True``). With no such alias in the registry, ``NAME@rN`` falls back to the
+same layout by name.
 """
 
 from __future__ import annotations
@@ -9,12 +18,18 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-__all__ = ["RECORD_SUFFIXES", "ModelError", "Study"]
+__all__ = ["RECORD_SUFFIXES", "ModelError", "Run", "Study", "player_name", "self_play_prefix"]
 
 RECORD_SUFFIXES = (".pgn",)
 """Game record files (``mmc.play.records``) as the study writes them."""
-_REGISTRY = re.compile(r"^(?P<name>[a-z_]+(?:-[a-z_]+)?)@r(?P<replicate>\d+)$")
+_REGISTRY = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+)@(?P<alias>[A-Za-z0-9_-]+)$")
+_REPLICATE = re.compile(r"^r(?P<replicate>\d+)$")
+_ADAPTED = re.compile(r"^adapted/(?P<target>[a-z_]+)/r(?P<replicate>\d+)/(?P<start>[a-z_-]+)_b(?P<budget>\d+)\.pt$")
+_START = re.compile(r"^(?P<folder>starts|champion)/r(?P<replicate>\d+)/(?P<name>[a-z_]+)\.pt$")
+FLOW_RUN_TAG = "prefect_flow_run_id"
+"""The tag ``pipelines.tracking.stage_run`` puts on a stage's MLflow run: the Prefect flow run that ran it."""
 MAX_RECORD_FILES = 5000
 """The most record files listed (a study writes a few hundred)."""
 
@@ -50,15 +65,12 @@ class Study:
 
     def model_path(self, name: str) -> Path:
         """The checkpoint that ``name`` stands for: a path relative to ``models/`` (``champion/r0/gardner.pt``) or
-        a registry-like name (``joat@r0``, ``multitask@r1``, ``expert-gardner@r0``); :class:`ModelError` unless
-        it resolves to an existing checkpoint inside ``models/``."""
-        match = _REGISTRY.match(name.strip())
+        a registered model by name and alias (``joat@r0``, ``expert-gardner@r1``: see the module docstring);
+        :class:`ModelError` unless it resolves to an existing checkpoint inside ``models/``."""
+        name = name.strip()
+        match = _REGISTRY.match(name)
         if match:
-            kind, replicate = match["name"], match["replicate"]
-            if kind.startswith("expert-"):
-                name = f"champion/r{replicate}/{kind.removeprefix('expert-')}.pt"
-            else:
-                name = f"starts/r{replicate}/{kind}.pt"
+            name = self._registered(match["name"], match["alias"]) or _by_layout(match["name"], match["alias"])
         base = self.models_dir.resolve()
         path = (base / name).resolve()
         if not path.is_relative_to(base) or path.suffix != ".pt" or not path.is_file():
@@ -66,6 +78,81 @@ class Study:
         if not path.with_suffix(".json").is_file():
             raise ModelError(f"model {name!r} has no config file beside it")
         return path
+
+    def _registered(self, name: str, alias: str) -> str | None:
+        """The checkpoint (relative to ``models/``) of registered model ``name`` at ``alias``, from the run that
+        logged the version the alias names; None if the registry has no such alias or its run no stage tags."""
+        rows = self._query(
+            "SELECT v.run_id FROM registered_model_aliases a JOIN model_versions v "
+            "ON v.name = a.name AND v.version = a.version WHERE a.name = ? AND a.alias = ?",
+            (name, alias),
+        )
+        if not rows or not rows[0][0]:
+            return None
+        run = self.runs().get(str(rows[0][0]))
+        return None if run is None else run.checkpoint()
+
+    def registered(self) -> dict[str, Run]:
+        """Every registered model alias (``joat@r0``) and the run that logged its version, by name@alias."""
+        rows = self._query(
+            "SELECT a.name, a.alias, v.run_id FROM registered_model_aliases a JOIN model_versions v "
+            "ON v.name = a.name AND v.version = a.version ORDER BY a.name, a.alias"
+        )
+        runs = self.runs()
+        return {f"{name}@{alias}": runs[str(run_id)] for name, alias, run_id in rows if str(run_id) in runs}
+
+    def runs(self) -> dict[str, Run]:
+        """The MLflow runs of the study's stages (tag ``mmc.kind`` = ``stage``), oldest first, by run id."""
+        rows = self._query(
+            "SELECT r.run_uuid, r.name, r.experiment_id, r.status, t.key, t.value FROM runs r "
+            "JOIN tags t ON t.run_uuid = r.run_uuid WHERE r.lifecycle_stage = 'active' "
+            "AND r.run_uuid IN (SELECT run_uuid FROM tags WHERE key = 'mmc.kind' AND value = 'stage') "
+            "ORDER BY r.start_time, r.run_uuid"
+        )
+        tags: dict[str, dict[str, str]] = {}
+        heads: dict[str, tuple[Any, ...]] = {}
+        for run_id, name, experiment, status, key, value in rows:
+            heads.setdefault(run_id, (name, experiment, status))
+            tags.setdefault(run_id, {})[key] = value or ""
+        runs = {}
+        for run_id, (name, experiment, status) in heads.items():
+            t = tags[run_id]
+            replicate = t.get("replicate", "")
+            runs[run_id] = Run(
+                run_id=run_id, name=str(name or ""), experiment_id=str(experiment), status=str(status or ""),
+                stage=t.get("mmc.stage", ""), variant=t.get("variant", ""),
+                replicate=int(replicate) if replicate.isdigit() else None, flow_run_id=t.get(FLOW_RUN_TAG, ""),
+            )  # fmt: skip
+        return runs
+
+    def model_runs(self, models: list[str]) -> dict[str, Run]:
+        """The run that produced each model of ``models`` (paths relative to ``models/``) that one did: the
+        newest stage run whose tags name the stage, variant and replicate that write that path."""
+        wanted: dict[tuple[str, str, int], list[str]] = {}
+        for model in models:
+            key = _producer(model)
+            if key is not None:
+                wanted.setdefault(key, []).append(model)
+        found: dict[str, Run] = {}
+        for run in self.runs().values():  # oldest first: the newest run wins
+            key = (run.stage, run.variant or run.stage, run.replicate if run.replicate is not None else -1)
+            for model in wanted.get(key, []):
+                found[model] = run
+        return found
+
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Rows of ``sql`` on ``mlflow.db`` opened read-only; none if the store or a table is missing."""
+        db = self.root / "mlflow.db"
+        if not db.is_file():
+            return []
+        try:
+            connection = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                return connection.execute(sql, args).fetchall()
+            finally:
+                connection.close()
+        except sqlite3.Error:
+            return []
 
     def record_files(self) -> dict[str, Path]:
         """Game record files under ``data/jobs/``, by their path relative to it."""
@@ -82,12 +169,81 @@ class Study:
 
     def experiment_id(self, name: str = "meta-minichess") -> str | None:
         """The MLflow experiment's id, read from the project's ``mlflow.db`` (sqlite, read-only); None if absent."""
-        db = self.root / "mlflow.db"
-        if not db.is_file():
+        rows = self._query("SELECT experiment_id FROM experiments WHERE name = ?", (name,))
+        return str(rows[0][0]) if rows else None
+
+
+@dataclass(frozen=True)
+class Run:
+    """One stage's MLflow run, as its tags describe it."""
+
+    run_id: str
+    name: str
+    experiment_id: str
+    status: str
+    stage: str
+    variant: str
+    replicate: int | None
+    flow_run_id: str
+
+    def checkpoint(self) -> str | None:
+        """The checkpoint this run's stage writes (relative to ``models/``), None for a stage that writes none."""
+        if self.replicate is None:
             return None
-        try:
-            with sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True) as connection:
-                row = connection.execute("SELECT experiment_id FROM experiments WHERE name = ?", (name,)).fetchone()
-        except sqlite3.Error:
-            return None
-        return None if row is None else str(row[0])
+        if self.stage == "expert" and self.variant:
+            return f"champion/r{self.replicate}/{self.variant}.pt"
+        if self.stage in ("meta_train", "multitask", "metafocus"):
+            return f"starts/r{self.replicate}/{self.variant or self.stage}.pt"
+        return None
+
+
+def _by_layout(name: str, alias: str) -> str:
+    """``NAME@rN`` by the ``models/`` layout alone (no registry): ``expert-V`` -> ``champion/rN/V.pt``, any
+    other name -> ``starts/rN/NAME.pt``; an alias of another form names no file."""
+    match = _REPLICATE.match(alias)
+    if match is None:
+        return f"{name}@{alias}"
+    replicate = match["replicate"]
+    if name.startswith("expert-"):
+        return f"champion/r{replicate}/{name.removeprefix('expert-')}.pt"
+    return f"starts/r{replicate}/{name}.pt"
+
+
+def _producer(model: str) -> tuple[str, str, int] | None:
+    """The (stage, variant, replicate) tags of the run that writes ``model`` (relative to ``models/``)."""
+    match = _START.match(model)
+    if match:
+        replicate = int(match["replicate"])
+        if match["folder"] == "champion":
+            return "expert", match["name"], replicate
+        stage = {"joat": "meta_train"}.get(match["name"], match["name"])
+        return stage, match["name"], replicate
+    match = _ADAPTED.match(model)
+    if match:
+        return "adapt", match["target"], int(match["replicate"])
+    return None
+
+
+def player_name(model: str) -> str | None:
+    """The name ``model`` plays under in the evaluation's game records (``adapted/mallet/r1/joat_b000.pt`` ->
+    ``joat-b0-r1``; a start ``starts/r0/joat.pt`` -> ``joat-b0-r0``, which is its unadapted self)."""
+    match = _ADAPTED.match(model)
+    if match:
+        return f"{match['start']}-b{int(match['budget'])}-r{match['replicate']}"
+    match = _START.match(model)
+    if match:
+        prefix = "expert-" if match["folder"] == "champion" else ""
+        return f"{prefix}{match['name']}-b0-r{match['replicate']}"
+    return None
+
+
+def self_play_prefix(model: str) -> str | None:
+    """The prefix (relative to ``data/jobs/``) of the record files of the self-play that trained ``model``."""
+    match = _ADAPTED.match(model)
+    if match:
+        return f"adapt/{match['target']}-r{match['replicate']}/self-play-{match['start']}-b{int(match['budget'])}"
+    match = _START.match(model)
+    if match:
+        folder = "expert" if match["folder"] == "champion" else "meta"
+        return f"{folder}/{match['name']}-r{match['replicate']}/"
+    return None

@@ -222,3 +222,34 @@ def test_board_svg_every_size_and_flipped(size: tuple[int, int]) -> None:
         assert svg.count('class="piece white"') == svg.count('class="piece black"') == 1
     hidden = board_svg(board, height, width, hidden=[8 * (height - 1) + width - 1])
     assert hidden.count('class="piece black"') == 0 and " fog" in hidden
+
+
+def test_the_opponents_search_is_kept_with_its_move(client: TestClient) -> None:
+    game = new_game(client, color="black", opponent="net:joat@r0:sims=6", seed=1)
+    assert game["thought_plies"] == [1]
+    back = client.get(f"/api/games/{game['id']}/plies/1").json()
+    thought = back["thought"]
+    assert back["move"] == game["moves"][0] == thought["move"] and thought["turn"] == "white"
+    assert back["position"]["fen"].split()[1] == "w"  # the position it moved from
+    assert sum(m["visits"] for m in thought["moves"]) <= thought["simulations"] == 6
+    assert -1 <= thought["value"] <= 1 and -1 <= thought["search_value"] <= 1
+    assert abs(sum(thought["priors"].values()) - 1) < 1e-4
+    visits = {m["uci"]: m["visits"] for m in thought["moves"]}
+    assert visits[thought["move"]] == max(visits.values())  # it played the most visited
+    game = client.post(f"/api/games/{game['id']}/move", json={"move": game["legal"][0]}).json()
+    assert game["thought_plies"] == [1, 3]
+    assert client.get(f"/api/games/{game['id']}/plies/2").json()["thought"] is None  # the person's move
+    for bad in ("0", "4", "x"):
+        assert client.get(f"/api/games/{game['id']}/plies/{bad}").status_code == 400, bad
+
+
+def test_random_keeps_no_search(client: TestClient) -> None:
+    game = new_game(client, color="black", opponent="random")
+    assert game["thought_plies"] == []
+    assert client.get(f"/api/games/{game['id']}/plies/1").json()["thought"] is None
+
+
+def test_dark_chess_hides_the_opponents_search_until_the_end(client: TestClient) -> None:
+    game = new_game(client, variant="dark", color="black", opponent="net:joat@r0:sims=4")
+    assert game["thought_plies"] == []
+    assert client.get(f"/api/games/{game['id']}/plies/1").status_code == 400

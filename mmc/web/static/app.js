@@ -6,6 +6,7 @@ let game = null;        // the game as /api/games returns it
 let selected = null;    // the square clicked first ("b2")
 let record = null;      // the watched record
 let ply = 0;
+let options = null;     // /api/options
 
 async function api(path, body) {
   const init = body === undefined ? {} :
@@ -30,9 +31,13 @@ function option(select, value, label) {
 }
 
 async function loadOptions() {
-  const options = await api("/api/options");
+  options = await api("/api/options");
   for (const v of options.variants) option($("variant"), v.name, `${v.name} (${v.size})`);
   for (const k of options.kinds) option($("kinds"), k);
+  for (const [name, path] of Object.entries(options.registered)) {
+    option($("model"), name, `${name} (registry: ${path})`);
+    option($("analysis-model"), name, `${name} (registry: ${path})`);
+  }
   for (const m of options.models) {
     option($("model"), m);
     option($("analysis-model"), m);
@@ -40,6 +45,34 @@ async function loadOptions() {
   $("simulations").value = options.simulations;
   $("link-mlflow").href = options.links.mlflow;
   $("link-prefect").href = options.links.prefect;
+  $("stage-runs").innerHTML = options.stages.map((r) =>
+    `<li>${r.run}: <a href="${r.mlflow}" target="_blank" rel="noopener">MLflow run</a>` +
+    (r.prefect ? ` · <a href="${r.prefect}" target="_blank" rel="noopener">Prefect flow run</a>` : "") + "</li>",
+  ).join("") || "<li>No stage runs in mlflow.db.</li>";
+  showModelLinks("model", "model-links");
+  showModelLinks("analysis-model", "analysis-links");
+  const query = new URLSearchParams(location.search);
+  if (query.get("tab") === "watch") {
+    for (const key of ["variant", "player", "opponent", "stage"]) $(`w-${key}`).value = query.get(key) || "";
+    showTab("watch");
+  }
+}
+
+// A model's links: the MLflow run (and Prefect flow run) that produced it, its games and its self-play.
+function showModelLinks(selectId, boxId) {
+  const box = $(boxId);
+  const name = $(selectId).value;
+  if (!options || !name) { box.innerHTML = ""; return; }
+  const registered = options.registered[name];
+  const links = options.model_links[registered || name] || {};
+  const a = (href, text) => `<a href="${href}" target="_blank" rel="noopener">${text}</a>`;
+  const parts = [];
+  if (links.registered) parts.push(`registered as ${links.registered}`);
+  if (links.mlflow) parts.push(a(links.mlflow, `MLflow run ${links.run}`));
+  if (links.prefect) parts.push(a(links.prefect, "Prefect flow run"));
+  if (links.games) parts.push(`<a href="${links.games}">its games</a>`);
+  if (links.self_play) parts.push(`<a href="${links.self_play}">its self-play</a>`);
+  box.innerHTML = parts.join(" · ");
 }
 
 // ---- Play ----
@@ -49,6 +82,7 @@ function squares(box) {
 }
 
 function drawGame() {
+  $("board").removeEventListener("click", drawGame);  // a look back's way back
   $("board").innerHTML = game.position.svg;
   selected = null;
   const last = game.last;
@@ -63,6 +97,11 @@ function drawGame() {
   for (const [i, m] of game.moves.entries()) {
     const li = document.createElement("li");
     li.textContent = `${i + 1}. ${m}`;
+    if (game.thought_plies.includes(i + 1)) {
+      li.classList.add("thought");
+      li.title = "the opponent's search when it played this: click";
+    }
+    li.addEventListener("click", () => lookBack(i + 1));
     moves.appendChild(li);
   }
   const p = game.position;
@@ -155,6 +194,53 @@ function fmt(x, digits = 3) {
   return x === undefined ? "" : Number(x).toFixed(digits);
 }
 
+// A network's view (value, prior, search) as a table, the move it played (if any) marked.
+function analysisHtml(r, title, played) {
+  let html = `<p>${title}: value ${fmt(r.value)} for ${r.turn}` +
+    (r.search_value !== undefined ? `, after ${r.simulations} simulations ${fmt(r.search_value)}` : "") + "</p>";
+  html += "<table><tr><th>move</th><th>prior</th><th>visits</th><th>Q</th></tr>";
+  for (const m of r.moves) {
+    const mark = m.uci === played ? ' class="played"' : "";
+    html += `<tr${mark}><td>${m.uci}</td><td>${fmt(m.prior)}</td><td>${m.visits ?? ""}</td><td>${fmt(m.q)}</td></tr>`;
+  }
+  return html + "</table>";
+}
+
+// Look back at move n: the position before it and, for the opponent's move, its search when it played it.
+async function lookBack(n) {
+  let back;
+  try {
+    back = await api(`/api/games/${game.id}/plies/${n}`);
+  } catch (error) {
+    return say(error.message);
+  }
+  $("board").innerHTML = back.position.svg;
+  for (const sq of squares($("board"))) {
+    if (back.move.slice(0, 2) === sq.dataset.square || back.move.slice(2, 4) === sq.dataset.square) {
+      sq.classList.add("last");
+    }
+  }
+  for (const [i, li] of $("moves").querySelectorAll("li").entries()) li.classList.toggle("viewing", i + 1 === n);
+  $("status").textContent = `Looking back at move ${n}: ${back.move} (click the board to return)`;
+  $("board").addEventListener("click", drawGame, { once: true });
+  const out = $("inspect-out");
+  out.innerHTML = back.thought
+    ? analysisHtml(back.thought, `${game.opponent}'s search when it played ${back.move}`, back.move)
+    : `<p>Move ${n} (${back.move}) was yours: the opponent had not searched.</p>`;
+  if (back.thought) shade(back.thought.priors);
+}
+
+function shade(priors) {
+  // Shade each destination square by the prior mass of the moves to it.
+  const mass = {};
+  for (const [uci, p] of Object.entries(priors)) mass[uci.slice(2, 4)] = (mass[uci.slice(2, 4)] || 0) + p;
+  const most = Math.max(...Object.values(mass), 1e-9);
+  for (const sq of squares($("board"))) {
+    const p = mass[sq.dataset.square] || 0;
+    sq.querySelector(".shade").setAttribute("opacity", p ? String(0.15 + 0.5 * (p / most)) : "0");
+  }
+}
+
 async function inspect() {
   if (!game) return;
   const out = $("inspect-out");
@@ -163,21 +249,8 @@ async function inspect() {
     const r = await api(`/api/games/${game.id}/inspect`, {
       model: $("analysis-model").value || null, simulations: Number($("simulations").value || 0),
     });
-    let html = `<p>${r.model}: value ${fmt(r.value)} for ${r.turn}` +
-      (r.search_value !== undefined ? `, after ${r.simulations} simulations ${fmt(r.search_value)}` : "") + "</p>";
-    html += "<table><tr><th>move</th><th>prior</th><th>visits</th><th>Q</th></tr>";
-    for (const m of r.moves) {
-      html += `<tr><td>${m.uci}</td><td>${fmt(m.prior)}</td><td>${m.visits ?? ""}</td><td>${fmt(m.q)}</td></tr>`;
-    }
-    out.innerHTML = html + "</table>";
-    // Shade each destination square by the prior mass of the moves to it.
-    const mass = {};
-    for (const [uci, p] of Object.entries(r.priors)) mass[uci.slice(2, 4)] = (mass[uci.slice(2, 4)] || 0) + p;
-    const most = Math.max(...Object.values(mass), 1e-9);
-    for (const sq of squares($("board"))) {
-      const p = mass[sq.dataset.square] || 0;
-      sq.querySelector(".shade").setAttribute("opacity", p ? String(0.15 + 0.5 * (p / most)) : "0");
-    }
+    out.innerHTML = analysisHtml(r, r.model);
+    shade(r.priors);
   } catch (error) {
     out.textContent = error.message;
   }
@@ -189,6 +262,7 @@ async function listRecords() {
   say("");
   const q = new URLSearchParams({
     variant: $("w-variant").value, player: $("w-player").value, opponent: $("w-opponent").value,
+    stage: $("w-stage").value,
   });
   try {
     const r = await api(`/api/records?${q}`);
@@ -243,6 +317,8 @@ function showTab(name) {
 
 for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showTab(tab.dataset.tab));
 $("start").addEventListener("click", startGame);
+$("model").addEventListener("change", () => showModelLinks("model", "model-links"));
+$("analysis-model").addEventListener("change", () => showModelLinks("analysis-model", "analysis-links"));
 $("inspect").addEventListener("click", inspect);
 $("analysis").addEventListener("change", () => { if ($("analysis").checked) inspect(); });
 $("w-search").addEventListener("click", listRecords);
