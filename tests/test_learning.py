@@ -7,6 +7,7 @@ thread counts, so the claims have margins measured across them. The untrained ne
 
     CPU, training threads        W/D/L      score   gain
     AMD EPYC, 1                  43/57/0    0.715   +0.34
+    AMD EPYC, 2                  38/60/2    0.68    +0.305
     Intel Xeon, 1                24/74/2    0.61    +0.235
     Intel Xeon, 2                33/65/2    0.655   +0.28
 
