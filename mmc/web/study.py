@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmc.starts import EXPERT_PREFIX, model_label
+
 __all__ = ["RECORD_SUFFIXES", "ModelError", "Run", "Study", "player_name", "self_play_prefix"]
 
 RECORD_SUFFIXES = (".pgn",)
@@ -229,11 +231,11 @@ def player_name(model: str) -> str | None:
     ``joat-b0-r1``; a start ``starts/r0/joat.pt`` -> ``joat-b0-r0``, which is its unadapted self)."""
     match = _ADAPTED.match(model)
     if match:
-        return f"{match['start']}-b{int(match['budget'])}-r{match['replicate']}"
+        return model_label(match["start"], int(match["budget"]), int(match["replicate"]))
     match = _START.match(model)
     if match:
-        prefix = "expert-" if match["folder"] == "champion" else ""
-        return f"{prefix}{match['name']}-b0-r{match['replicate']}"
+        prefix = EXPERT_PREFIX if match["folder"] == "champion" else ""
+        return model_label(f"{prefix}{match['name']}", 0, int(match["replicate"]))
     return None
 
 
