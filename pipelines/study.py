@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mmc.starts import model_label
 from pipelines import metrics as names
 from pipelines import services, tracking
 from pipelines.config import StudyConfig, flatten
@@ -121,7 +122,7 @@ def evaluation_lines(paths: Paths, study: StudyConfig) -> list[str]:
         means = rated.get("starts", {})
         parts = [
             f"{start} " + " ".join(f"b{b} {m['elo']:+.0f} ({m['low']:+.0f}..{m['high']:+.0f})"
-                                    for b in study.adapt.budgets if (m := means.get(f"{start}-b{b}")))
+                                    for b in study.adapt.budgets if (m := means.get(model_label(start, b))))
             for start in study.adapt.starts
         ]  # fmt: skip
         lines.append(

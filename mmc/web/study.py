@@ -243,7 +243,8 @@ def self_play_prefix(model: str) -> str | None:
     """The prefix (relative to ``data/jobs/``) of the record files of the self-play that trained ``model``."""
     match = _ADAPTED.match(model)
     if match:
-        return f"adapt/{match['target']}-r{match['replicate']}/self-play-{match['start']}-b{int(match['budget'])}"
+        label = model_label(match["start"], int(match["budget"]))
+        return f"adapt/{match['target']}-r{match['replicate']}/self-play-{label}"
     match = _START.match(model)
     if match:
         folder = "expert" if match["folder"] == "champion" else "meta"
