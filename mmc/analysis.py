@@ -1,4 +1,5 @@
-"""Analysis for the report: match tables in the seed's format, Wilson intervals, and the study's figures.
+"""Analysis for the report: match tables in the seed's format, Wilson intervals, the study's figures, and the
+verdict table with its headline sentences (:func:`verdict_summary`).
 
 The report notebooks read stage outputs and plot through these functions, so that a figure means the
 same thing wherever it appears. Tables are pandas DataFrames; figures are seaborn on matplotlib (both
@@ -15,10 +16,15 @@ score treated as a proportion over ``games``.
 
 from __future__ import annotations
 
+import html
+import statistics
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mmc.play import wilson_interval
+from mmc.rating import BETTER, NO_DIFFERENCE, VERDICTS, WORSE
+from mmc.starts import JOAT, METAFOCUS, parse_model_label
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,12 +32,18 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 __all__ = [
+    "ADAPTED",
     "MATCH_COLUMNS",
+    "VERDICT_COLOURS",
+    "ZERO_SHOT",
+    "VerdictCell",
+    "Verdicts",
     "adaptation_figure",
     "elo_curve_figure",
     "ladder_figure",
     "loss_figure",
     "match_table",
+    "verdict_summary",
     "wilson_interval",
     "win_rate_heatmap",
 ]
@@ -180,6 +192,203 @@ def ladder_figure(ratings: pd.DataFrame) -> Figure:
     figure.tight_layout()
     plt.close(figure)
     return figure
+
+
+ZERO_SHOT = "zero-shot"
+"""The stage of a comparison at budget 0: each start as it is, never trained on the target."""
+ADAPTED = "adapted"
+"""The stage of a comparison at the largest budget."""
+VERDICT_COLOURS = {BETTER: "#b7e1b0", WORSE: "#f2b8b0", NO_DIFFERENCE: "#e6e6e6"}
+"""The background of a verdict table cell, by verdict (:data:`mmc.rating.VERDICTS`)."""
+_MARKS = {BETTER: "▲ ", WORSE: "▼ ", NO_DIFFERENCE: ""}  # the verdict without colour
+_NAMES = {JOAT: "JOAT", METAFOCUS: "MetaFocus"}  # how the report's prose names a start
+
+
+@dataclass(frozen=True)
+class VerdictCell:
+    """One comparison in one target at one stage: ``a - b`` in Elo points with its 95 % interval, its verdict,
+    the interval's half-width (``detectable``) and the training replicates it is over."""
+
+    difference: float
+    low: float
+    high: float
+    verdict: str
+    detectable: float
+    replicates: int
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """The study's answer at a glance (:func:`verdict_summary`): a cell per (comparison, target, stage), with the
+    headline sentences (one per comparison) and the sentence on the instrument's resolution."""
+
+    comparisons: tuple[str, ...]
+    """The rows: each comparison's label (``JOAT - multitask``, ``JOAT adapted - unadapted``), in study order."""
+    targets: tuple[str, ...]
+    held_out: tuple[str, ...]
+    stages: tuple[tuple[str, int], ...]
+    """``(ZERO_SHOT, 0)`` and ``(ADAPTED, largest budget)``, those the rows have."""
+    cells: Mapping[tuple[str, str, str], VerdictCell]
+    """Keyed by (comparison, target, stage); a missing key is a comparison not made there."""
+    headlines: tuple[str, ...]
+    resolution: str
+
+    def to_html(self) -> str:
+        """The verdict table as an HTML fragment with inline styles (no stylesheet, no script), and its legend."""
+        if not self.stages:
+            return "<p>No comparisons were made.</p>"
+        edge = "border: 1px solid #999; padding: 3px 8px; text-align: center"
+        heads = "".join(
+            f'<th colspan="{len(self.stages)}" style="{edge}">{html.escape(t)}'
+            + (" (held out)" if t in self.held_out else "") + "</th>"
+            for t in self.targets
+        )  # fmt: skip
+        stages = "".join(
+            f'<th style="{edge}">{stage}' + (f" ({budget} games)" if budget else "") + "</th>"
+            for _ in self.targets for stage, budget in self.stages
+        )  # fmt: skip
+        rows = []
+        for comparison in self.comparisons:
+            cells = [self.cells.get((comparison, t, stage)) for t in self.targets for stage, _ in self.stages]
+            row = "".join(_cell_html(cell, edge) for cell in cells)
+            rows.append(f'<tr><th style="{edge}; text-align: left">{html.escape(comparison)}</th>{row}</tr>')
+        legend = " ".join(
+            f'<span style="background: {VERDICT_COLOURS[v]}; padding: 1px 6px">{_MARKS[v]}{v}</span>' for v in VERDICTS
+        )
+        return (
+            '<table class="verdict-table" style="border-collapse: collapse; font-size: 13px">'
+            f'<thead><tr><th rowspan="2" style="{edge}">a - b (Elo)</th>{heads}</tr><tr>{stages}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>"
+            f'<p style="font-size: 12px">Each cell: the mean difference in Elo points over the training replicates, '
+            f"below it its 95 % interval; {legend}; - not compared.</p>"
+        )
+
+
+def verdict_summary(
+    rows: Iterable[Mapping[str, Any]], *, targets: Sequence[str] = (), held_out: Sequence[str] = ()
+) -> Verdicts:
+    """The verdict table of the paired comparisons ``rows`` (``plots/comparisons/`` rows: ``game``, ``a``, ``b``
+    (``START-bBUDGET``), ``difference``, ``low``, ``high``, ``verdict``, ``detectable``, ``replicates``), zero-shot
+    (budget 0) and adapted (the largest budget), in ``targets`` order (those of the rows follow any not listed),
+    ``held_out`` ones marked; the verdicts are the rows' (:func:`mmc.rating.verdict`). ``ValueError`` naming the
+    row (or the model name) if a verdict is unknown, a model name malformed, or a cell given twice."""
+    rows = list(rows)
+    targets = tuple(dict.fromkeys([*targets, *(str(row["game"]) for row in rows)]))
+    budgets = {parse_model_label(str(row["a"]))[1] for row in rows}
+    largest = max(budgets, default=0)
+    stages = ((ZERO_SHOT, 0),) * (0 in budgets) + ((ADAPTED, largest),) * (largest > 0)
+    stage_of = {budget: stage for stage, budget in stages}
+    cells: dict[tuple[str, str, str], VerdictCell] = {}
+    for row in rows:
+        if row["verdict"] not in VERDICTS:
+            raise ValueError(f"unknown verdict {row['verdict']!r} (expected one of {list(VERDICTS)}) in {dict(row)}")
+        label, budget = _comparison_label(str(row["a"]), str(row["b"]))
+        if budget not in stage_of:
+            continue  # an intermediate budget: in the comparisons table, not at a glance
+        key = (label, str(row["game"]), stage_of[budget])
+        if key in cells:
+            raise ValueError(f"comparison {label} in {key[1]} {key[2]} given twice: {dict(row)}")
+        difference, low, high, detectable = (float(row[k]) for k in ("difference", "low", "high", "detectable"))
+        cells[key] = VerdictCell(difference, low, high, str(row["verdict"]), detectable, int(row["replicates"]))
+    comparisons = tuple(dict.fromkeys(label for label, _, _ in cells))
+    headlines = [_headline(c, targets, stages, cells) for c in comparisons]
+    missing = [t for t in targets if not any(key[1] == t for key in cells)]
+    if missing and cells:
+        headlines.append(f"No comparison was made in {_words(missing)}.")
+    held = tuple(t for t in targets if t in held_out)
+    return Verdicts(comparisons, targets, held, stages, cells, tuple(headlines), _resolution(stages, cells))
+
+
+def _comparison_label(a: str, b: str) -> tuple[str, int]:
+    """A comparison's row label and stage budget from its models' names: ``JOAT - multitask`` (the same budget),
+    ``JOAT adapted - unadapted`` or ``MetaFocus adapted - JOAT unadapted`` (against a budget-0 model)."""
+    (start_a, budget_a), (start_b, budget_b) = parse_model_label(a), parse_model_label(b)
+    name_a, name_b = _NAMES.get(start_a, start_a), _NAMES.get(start_b, start_b)
+    if budget_a == budget_b:
+        return f"{name_a} - {name_b}", budget_a
+    if budget_b == 0:
+        return (
+            f"{name_a} adapted - unadapted" if start_a == start_b else f"{name_a} adapted - {name_b} unadapted"
+        ), budget_a
+    return f"{a} - {b}", budget_a
+
+
+def _headline(
+    comparison: str,
+    targets: Sequence[str],
+    stages: Sequence[tuple[str, int]],
+    cells: Mapping[tuple[str, str, str], VerdictCell],
+) -> str:
+    """``JOAT - multitask: after adaptation (100 games), worse in 3 of 4 targets (dark, gardner and mallet) by 100
+    to 190 Elo and no detectable difference in los_alamos; zero-shot, no detectable difference in all 4 targets.``"""
+    parts = []
+    for stage, budget in reversed(stages):
+        found = {t: cells[(comparison, t, stage)] for t in targets if (comparison, t, stage) in cells}
+        if not found:
+            continue
+        groups = {v: [t for t, cell in found.items() if cell.verdict == v] for v in VERDICTS}
+        ranked = sorted(
+            (v for v in VERDICTS if groups[v]), key=lambda v: -len(groups[v])
+        )  # stable: ties in VERDICTS order
+        said = []
+        for v in ranked:
+            where = groups[v]
+            if len(found) == 1:
+                place = f"in {where[0]}"
+            elif len(where) == len(found):
+                place = f"in all {len(found)} targets"
+            else:
+                place = f"in {len(where)} of {len(found)} targets ({_words(where)})"
+            said.append(f"{v} {place}" + ("" if v == NO_DIFFERENCE else f" by {_span(found[t] for t in where)}"))
+        when = "zero-shot" if stage == ZERO_SHOT else f"after adaptation ({budget} games)"
+        parts.append(f"{when}, {_words(said)}")
+    return f"{comparison}: " + "; ".join(parts) + "."
+
+
+def _resolution(stages: Sequence[tuple[str, int]], cells: Mapping[tuple[str, str, str], VerdictCell]) -> str:
+    """The smallest difference the instrument detects per stage (the median half-width of the intervals obtained)
+    and the replicates it rests on."""
+    if not cells:
+        return "No comparisons were made."
+    said = []
+    for stage, budget in stages:
+        widths = sorted(cell.detectable for key, cell in cells.items() if key[2] == stage)
+        when = "zero-shot" if stage == ZERO_SHOT else f"after adaptation ({budget} games)"
+        spread = f"; {widths[0]:.0f} to {widths[-1]:.0f} over its {len(widths)}" if len(widths) > 1 else ""
+        said.append(f"{statistics.median(widths):.0f} Elo {when} (the median over {len(widths)} comparison"
+                    f"{'s' if len(widths) > 1 else ''}{spread})")  # fmt: skip
+    counts = sorted({cell.replicates for cell in cells.values()})
+    if counts == [1]:
+        rests = "one training replicate per model, so the intervals cover the games only, not training noise"
+    else:
+        many = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+        rests = (f"{many} training replicates per model (the intervals cover game and training noise; with so few "
+                 "replicates the bootstrap understates the training part)")  # fmt: skip
+    return (
+        f"The smallest difference this study can tell from 0 (half the width of a paired 95% interval) is "
+        f"{_words(said)}; a smaller true difference reads as no detectable difference. It rests on {rests}."
+    )
+
+
+def _span(cells: Iterable[VerdictCell]) -> str:
+    """The size of the differences: ``120 Elo``, or ``100 to 190 Elo``."""
+    sizes = sorted(round(abs(cell.difference)) for cell in cells)
+    return f"{sizes[0]} Elo" if sizes[0] == sizes[-1] else f"{sizes[0]} to {sizes[-1]} Elo"
+
+
+def _cell_html(cell: VerdictCell | None, edge: str) -> str:
+    if cell is None:
+        return f'<td style="{edge}; color: #888">-</td>'
+    return (
+        f'<td style="{edge}; background: {VERDICT_COLOURS[cell.verdict]}" title="{cell.verdict}">'
+        f"{_MARKS[cell.verdict]}{cell.difference:+.0f}<br>"
+        f'<span style="font-size: 11px">{cell.low:+.0f} to {cell.high:+.0f}</span></td>'
+    )
+
+
+def _words(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else "".join(items)
 
 
 def _palette(starts: Iterable[Any]) -> dict[Any, Any]:

@@ -44,6 +44,10 @@ if TYPE_CHECKING:
     from mmc.play.arena import MatchResult
 
 __all__ = [
+    "BETTER",
+    "NO_DIFFERENCE",
+    "VERDICTS",
+    "WORSE",
     "Comparison",
     "Estimate",
     "Pairing",
@@ -55,7 +59,17 @@ __all__ = [
     "pairing",
     "replicate_summary",
     "replicated",
+    "verdict",
 ]
+
+BETTER = "better"
+"""The verdict of a difference whose interval lies above 0."""
+WORSE = "worse"
+"""The verdict of a difference whose interval lies below 0."""
+NO_DIFFERENCE = "no detectable difference"
+"""The verdict of a difference whose interval contains 0."""
+VERDICTS = (BETTER, WORSE, NO_DIFFERENCE)
+"""Every verdict :func:`verdict` gives."""
 
 _NATURAL = math.log(10) / 400  # natural log-odds per Elo point
 _GRADIENT_TOLERANCE = 1e-6  # times the largest pair's games: far below 0.01 Elo
@@ -149,7 +163,7 @@ class Comparison:
     low: float
     high: float
     verdict: str
-    """``better`` (the interval lies above 0), ``worse`` (below 0) or ``no detectable difference``."""
+    """``better`` (the interval lies above 0), ``worse`` (below 0) or ``no detectable difference`` (:func:`verdict`)."""
     detectable: float
     """The smallest difference this run could have told from 0: the interval's half-width, in Elo points."""
     replicates: int
@@ -193,9 +207,14 @@ def compare(ratings: Ratings, a: Sequence[str], b: Sequence[str], rng: np.random
     bootstrap interval of :func:`replicated`, its verdict and the smallest detectable difference."""
     estimate = replicated(ratings, a, rng, minus=b)
     low, high = estimate.low, estimate.high
-    verdict = "better" if low > 0 else "worse" if high < 0 else "no detectable difference"
     detectable = (high - low) / 2
-    return Comparison(estimate.value, low, high, verdict, detectable, estimate.replicates, estimate.spread)
+    return Comparison(estimate.value, low, high, verdict(low, high), detectable, estimate.replicates, estimate.spread)
+
+
+def verdict(low: float, high: float) -> str:
+    """What a difference's interval ``[low, high]`` says: :data:`BETTER` if it lies above 0, :data:`WORSE` if
+    below, else :data:`NO_DIFFERENCE`."""
+    return BETTER if low > 0 else WORSE if high < 0 else NO_DIFFERENCE
 
 
 def replicate_summary(

@@ -35,6 +35,7 @@ __all__ = [
     "comparisons",
     "known_starts",
     "model_label",
+    "parse_model_label",
 ]
 
 JOAT = "joat"
@@ -106,6 +107,15 @@ class Start:
 def model_label(start: Start | str, budget: int, replicate: int | None = None) -> str:
     """An adapted model's name in tables, records and job names: ``joat-b100``, of one replicate ``joat-b100-r0``."""
     return f"{start}-b{budget}" + (f"-r{replicate}" if replicate is not None else "")
+
+
+def parse_model_label(label: str) -> tuple[str, int]:
+    """The start and budget of a model's name without its replicate (:func:`model_label`'s ``joat-b100`` ->
+    ``("joat", 100)``); ``ValueError`` naming the label if it has no ``-bBUDGET`` ending."""
+    start, _, budget = label.rpartition("-b")
+    if not start or not budget.isdigit():
+        raise ValueError(f"not a model name of the form START-bBUDGET: {label!r}")
+    return start, int(budget)
 
 
 def known_starts(experts: Iterable[str]) -> list[str]:

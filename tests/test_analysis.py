@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import pandas as pd
@@ -9,15 +10,22 @@ import pytest
 
 from mmc import play
 from mmc.analysis import (
+    ADAPTED,
     MATCH_COLUMNS,
+    VERDICT_COLOURS,
+    ZERO_SHOT,
+    VerdictCell,
     adaptation_figure,
     ladder_figure,
     loss_figure,
     match_table,
+    verdict_summary,
     wilson_interval,
     win_rate_heatmap,
 )
 from mmc.play import MatchResult
+from mmc.rating import BETTER, VERDICTS, WORSE, verdict
+from mmc.starts import comparisons, model_label, parse_model_label
 
 
 def test_match_table_counts_add_up_and_agree_with_the_arena() -> None:
@@ -87,3 +95,121 @@ def test_the_ladder_draws_an_interval_that_leaves_out_its_estimate() -> None:
     assert [tick.get_text() for tick in axes.get_yticklabels()] == ["scratch-b0-r1", "greedy", "joat-b0-r1"]
     drawn = [line.get_xdata() for line in axes.get_lines() if len(line.get_xdata()) == 2]
     assert any(list(x) == [-460.8, -297.2] for x in drawn)
+
+
+TARGETS = ["gardner", "dark", "mallet", "los_alamos"]
+STARTS = ["joat", "metafocus", "multitask", "expert-gardner", "scratch"]
+# adapted JOAT - multitask per target: worse, worse, no detectable difference (los_alamos has no comparisons)
+ADAPTED_JOAT_MULTITASK = {"gardner": (-100, -160, -40), "dark": (-190, -250, -130), "mallet": (-30, -90, 30)}
+
+
+def _row(game: str, a: str, b: str, difference: float, low: float, high: float, replicates: int = 2) -> dict:
+    """A ``plots/comparisons/`` row, its verdict by the study's rule."""
+    budget = parse_model_label(a)[1]
+    numbers = {"difference": difference, "low": low, "high": high, "verdict": verdict(low, high)}
+    return {"game": game, "budget": budget, "a": a, "b": b, **numbers, "detectable": (high - low) / 2,
+            "replicates": replicates, "spread": 9.0}  # fmt: skip
+
+
+def _study_rows() -> list[dict]:
+    """Every comparison of the study's starts at budgets 0, 20 and 100 in gardner, dark and mallet: JOAT - multitask
+    after adaptation as in ``ADAPTED_JOAT_MULTITASK``, JOAT - scratch better everywhere (+290, 95% +180 to +400),
+    everything else no detectable difference (+10, 95% -40 to +60 zero-shot, -70 to +90 adapted)."""
+    rows = []
+    for game in ADAPTED_JOAT_MULTITASK:
+        for (start_a, budget_a), (start_b, budget_b) in comparisons(STARTS, (0, 20, 100)):
+            a, b = model_label(start_a, budget_a), model_label(start_b, budget_b)
+            if (a, b) == ("joat-b100", "multitask-b100"):
+                rows.append(_row(game, a, b, *ADAPTED_JOAT_MULTITASK[game]))
+            elif str(start_b) == "scratch":
+                rows.append(_row(game, a, b, 290, 180, 400))
+            else:
+                rows.append(_row(game, a, b, 10, -40, 60) if budget_a == 0 else _row(game, a, b, 10, -70, 90))
+    return rows
+
+
+def test_the_verdict_table_has_each_comparison_by_target_zero_shot_and_adapted() -> None:
+    summary = verdict_summary(_study_rows(), targets=TARGETS, held_out=["mallet", "los_alamos"])
+    assert summary.targets == tuple(TARGETS) and summary.held_out == ("mallet", "los_alamos")
+    assert summary.stages == ((ZERO_SHOT, 0), (ADAPTED, 100))  # budget 20 is in the comparisons table only
+    assert summary.comparisons == (
+        "JOAT - multitask", "JOAT - expert-gardner", "JOAT - scratch", "MetaFocus - JOAT", "JOAT adapted - unadapted",
+        "MetaFocus adapted - JOAT unadapted", "multitask adapted - unadapted", "expert-gardner adapted - unadapted",
+        "scratch adapted - unadapted",
+    )  # fmt: skip
+    assert summary.cells[("JOAT - multitask", "dark", ADAPTED)] == VerdictCell(-190, -250, -130, WORSE, 60, 2)
+    assert summary.cells[("JOAT - scratch", "gardner", ZERO_SHOT)].verdict == BETTER
+    assert ("MetaFocus - JOAT", "gardner", ZERO_SHOT) not in summary.cells  # MetaFocus has no zero-shot model
+    assert not any(game == "los_alamos" for _, game, _ in summary.cells)
+    assert len(summary.cells) == 3 * (3 + 9)  # three targets: 3 zero-shot and 9 adapted comparisons each
+
+
+def test_one_headline_per_comparison_across_the_targets() -> None:
+    summary = verdict_summary(_study_rows(), targets=TARGETS)
+    assert len(summary.headlines) == len(summary.comparisons) + 1
+    assert summary.headlines[0] == (
+        "JOAT - multitask: after adaptation (100 games), worse in 2 of 3 targets (gardner and dark) by 100 to 190 Elo "
+        "and no detectable difference in 1 of 3 targets (mallet); zero-shot, no detectable difference in all 3 targets."
+    )
+    assert summary.headlines[2] == (
+        "JOAT - scratch: after adaptation (100 games), better in all 3 targets by 290 Elo; "
+        "zero-shot, better in all 3 targets by 290 Elo."
+    )
+    assert (
+        summary.headlines[3]
+        == "MetaFocus - JOAT: after adaptation (100 games), no detectable difference in all 3 targets."
+    )
+    assert summary.headlines[-1] == "No comparison was made in los_alamos."
+
+
+def test_the_resolution_is_the_median_half_width_per_budget_and_names_the_replicates() -> None:
+    summary = verdict_summary(_study_rows(), targets=TARGETS)
+    # zero-shot: 6 of 9 half-widths 50, 3 (scratch) 110; adapted: 80 (most), 110 (scratch), 60 (multitask)
+    assert summary.resolution.startswith(
+        "The smallest difference this study can tell from 0 (half the width of a paired 95% interval) is 50 Elo "
+        "zero-shot (the median over 9 comparisons; 50 to 110 over its 9) and 80 Elo after adaptation (100 games) "
+        "(the median over 27 comparisons; 60 to 110 over its 27)"
+    )
+    assert summary.resolution.endswith("It rests on 2 training replicates per model (the intervals cover game and "
+                                       "training noise; with so few replicates the bootstrap understates the training "
+                                       "part).")  # fmt: skip
+
+
+def test_a_single_replicate_and_a_single_target() -> None:
+    rows = [_row("gardner", "joat-b0", "scratch-b0", -120, -200, -40, replicates=1)]
+    summary = verdict_summary(rows)
+    assert summary.targets == ("gardner",) and summary.stages == ((ZERO_SHOT, 0),)
+    assert summary.headlines == ("JOAT - scratch: zero-shot, worse in gardner by 120 Elo.",)
+    assert "80 Elo zero-shot (the median over 1 comparison)" in summary.resolution
+    assert summary.resolution.endswith(
+        "one training replicate per model, so the intervals cover the games only, not training noise."
+    )
+
+
+def test_each_verdict_gets_its_colour_in_offline_html() -> None:
+    rows = [
+        _row("gardner", "joat-b20", "multitask-b20", 150, 40, 260),
+        _row("gardner", "joat-b20", "scratch-b20", -150, -260, -40),
+        _row("gardner", "joat-b20", "joat-b0", 5, -100, 110),
+    ]
+    page = verdict_summary(rows, targets=["gardner", "dark"], held_out=["dark"]).to_html()
+    cells = re.findall(r'<td style="[^"]*background: (#[0-9a-f]{6})" title="([^"]+)">(.*?)</td>', page)
+    assert [(colour, title) for colour, title, _ in cells] == [(VERDICT_COLOURS[v], v) for v in VERDICTS]
+    assert cells[0][2] == '▲ +150<br><span style="font-size: 11px">+40 to +260</span>'
+    assert len(set(VERDICT_COLOURS.values())) == 3
+    assert "dark (held out)" in page and page.count(">-</td>") == 3  # dark: no comparisons, its cells marked
+    assert "adapted (20 games)" in page and "zero-shot" not in page
+    assert "<script" not in page and "http" not in page and "<link" not in page
+
+
+def test_no_comparisons_and_bad_rows() -> None:
+    empty = verdict_summary([], targets=["gardner"])
+    assert empty.comparisons == () and empty.headlines == () and empty.resolution == "No comparisons were made."
+    assert empty.to_html() == "<p>No comparisons were made.</p>"
+    good = _row("gardner", "joat-b20", "scratch-b20", 150, 40, 260)
+    with pytest.raises(ValueError, match="unknown verdict 'maybe'"):
+        verdict_summary([{**good, "verdict": "maybe"}])
+    with pytest.raises(ValueError, match="given twice"):
+        verdict_summary([good, good])
+    with pytest.raises(ValueError, match="START-bBUDGET: 'joat'"):
+        verdict_summary([{**good, "a": "joat"}])

@@ -11,6 +11,10 @@ import pytest
 
 from mmc.play.arena import MatchResult
 from mmc.rating import (
+    BETTER,
+    NO_DIFFERENCE,
+    VERDICTS,
+    WORSE,
     Pairing,
     Ratings,
     compare,
@@ -20,6 +24,7 @@ from mmc.rating import (
     pairing,
     replicate_summary,
     replicated,
+    verdict,
 )
 
 TRUE = {"weak": -300.0, "greedy": 0.0, "fair": 100.0, "good": 250.0, "strong": 400.0}
@@ -161,6 +166,12 @@ def test_compare_gives_a_verdict_from_the_interval() -> None:
     assert compare(ratings, ["weak"], ["strong"], rng).verdict == "worse"
     same = compare(ratings, ["strong"], ["twin"], rng)
     assert same.verdict == "no detectable difference" and same.low < 0 < same.high
+
+
+def test_the_verdict_rule_needs_the_interval_to_exclude_zero() -> None:
+    assert verdict(0.1, 80) == BETTER and verdict(-80, -0.1) == WORSE
+    assert verdict(0.0, 80) == verdict(-80, 0.0) == verdict(-5, 5) == NO_DIFFERENCE
+    assert VERDICTS == (BETTER, WORSE, NO_DIFFERENCE)
 
 
 def _replicated_pool(a: list[float], b: list[float], games: int, seed: int) -> tuple[Ratings, list[str], list[str]]:

@@ -14,6 +14,7 @@ from mmc.starts import (
     comparisons,
     known_starts,
     model_label,
+    parse_model_label,
 )
 
 STARTS = ["joat", "metafocus", "multitask", "expert-gardner", "scratch"]
@@ -37,6 +38,15 @@ def test_each_start_knows_what_it_adapts_and_its_budget_zero_model() -> None:
         Start.parse("expert-")
     with pytest.raises(StartError, match="unknown start 'jaot'"):
         Start.parse("jaot")
+
+
+def test_a_model_name_parses_back_to_its_start_and_budget() -> None:
+    for start in STARTS:
+        assert parse_model_label(model_label(start, 100)) == (start, 100)
+    assert parse_model_label("expert-baby-b0") == ("expert-baby", 0)
+    for bad in ("joat", "joat-b", "-b20", "joat-bx", "joat-b20-r0"):
+        with pytest.raises(ValueError, match=f"START-bBUDGET: {bad!r}"):
+            parse_model_label(bad)
 
 
 def test_adapted_models_are_budget_first_without_metafocus_at_zero() -> None:
