@@ -237,14 +237,14 @@ class Verdicts:
         """The verdict table as an HTML fragment with inline styles (no stylesheet, no script), and its legend."""
         if not self.stages:
             return "<p>No comparisons were made.</p>"
-        edge = "border: 1px solid #999; padding: 3px 8px; text-align: center"
+        edge = "border: 1px solid #999; padding: 3px 8px"
         heads = "".join(
-            f'<th colspan="{len(self.stages)}" style="{edge}">{html.escape(t)}'
+            f'<th colspan="{len(self.stages)}" style="{edge}; text-align: center">{html.escape(t)}'
             + (" (held out)" if t in self.held_out else "") + "</th>"
             for t in self.targets
         )  # fmt: skip
         stages = "".join(
-            f'<th style="{edge}">{stage}' + (f" ({budget} games)" if budget else "") + "</th>"
+            f'<th style="{edge}; text-align: center">{stage}' + (f" ({budget} games)" if budget else "") + "</th>"
             for _ in self.targets for stage, budget in self.stages
         )  # fmt: skip
         rows = []
@@ -336,7 +336,7 @@ def _headline(
             if len(found) == 1:
                 place = f"in {where[0]}"
             elif len(where) == len(found):
-                place = f"in all {len(found)} targets"
+                place = "in both targets" if len(found) == 2 else f"in all {len(found)} targets"
             else:
                 place = f"in {len(where)} of {len(found)} targets ({_words(where)})"
             said.append(f"{v} {place}" + ("" if v == NO_DIFFERENCE else f" by {_span(found[t] for t in where)}"))
@@ -353,8 +353,8 @@ def _resolution(stages: Sequence[tuple[str, int]], cells: Mapping[tuple[str, str
     said = []
     for stage, budget in stages:
         widths = sorted(cell.detectable for key, cell in cells.items() if key[2] == stage)
-        when = "zero-shot" if stage == ZERO_SHOT else f"after adaptation ({budget} games)"
-        spread = f"; {widths[0]:.0f} to {widths[-1]:.0f} over its {len(widths)}" if len(widths) > 1 else ""
+        when = "zero-shot" if stage == ZERO_SHOT else f"after {budget} games of adaptation"
+        spread = f"; {widths[0]:.0f} to {widths[-1]:.0f}" if round(widths[0]) != round(widths[-1]) else ""
         said.append(f"{statistics.median(widths):.0f} Elo {when} (the median over {len(widths)} comparison"
                     f"{'s' if len(widths) > 1 else ''}{spread})")  # fmt: skip
     counts = sorted({cell.replicates for cell in cells.values()})
@@ -378,9 +378,9 @@ def _span(cells: Iterable[VerdictCell]) -> str:
 
 def _cell_html(cell: VerdictCell | None, edge: str) -> str:
     if cell is None:
-        return f'<td style="{edge}; color: #888">-</td>'
+        return f'<td style="{edge}; text-align: center; color: #888">-</td>'
     return (
-        f'<td style="{edge}; background: {VERDICT_COLOURS[cell.verdict]}" title="{cell.verdict}">'
+        f'<td style="{edge}; text-align: center; background: {VERDICT_COLOURS[cell.verdict]}" title="{cell.verdict}">'
         f"{_MARKS[cell.verdict]}{cell.difference:+.0f}<br>"
         f'<span style="font-size: 11px">{cell.low:+.0f} to {cell.high:+.0f}</span></td>'
     )

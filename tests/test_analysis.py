@@ -167,8 +167,8 @@ def test_the_resolution_is_the_median_half_width_per_budget_and_names_the_replic
     # zero-shot: 6 of 9 half-widths 50, 3 (scratch) 110; adapted: 80 (most), 110 (scratch), 60 (multitask)
     assert summary.resolution.startswith(
         "The smallest difference this study can tell from 0 (half the width of a paired 95% interval) is 50 Elo "
-        "zero-shot (the median over 9 comparisons; 50 to 110 over its 9) and 80 Elo after adaptation (100 games) "
-        "(the median over 27 comparisons; 60 to 110 over its 27)"
+        "zero-shot (the median over 9 comparisons; 50 to 110) and 80 Elo after 100 games of adaptation "
+        "(the median over 27 comparisons; 60 to 110)"
     )
     assert summary.resolution.endswith("It rests on 2 training replicates per model (the intervals cover game and "
                                        "training noise; with so few replicates the bootstrap understates the training "
@@ -180,6 +180,8 @@ def test_a_single_replicate_and_a_single_target() -> None:
     summary = verdict_summary(rows)
     assert summary.targets == ("gardner",) and summary.stages == ((ZERO_SHOT, 0),)
     assert summary.headlines == ("JOAT - scratch: zero-shot, worse in gardner by 120 Elo.",)
+    both = verdict_summary([*rows, {**rows[0], "game": "dark", "difference": -150}])
+    assert both.headlines == ("JOAT - scratch: zero-shot, worse in both targets by 120 to 150 Elo.",)
     assert "80 Elo zero-shot (the median over 1 comparison)" in summary.resolution
     assert summary.resolution.endswith(
         "one training replicate per model, so the intervals cover the games only, not training noise."

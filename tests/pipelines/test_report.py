@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mmc.analysis import VERDICT_COLOURS
 from mmc.engine import initial_state
 from mmc.engine.render import render
 from mmc.play import GreedyPlayer, MatchResult, RandomPlayer, play_match, write_records
@@ -120,7 +121,16 @@ def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
     assert findings < html.index("<img alt=") < html.index("Wins, draws and losses")
     assert "JOAT against scratch: better by +290 Elo (95% +180 to +400)" in html
     assert "joat: no detectable difference (+20 Elo, 95% -90 to +130)" in html and "against joat" not in html
-    assert "could detect was 110 to 110 Elo" in html and "<details>" in html
+    # the answer at a glance opens the findings: the verdict table, a headline per comparison, the resolution
+    table = html.index('class="verdict-table"')
+    assert findings < table < html.index("JOAT - scratch: after adaptation") < html.index("Per target")
+    assert html.index("Per target") < html.index("JOAT against scratch: better by")
+    better = rf'background: {VERDICT_COLOURS["better"]}" title="better">▲ \+290<br/?><span[^>]*>\+180 to \+400</span>'
+    assert len(re.findall(better, html)) == 2  # JOAT - scratch in gardner and rifle
+    assert "JOAT - scratch: after adaptation (20 games), better in both targets by 290 Elo." in html
+    assert "JOAT adapted - unadapted: after adaptation (20 games), no detectable difference in both targets." in html
+    assert "is 110 Elo after 20 games of adaptation (the median over 6 comparisons)" in html
+    assert "It rests on one training replicate per model" in html and "<details>" in html
     assert external_resources(html) == []
     assert not re.search(r"<(script|link)\b[^>]*(src|href)=\"https?://", html)
     assert "import pandas" not in html and "params_path" not in html  # code and parameter cells are hidden
