@@ -307,9 +307,8 @@ def _comparison_label(a: str, b: str) -> tuple[str, int]:
     if budget_a == budget_b:
         return f"{name_a} - {name_b}", budget_a
     if budget_b == 0:
-        return (
-            f"{name_a} adapted - unadapted" if start_a == start_b else f"{name_a} adapted - {name_b} unadapted"
-        ), budget_a
+        unadapted = "unadapted" if start_a == start_b else f"{name_b} unadapted"
+        return f"{name_a} adapted - {unadapted}", budget_a
     return f"{a} - {b}", budget_a
 
 
@@ -319,17 +318,17 @@ def _headline(
     stages: Sequence[tuple[str, int]],
     cells: Mapping[tuple[str, str, str], VerdictCell],
 ) -> str:
-    """``JOAT - multitask: after adaptation (100 games), worse in 3 of 4 targets (dark, gardner and mallet) by 100
-    to 190 Elo and no detectable difference in los_alamos; zero-shot, no detectable difference in all 4 targets.``"""
+    """``JOAT - multitask: after adaptation (100 games), worse in 3 of 4 targets (gardner, dark and mallet) by 100
+    to 190 Elo and no detectable difference in 1 of 4 targets (los_alamos); zero-shot, no detectable difference in
+    all 4 targets.``: per stage, adapted first, the targets grouped by verdict, the most frequent first."""
     parts = []
     for stage, budget in reversed(stages):
         found = {t: cells[(comparison, t, stage)] for t in targets if (comparison, t, stage) in cells}
         if not found:
             continue
         groups = {v: [t for t, cell in found.items() if cell.verdict == v] for v in VERDICTS}
-        ranked = sorted(
-            (v for v in VERDICTS if groups[v]), key=lambda v: -len(groups[v])
-        )  # stable: ties in VERDICTS order
+        # the most frequent verdict first; sorted is stable, so ties keep VERDICTS' order
+        ranked = sorted((v for v in VERDICTS if groups[v]), key=lambda v: -len(groups[v]))
         said = []
         for v in ranked:
             where = groups[v]
@@ -366,7 +365,8 @@ def _resolution(stages: Sequence[tuple[str, int]], cells: Mapping[tuple[str, str
                  "replicates the bootstrap understates the training part)")  # fmt: skip
     return (
         f"The smallest difference this study can tell from 0 (half the width of a paired 95% interval) is "
-        f"{_words(said)}; a smaller true difference reads as no detectable difference. It rests on {rests}."
+        f"{_words(said)}: a smaller observed difference reads as no detectable difference (a true difference of "
+        f"that size is found about half the time, one 1.4 times as large four times in five). It rests on {rests}."
     )
 
 
