@@ -167,7 +167,10 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     assert html.index("Zero-shot (budget 0") < html.index("After adaptation (2 self-play games") < html.index("<img")
     assert "MetaFocus against JOAT" in html and "los_alamos</strong> (held out of meta-training)" in html
     assert "joat-b2-r1" in html and "fairy:nodes=1" in html and not external_resources(html)
-    assert "2 training replicates per model: the intervals cover game and training noise" in html
+    # the answer at a glance: the verdict table, then a headline per comparison and the resolution
+    assert html.index("Findings") < html.index('class="verdict-table"') < html.index("Zero-shot (budget 0")
+    assert "los_alamos (held out)</th>" in html and "JOAT - multitask: after adaptation (2 games), " in html
+    assert "It rests on 2 training replicates per model (the intervals cover game and training noise" in html
 
     # MLflow: one parent, a child per stage, tagged; the registered models load
     runs = mlflow_runs(project)
