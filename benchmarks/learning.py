@@ -1,7 +1,7 @@
 """Learning efficiency: a Gardner expert's Elo against the CPU-minutes of its training, recipes side by side.
 
     python benchmarks/learning.py [--recipes previous,current] [--seeds 0,1] [--generations 6] [--every 2]
-        [--workers 2] [--variant gardner] [--params params.yaml] [--out DIR]
+        [--workers 2] [--variant gardner] [--budget CPU_MINUTES] [--params params.yaml] [--out DIR]
 
 A recipe is the study's expert loop -- ``pipelines.expert.inputs``: ``params.yaml``'s network, search, train
 and expert sections and a replicate's seed, exactly what ``expert@gardner-R`` runs -- with some keys changed
@@ -17,7 +17,10 @@ study's "beats greedy" measure) and ``--policy-games`` with its raw policy (most
 against random: issue 12's targets are 95 % wins and a 0.95 score, so a long ``--generations`` run shows the
 training budget that reaches them.
 
-It prints one row per kept champion, the anchors' ratings and a summary per recipe, and writes them as
+It prints one row per kept champion, the anchors' ratings and a summary per recipe -- its final champions, and
+its Elo at a common ``--budget`` of CPU-minutes per replicate (interpolated on each replicate's curve between
+its kept champions; default: the least any replicate spent), so that recipes of unequal cost compare at equal
+CPU -- and writes them as
 ``curves.csv``, ``anchors.csv`` and ``summary.csv`` under ``--out`` (default: a new temporary directory), the
 numbers BENCHMARKS.md quotes.
 """
@@ -88,6 +91,30 @@ RECIPES: dict[str, dict[str, Any]] = {
     "one-thread": {"train.threads": 1},  # the training numerics before train.threads (2 by default since)
     "window-6": {"expert.window": 6},
     "sims32-games192": {"search.simulations": 32, "expert.games": 192},  # the same simulations per generation
+    # issue 21's screen, each from the current recipe (one option at a time, then combined)
+    "open-8": {"search.random_opening_plies": 8},  # self-play starts after 8 random plies
+    "endgame-0.25": {"search.endgame_starts": 0.25},  # a quarter of the games from material odds / thinned boards
+    "open8-endgame": {"search.random_opening_plies": 8, "search.endgame_starts": 0.25},
+    "cosine-lr": {"train.lr_schedule": "cosine", "train.lr_floor": 0.1},
+    # a generation at the study's settings holds about 4,700 examples (an untrained net, 37 plies a game): 12,000
+    # is about window 3 early on, and fewer generations as the games grow longer
+    "window-positions": {"expert.window_positions": 12000},
+    # Gumbel at 16 simulations with its move sampled from the improved policy for temperature_plies plies, from
+    # random openings, and 3x the games: the same simulations per generation as current (16 x 384 = 48 x 128)
+    "gumbel-16": {
+        "search.simulations": 16,
+        "search.gumbel": True,
+        "search.gumbel_sampling": True,
+        "search.random_opening_plies": 8,
+        "expert.games": 384,
+    },
+    # bigger networks, with simulations x games lowered by their cost per simulation in self-play (measured:
+    # 2x32 0.107 ms, 4x48 0.183 ms, 4x64 0.299 ms per simulation on one AMD EPYC core), so that a generation's
+    # self-play costs about what current's does (48 x 128 x 0.107 = 657; 32 x 112 x 0.183 = 656;
+    # 24 x 96 x 0.299 = 689 ms-units); their training costs more per example (the curve's CPU-minutes count it)
+    "net-4x48": {"network.blocks": 4, "network.filters": 48, "search.simulations": 32, "expert.games": 112},
+    "net-4x64": {"network.blocks": 4, "network.filters": 64, "search.simulations": 24, "expert.games": 96},
+    "bf16": {"search.precision": "bf16"},  # leaf evaluation in bfloat16 (AVX-512 BF16 CPUs), training float32
 }
 """Recipes by name: dotted ``params.yaml`` keys and their values, applied to the file's mapping."""
 
@@ -197,6 +224,9 @@ def main() -> None:
     parser.add_argument("--policy-games", type=int, default=100, help="raw policy vs random, per kept champion")
     parser.add_argument("--greedy-games", type=int, default=60,
                         help="against greedy at the evaluation's settings, per kept champion")  # fmt: skip
+    parser.add_argument("--budget", type=float, default=None,
+                        help="CPU-minutes per replicate at which the summary compares the recipes (default: the "
+                             "least any replicate spent)")  # fmt: skip
     parser.add_argument("--params", type=Path, default=REPO / "params.yaml", help="the study's parameter file")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
@@ -272,25 +302,66 @@ def main() -> None:
               f"| {r['greedy_wins']}/{r['greedy_draws']}/{r['greedy_losses']} ({r['greedy_win_rate']:.0%}) "
               f"| {r['policy_vs_random']:.2f} |")  # fmt: skip
 
-    last = {c.recipe: c.generation for c in checkpoints}  # checkpoints in generation order
+    summary = summarise(rows, recipes, args.budget)
+    _write(out / "summary.csv", summary)
+    budget = summary[0]["budget_cpu_minutes"]
+    print(
+        f"\nAt a common budget of {budget:.2f} CPU-minutes per replicate (--budget; default: the least any "
+        "replicate spent), each replicate's Elo interpolated linearly in CPU-minutes between its kept "
+        "champions (held at the first or last one outside them: 'clamped' counts those), averaged over seeds:"
+    )
+    print("| recipe | seeds | CPU-min (mean) | final Elo (mean) | Elo at budget [95 %] | vs current at budget "
+          "| clamped | raw policy vs random |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    for s in summary:
+        versus = "" if s["vs_current"] == "" else f"{s['vs_current']:+d}"
+        print(f"| {s['recipe']} | {s['seeds']} | {s['cpu_minutes']:.1f} | {s['elo_mean']:+d} "
+              f"| {s['elo_at_budget']:+d} [{s['low_at_budget']:+d}, {s['high_at_budget']:+d}] | {versus} "
+              f"| {s['clamped']} | {s['policy_vs_random']:.3f} |")  # fmt: skip
+    print(f"\nwritten: {out / 'curves.csv'}, {out / 'anchors.csv'}, {out / 'summary.csv'}")
+
+
+def at_budget(cpu_minutes: Sequence[float], values: Sequence[float], budget: float) -> float:
+    """A curve's value at ``budget`` CPU-minutes: linear between its kept champions (``cpu_minutes`` with their
+    ``values``), the first one's value below them and the last one's above (no extrapolation)."""
+    order = np.argsort(cpu_minutes)
+    return float(np.interp(budget, np.asarray(cpu_minutes)[order], np.asarray(values, dtype=float)[order]))
+
+
+def summarise(rows: Sequence[Mapping[str, Any]], recipes: Sequence[str], budget: float | None) -> list[dict[str, Any]]:
+    """One row per recipe from ``curves.csv``'s rows: its final champions (mean over seeds), and every replicate's
+    Elo (and interval ends) at a common ``budget`` of CPU-minutes (:func:`at_budget`; ``None``: the least CPU any
+    replicate spent, which every curve reaches), averaged over the seeds, with the difference to ``current``'s
+    (when it ran), so that recipes of unequal cost compare at equal CPU."""
+    curves: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
+    for row in rows:
+        curves.setdefault((row["recipe"], row["seed"]), []).append(row)
+    if budget is None:
+        budget = min(max(r["cpu_minutes"] for r in curve) for curve in curves.values())
     summary = []
     for recipe in recipes:
-        final = [c for c in checkpoints if c.recipe == recipe and c.generation == last[recipe]]
-        scores = [r["policy_vs_random"] for r in rows if r["recipe"] == recipe and r["generation"] == last[recipe]]
+        mine = [curve for (name, _), curve in curves.items() if name == recipe]
+        finals = [max(curve, key=lambda r: r["generation"]) for curve in mine]
+        at = {k: [at_budget([r["cpu_minutes"] for r in c], [r[k] for r in c], budget) for c in mine]
+              for k in ("elo", "low", "high")}  # fmt: skip
+        clamped = sum(not min(r["cpu_minutes"] for r in c) <= budget <= max(r["cpu_minutes"] for r in c) for c in mine)
         summary.append({
-            "recipe": recipe, "seeds": len(final),
-            "cpu_minutes": round(float(np.mean([c.cpu_minutes for c in final])), 2),
-            "elo_mean": round(float(np.mean([ratings.elo[c.name] for c in final]))),
-            "policy_vs_random": round(float(np.mean(scores)), 3),
+            "recipe": recipe, "seeds": len(mine),
+            "cpu_minutes": round(float(np.mean([r["cpu_minutes"] for r in finals])), 2),
+            "elo_mean": round(float(np.mean([r["elo"] for r in finals]))),
+            "budget_cpu_minutes": round(budget, 3),
+            "elo_at_budget": round(float(np.mean(at["elo"]))),
+            "low_at_budget": round(float(np.mean(at["low"]))),
+            "high_at_budget": round(float(np.mean(at["high"]))),
+            "vs_current": "", "clamped": clamped,
+            "policy_vs_random": round(float(np.mean([r["policy_vs_random"] for r in finals])), 3),
             "changes": ";".join(f"{k}={v}" for k, v in RECIPES[recipe].items()) or "params.yaml",
         })  # fmt: skip
-    _write(out / "summary.csv", summary)
-    print("\n| recipe | seeds | CPU-min (mean) | final Elo (mean) | raw policy vs random |")
-    print("|---|---|---|---|---|")
-    for s in summary:
-        print(f"| {s['recipe']} | {s['seeds']} | {s['cpu_minutes']:.1f} | {s['elo_mean']:+d} | "
-              f"{s['policy_vs_random']:.3f} |")  # fmt: skip
-    print(f"\nwritten: {out / 'curves.csv'}, {out / 'anchors.csv'}, {out / 'summary.csv'}")
+    base = next((s["elo_at_budget"] for s in summary if s["recipe"] == "current"), None)
+    if base is not None:
+        for s in summary:
+            s["vs_current"] = s["elo_at_budget"] - base
+    return summary
 
 
 def _write(path: Path, rows: list[dict[str, Any]]) -> None:

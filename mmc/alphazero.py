@@ -11,7 +11,8 @@ Zero's evaluator).
 Per generation ``g`` (jobs named ``{kind}-{variant}-gen{g:03d}[-chunk{c:02d}]``):
 
 1. ``self-play``: ``config.games`` games with the champion, in ``config.chunks`` jobs;
-2. ``train``: a copy of the champion on the examples of the last ``config.window`` generations;
+2. ``train``: a copy of the champion on the examples of the last ``config.window`` generations (or the newest
+   ``config.window_positions`` examples);
 3. ``arena``: candidate vs champion, ``config.arena_games`` games in ``config.chunks`` jobs; the candidate
    becomes the champion when its score reaches ``config.gate_threshold``.
 
@@ -37,7 +38,16 @@ from mmc.play.search_players import MCTSPlayer
 from mmc.play.selfplay import SelfPlayResult, self_play
 from mmc.search import NetworkLeafEvaluator, SearchConfig
 from mmc.seeding import derive, rng
-from mmc.train import EpochLosses, Examples, TrainConfig, Trained, group_by_size, replay_window, trained_copy
+from mmc.train import (
+    EpochLosses,
+    Examples,
+    TrainConfig,
+    Trained,
+    group_by_size,
+    replay_window,
+    replay_window_positions,
+    trained_copy,
+)
 
 __all__ = ["AlphaZeroConfig", "Generation", "alphazero", "arena_match", "combine_self_play", "generation", "play_games"]
 
@@ -59,7 +69,11 @@ class AlphaZeroConfig:
     max_plies: Count = 150
     """Ply cap of every game (the seed's 150)."""
     window: Count = 3
-    """Replay window: training reads the examples of the last ``window`` generations."""
+    """Replay window: training reads the examples of the last ``window`` generations (unless ``window_positions``)."""
+    window_positions: Annotated[int, at_least(0)] = 0
+    """Replay window in positions: training reads the newest ``window_positions`` examples, however many
+    generations they span (``mmc.train.replay_window_positions``), so the window does not grow with a recipe's
+    games per generation nor shrink with shorter games. 0: ``window`` generations."""
     arena_games: Annotated[int, at_least(0)] = 0
     """Candidate vs champion games per generation (0 accepts every candidate)."""
     arena_simulations: Count = 32
@@ -92,7 +106,7 @@ class Generation:
     """The generation whose candidate the champion is (-1: the starting network)."""
     window_examples: int
     """The examples the candidate trained on: every row of the replay window (this generation's and up to
-    ``config.window - 1`` before it)."""
+    ``config.window - 1`` before it, or the newest ``config.window_positions``)."""
 
 
 def play_games(
@@ -147,8 +161,13 @@ def generation(
         first += games
     played = combine_self_play(run(jobs))
     history.append(played.examples)
-    del history[: -config.window]  # older generations leave the replay window for good
-    window = replay_window(history, config.window)
+    if config.window_positions:
+        while len(history) > 1 and sum(len(part) for gen in history[1:] for part in gen) >= config.window_positions:
+            del history[0]  # the newer generations hold the whole window: the oldest leaves it for good
+        window = replay_window_positions(history, config.window_positions)
+    else:
+        del history[: -config.window]  # older generations leave the replay window for good
+        window = replay_window(history, config.window)
     train = dict(net=champion, examples=window, config=training, seed=derive(seed, "train", index), device=device)
     (trained,) = run([Job("train", (variant, tag), trained_copy, train)])
     assert isinstance(trained, Trained)

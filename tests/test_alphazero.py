@@ -49,6 +49,16 @@ def test_generations_train_gate_and_leave_the_start_network_alone(threshold: flo
     assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())
 
 
+def test_the_replay_window_in_positions_spans_the_newest_examples() -> None:
+    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    config = replace(TINY, generations=3, arena_games=0, window_positions=150)
+    steps = list(alphazero(net, "gardner", config, SearchConfig(simulations=4), TrainConfig(epochs=1), root(0)))
+    for step in steps:
+        made = sum(len(part) for s in steps[: step.index + 1] for part in s.self_play.examples)
+        assert step.window_examples == min(150, made)
+    assert steps[0].self_play.plies < 150 < steps[0].self_play.plies + steps[1].self_play.plies, "spans generations"
+
+
 def test_config_is_checked() -> None:
     with pytest.raises(ConfigError, match="games") as caught:
         AlphaZeroConfig(games=0)
@@ -57,6 +67,8 @@ def test_config_is_checked() -> None:
         AlphaZeroConfig(gate_threshold=1.5)
     with pytest.raises(ConfigError, match="chunks"):
         AlphaZeroConfig(games=2, chunks=3)
+    with pytest.raises(ConfigError, match=r"AlphaZeroConfig\.window_positions must be an int >= 0"):
+        AlphaZeroConfig(window_positions=-1)
 
 
 def test_the_runner_sees_every_job_and_the_order_of_execution_changes_nothing() -> None:

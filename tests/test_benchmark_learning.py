@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmarks.learning import PREVIOUS, RECIPES, study_of
+from benchmarks.learning import PREVIOUS, RECIPES, at_budget, study_of, summarise
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "pipelines" / "params-tiny.yaml"
@@ -30,6 +30,41 @@ def test_recipes_are_valid_studies_and_previous_pins_the_old_expert() -> None:
     assert study_of(params, RECIPES["one-thread"]).experts["gardner"].train.threads == 1
     with pytest.raises(SystemExit, match=r"recipe key train\.nope is not in params\.yaml"):
         study_of(params, {"train.nope": 1})
+
+
+def test_the_screen_has_its_candidates_each_an_option_of_the_current_recipe() -> None:
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    screen = ["open-8", "endgame-0.25", "open8-endgame", "cosine-lr", "window-positions", "gumbel-16", "net-4x48",
+              "net-4x64", "sims32-games192", "bf16"]  # fmt: skip
+    current = study_of(params, {}).experts["gardner"]
+    for name in screen:
+        expert = study_of(params, RECIPES[name]).experts["gardner"]
+        assert expert != current, f"{name} changes the recipe"
+    gumbel = study_of(params, RECIPES["gumbel-16"]).experts["gardner"]
+    assert gumbel.search.gumbel and gumbel.search.gumbel_sampling and gumbel.search.random_opening_plies == 8
+    assert gumbel.search.simulations * gumbel.loop.games == current.search.simulations * current.loop.games
+    assert study_of(params, RECIPES["net-4x64"]).network.filters == 64
+
+
+def test_recipes_compare_at_a_common_cpu_budget() -> None:
+    assert at_budget([1.0, 2.0, 4.0], [100, 200, 300], 3.0) == 250
+    assert at_budget([2.0, 1.0], [200, 100], 0.5) == 100, "held at the first champion below the curve"
+    assert at_budget([1.0, 2.0], [100, 200], 9.0) == 200, "and at the last above it"
+
+    def row(recipe: str, seed: int, generation: int, cpu: float, elo: int) -> dict[str, object]:
+        return {"recipe": recipe, "seed": seed, "generation": generation, "cpu_minutes": cpu, "elo": elo,
+                "low": elo - 50, "high": elo + 50, "policy_vs_random": 0.5}  # fmt: skip
+
+    rows = [row("current", 0, 6, 1.0, 100), row("current", 0, 12, 2.0, 200),
+            row("open-8", 0, 6, 2.0, 150), row("open-8", 0, 12, 4.0, 350)]  # fmt: skip
+    current, opening = summarise(rows, ["current", "open-8"], None)
+    assert current["budget_cpu_minutes"] == 2.0, "the least CPU a replicate spent"
+    assert (current["elo_mean"], opening["elo_mean"]) == (200, 350), "final champions"
+    assert (current["elo_at_budget"], opening["elo_at_budget"]) == (200, 150), "at equal CPU the cheaper one wins"
+    assert (opening["low_at_budget"], opening["high_at_budget"], opening["vs_current"]) == (100, 200, -50)
+    assert opening["clamped"] == 0
+    (late,) = summarise(rows, ["open-8"], 3.0)
+    assert late["elo_at_budget"] == 250 and late["vs_current"] == ""
 
 
 @pytest.mark.slow
@@ -59,4 +94,7 @@ def test_the_benchmark_trains_rates_and_writes_its_tables(tmp_path: Path) -> Non
     summary = {r["recipe"]: r for r in csv.DictReader((tmp_path / "summary.csv").open())}
     assert set(summary) == {"previous", "current"}
     assert all(0 <= float(r["policy_vs_random"]) <= 1 for r in summary.values())
-    assert "| recipe | seeds | CPU-min (mean) | final Elo (mean) | raw policy vs random |" in done.stdout
+    assert all(
+        float(r["budget_cpu_minutes"]) == min(float(c["cpu_minutes"]) for c in curves[1::2]) for r in summary.values()
+    )
+    assert "| recipe | seeds | CPU-min (mean) | final Elo (mean) | Elo at budget [95 %] |" in done.stdout

@@ -16,6 +16,7 @@ import numpy as np
 from tqdm import tqdm
 
 from mmc.engine import Move, State, apply_move, initial_state, outcome
+from mmc.play.curriculum import self_play_start
 from mmc.play.records import GameRecord
 from mmc.search import Forest, LeafEvaluator, SearchConfig, SearchResult, result_of, search, select_move
 from mmc.train.examples import ExampleBuilder, Examples
@@ -32,7 +33,7 @@ class SelfPlayResult:
     records: list[GameRecord]
     """The games, in the order they finished."""
     plies: int
-    """Moves played in total."""
+    """Moves searched and played in total (random opening plies excluded)."""
 
 
 @dataclass
@@ -42,6 +43,8 @@ class _Game:
     rng: np.random.Generator
     start_fen: str
     moves: list[str]
+    opening_plies: int = 0
+    """Random plies at the start of ``moves`` (``SearchConfig.random_opening_plies``), neither searched nor examples."""
     examples: int = 0
     """Positions recorded as training examples (all of them, unless playout caps are randomised)."""
 
@@ -59,10 +62,17 @@ def self_play(
     ``first_game_id + i``, so that chunks played in different processes stay distinct. Root noise is on
     (Dirichlet, or Gumbel draws). With PUCT, moves are sampled with ``config.temperature`` for
     ``config.temperature_plies`` plies; Gumbel search plays its own choice (:func:`mmc.search.select_move`), its
-    exploration being the Gumbel draws.
+    exploration being the Gumbel draws, or with ``config.gumbel_sampling`` a sample of its improved policy.
+    A game begins where ``mmc.play.curriculum.self_play_start`` says: after ``config.random_opening_plies``
+    random plies (in its record, not in its examples), or from an endgame (``config.endgame_starts``; the record
+    starts from its FEN).
     """
     if games < 1 or concurrent < 1:
         raise ValueError(f"games and concurrent must be >= 1, got games={games}, concurrent={concurrent}")
+    if config.random_opening_plies >= max_plies:
+        raise ValueError(
+            f"SearchConfig.random_opening_plies must be < max_plies={max_plies}, got {config.random_opening_plies}"
+        )
     rngs = rng.spawn(games)
     builder = ExampleBuilder()
     records: list[GameRecord] = []
@@ -79,10 +89,13 @@ def self_play(
         nonlocal next_game
         if next_game == games:
             return None
-        game = _Game(next_game, start, rngs[next_game], start.fen(), [])
+        game_rng = rngs[next_game]
+        state, opening = self_play_start(start, config, game_rng)
+        first_fen = start.fen() if opening else state.fen()
+        game = _Game(next_game, state, game_rng, first_fen, [m.uci() for m in opening], len(opening))
         next_game += 1
         if forest is not None:
-            forest.set_root(t, start)
+            forest.set_root(t, state)
         return game
 
     slots = [begin(t) for t in range(width)]
@@ -111,7 +124,7 @@ def self_play(
                 builder.finish_game(first_game_id + game.index, ended, child.ply)
             records.append(GameRecord(
                 variant, player_name, player_name, f"{seed_label}/{game.index}", game.start_fen,
-                tuple(game.moves), ended.result(), ended.termination.value, 0, max_plies,
+                tuple(game.moves), ended.result(), ended.termination.value, game.opening_plies, max_plies,
             ))  # fmt: skip
             bar.update(1)
             slots[t] = begin(t)

@@ -31,7 +31,8 @@ class SearchConfig:
     """Root noise weight: prior = (1 - fraction) * prior + fraction * Dirichlet(alpha). 0 disables it."""
     temperature: Annotated[float, Range(0)] = 1.0
     """PUCT's move sampling temperature for the first ``temperature_plies`` plies: p(a) ~ N(a) ** (1 / temperature).
-    Gumbel search ignores it (and ``temperature_plies``): its exploration is the Gumbel draws."""
+    Gumbel search ignores it (and ``temperature_plies``) unless ``gumbel_sampling``: its exploration is then the
+    Gumbel draws alone."""
     temperature_plies: Annotated[int, Range(0)] = 10
     """Plies played with ``temperature``; afterwards the most visited move (temperature 0)."""
     reuse_tree: bool = True
@@ -45,6 +46,11 @@ class SearchConfig:
     """Gumbel: ``c_visit`` of the monotone transform sigma(q) = (c_visit + max N) * c_scale * q."""
     gumbel_c_scale: Annotated[float, Range(0)] = 0.1
     """Gumbel: ``c_scale`` of that transform, q completed and min-max rescaled to [0, 1] (mctx's defaults)."""
+    gumbel_sampling: bool = False
+    """Gumbel, self-play: for the first ``temperature_plies`` plies play a move sampled from the improved policy
+    ``softmax((log prior + sigma(completed Q)) / temperature)`` (a fresh Gumbel-max draw over every legal move)
+    instead of the search's own choice, whose Gumbel draw alone let gardner self-play collapse to repeated games.
+    False: the search's choice on every ply (Danihelka et al. 2022, Algorithm 2)."""
     determinizations: Annotated[int, POSITIVE] = 4
     """Dark chess: full boards sampled per move, consistent with the mover's observation; the simulations are
     split between them and their root visit counts summed."""
@@ -56,6 +62,14 @@ class SearchConfig:
     full_search_fraction: Annotated[float, Range(0, 1, low_open=True)] = 0.25
     """Playout-cap randomisation: the probability, in (0, 1], that a self-play move gets the full search (unused
     while ``fast_simulations`` is 0)."""
+    random_opening_plies: Annotated[int, Range(0)] = 0
+    """Self-play only (a curriculum; evaluation has its own ``opening_plies``): every game starts with this many
+    uniformly random legal plies (``mmc.play.arena.random_opening``), which are not searched and are no training
+    examples. 0: from the variant's start position."""
+    endgame_starts: Annotated[float, Range(0, 1)] = 0.0
+    """Self-play only: the fraction of games that start from an endgame, the start (or random-opening) position
+    with random non-king pieces taken off one side (material odds) or both (``mmc.play.curriculum``), so that won
+    positions and mates are common in the data. 0: none."""
     precision: str = "fp32"
     """The network's arithmetic when it evaluates leaves (:data:`PRECISIONS`; ``mmc.search.NetworkLeafEvaluator``).
     Training is always float32."""

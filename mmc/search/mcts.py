@@ -86,12 +86,18 @@ def select_move(result: SearchResult, config: SearchConfig, ply: int, rng: np.ra
 
     PUCT: sample with probability ~ N ** (1 / temperature) while ``ply < temperature_plies``, else the most
     visited move (ties at random). Gumbel: the most visited of the considered actions with the highest
-    g + logit + sigma(q) (Danihelka et al. 2022, Algorithm 2); its exploration is the Gumbel draw itself.
+    g + logit + sigma(q) (Danihelka et al. 2022, Algorithm 2); its exploration is the Gumbel draw itself. With
+    ``gumbel_sampling``, while ``ply < temperature_plies`` (and ``temperature > 0``), a move sampled from the
+    improved policy sharpened or flattened by the temperature, ``softmax((logit + sigma(q)) / temperature)``,
+    over every legal move (a fresh Gumbel-max draw from ``rng``: the considered actions' draw is the search's).
     """
     visits = result.visit_counts.astype(np.float64)
     if config.gumbel:
         logits = np.log(np.maximum(result.prior.astype(np.float64), 1e-30))
         sigma = _sigma(result.visit_counts, result.q_values, result.prior, result.network_value, config)
+        if config.gumbel_sampling and ply < config.temperature_plies and config.temperature > 0:
+            scores = (logits + sigma) / config.temperature
+            return result.moves[int(np.argmax(scores + rng.gumbel(size=len(scores))))]
         score = np.where(visits == visits.max(), result.gumbel + logits + sigma, -np.inf)
         return result.moves[int(np.argmax(score))]
     if ply < config.temperature_plies and config.temperature > 0:

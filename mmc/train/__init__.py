@@ -17,10 +17,22 @@ from mmc.train.examples import (
     policy_target,
     save_examples,
 )
-from mmc.train.train import EpochLosses, TrainConfig, Trained, replay_window, train, trained_copy, value_target
+from mmc.train.train import (
+    LR_SCHEDULES,
+    EpochLosses,
+    TrainConfig,
+    Trained,
+    learning_rate_at,
+    replay_window,
+    replay_window_positions,
+    train,
+    trained_copy,
+    value_target,
+)
 
 __all__ = [
     "FORMAT_VERSION",
+    "LR_SCHEDULES",
     "MIRROR_PLANES",
     "EpochLosses",
     "ExampleBuilder",
@@ -32,11 +44,13 @@ __all__ = [
     "concatenate",
     "group_by_size",
     "is_mirror_symmetric",
+    "learning_rate_at",
     "load_examples",
     "mirror",
     "mirror_batch",
     "policy_target",
     "replay_window",
+    "replay_window_positions",
     "save_examples",
     "train",
     "trained_copy",

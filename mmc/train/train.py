@@ -43,18 +43,31 @@ import torch
 from torch import Tensor
 from torch.utils.hooks import RemovableHandle
 
-from mmc.configs import Count, Range, check_fields, config_from_dict
+from mmc.configs import ConfigError, Count, Range, check_fields, config_from_dict
 from mmc.nn.device import resolve_device
 from mmc.nn.network import PolicyValueNet, masked_log_softmax
 from mmc.seeding import torch_generator
 from mmc.train.augment import check_mirror_symmetric, mirror_batch
 from mmc.train.examples import Examples, group_by_size
 
-__all__ = ["EpochLosses", "TrainConfig", "Trained", "replay_window", "train", "trained_copy", "value_target"]
+__all__ = [
+    "LR_SCHEDULES",
+    "EpochLosses",
+    "TrainConfig",
+    "Trained",
+    "learning_rate_at",
+    "replay_window",
+    "replay_window_positions",
+    "train",
+    "trained_copy",
+    "value_target",
+]
 
 logger = logging.getLogger(__name__)
 
 _FINITE_NON_NEGATIVE = Range(0.0, math.inf, high_open=True)
+LR_SCHEDULES = ("constant", "cosine")
+"""``TrainConfig.lr_schedule``'s values."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +93,13 @@ class TrainConfig:
     """``gamma`` in (0, 1]: the result counts ``gamma ** plies_left`` in the value target (1: undiscounted)."""
     augment_mirror: bool = True
     """Mirror each row left-right with probability 1/2 every time it is drawn (see ``mmc.train.augment``)."""
+    lr_schedule: str = "constant"
+    """The learning rate across one training's minibatch steps (:data:`LR_SCHEDULES`): ``constant``, or ``cosine``
+    from ``learning_rate`` down to ``lr_floor * learning_rate`` at the last step (Loshchilov & Hutter 2017, one
+    cycle, no restarts). Each generation's training starts a new schedule, as it starts a new optimizer."""
+    lr_floor: Annotated[float, Range(0, 1)] = 0.1
+    """``cosine``: the last step's learning rate as a fraction of ``learning_rate``, in [0, 1] (unused by
+    ``constant``)."""
     threads: Count = 2
     """Torch threads of a training job (:func:`trained_copy`). A result depends on them (a step's float sums
     run in another order), so they are a training setting, the same wherever the job runs, never the runner's.
@@ -88,6 +108,10 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         check_fields(self)
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ConfigError(
+                "TrainConfig", "lr_schedule", f"must be one of {', '.join(LR_SCHEDULES)}, got {self.lr_schedule!r}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict, in declaration order."""
@@ -119,6 +143,37 @@ def replay_window(generations: Sequence[Sequence[Examples]], window: int) -> lis
     if type(window) is not int or window < 1:
         raise ValueError(f"replay window must be an int >= 1, got {window!r}")
     return group_by_size(part for generation in generations[-window:] for part in generation)
+
+
+def learning_rate_at(step: int, steps: int, config: TrainConfig) -> float:
+    """The learning rate of minibatch step ``step`` of ``steps`` (0-based) under ``config.lr_schedule``: constant,
+    or ``lr * (floor + (1 - floor) * (1 + cos(pi * step / (steps - 1))) / 2)``, ``lr`` at the first step and
+    ``floor * lr`` at the last."""
+    if config.lr_schedule == "constant" or steps <= 1:
+        return config.learning_rate
+    decay = 0.5 * (1.0 + math.cos(math.pi * step / (steps - 1)))
+    return config.learning_rate * (config.lr_floor + (1.0 - config.lr_floor) * decay)
+
+
+def replay_window_positions(generations: Sequence[Sequence[Examples]], positions: int) -> list[Examples]:
+    """The newest ``positions`` rows of ``generations`` (each a sequence of :class:`Examples`, oldest first), one
+    :class:`Examples` per board size: whole generations, newest first, then the newest rows of the oldest one
+    reached (of its largest board size first; a generation's rows are in the order its games finished). Fewer
+    when the generations hold fewer. Sorted by ``(H, W)``, rows in order, oldest first. ``ValueError`` if
+    ``positions < 1``."""
+    if type(positions) is not int or positions < 1:
+        raise ValueError(f"replay window in positions must be an int >= 1, got {positions!r}")
+    kept: list[Examples] = []
+    left = positions
+    for generation in reversed(generations):
+        for part in reversed(group_by_size(generation)):
+            n = min(len(part), left)
+            if n:
+                kept.insert(0, part if n == len(part) else part.take(np.arange(len(part) - n, len(part))))
+            left -= n
+        if left == 0:
+            break
+    return group_by_size(kept)
 
 
 @dataclass(frozen=True)
@@ -215,10 +270,16 @@ def train(
     was_training = net.training
     net.train()
     history = []
+    steps = config.epochs * sum(-(-len(g) // config.batch_size) for g in groups)
+    step = 0
     try:
         for epoch in range(config.epochs):
             sums = torch.zeros(3, dtype=torch.float64, device=device)
             for group, rows in _minibatches([len(g) for g in groups], config.batch_size, generator):
+                if config.lr_schedule != "constant":
+                    for param_group in optimizer.param_groups:
+                        param_group["lr"] = learning_rate_at(step, steps, config)
+                step += 1
                 batch = _draw(data[group], rows, config.augment_mirror, generator, device)
                 policy_loss, value_loss = _losses(net, batch)
                 total = policy_loss + config.value_loss_weight * value_loss

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from mmc.engine import Move, State, apply_move, from_fen, initial_state, legal_moves, observation_planes, outcome
+from mmc.engine import (
+    Move,
+    State,
+    Termination,
+    apply_move,
+    from_fen,
+    initial_state,
+    legal_moves,
+    observation_planes,
+    outcome,
+)
 from mmc.engine.actions import NUM_POLICY_PLANES
 from mmc.nn import NetworkConfig, build_network
 from mmc.search import (
@@ -241,3 +253,36 @@ def test_completed_q_mixes_unvisited_actions_and_rescales() -> None:
     prior = np.array([0.5, 0.25, 0.25], dtype=np.float32)
     # mixed = (raw + 3 * (0.5 * 0.5 + 0.25 * -0.5) / 0.75) / 4 = 0.125
     assert np.allclose(_tree.completed_q(visits, q, prior, 0.0), [1.0, 0.625, 0.0])
+
+
+def test_gumbel_sampling_draws_self_play_moves_from_the_improved_policy() -> None:
+    config = SearchConfig(simulations=16, gumbel=True, gumbel_considered=4, temperature_plies=4)
+    (result,) = search([initial_state("gardner")], material, config, np.random.default_rng(0), add_noise=True)
+    own = {select_move(result, config, ply=0, rng=np.random.default_rng(s)).uci() for s in range(50)}
+    assert len(own) == 1, "without gumbel_sampling the search's own choice is played"
+    sampling = replace(config, gumbel_sampling=True)
+    draws = [select_move(result, sampling, ply=0, rng=np.random.default_rng(s)).uci() for s in range(4000)]
+    names = [m.uci() for m in result.moves]
+    counts = np.array([draws.count(n) for n in names])
+    np.testing.assert_allclose(counts / len(draws), result.policy, atol=0.03)  # improved policy at temperature 1
+    late = {select_move(result, sampling, ply=4, rng=np.random.default_rng(s)).uci() for s in range(50)}
+    assert late == own, "after temperature_plies the search's choice again"
+    cold = replace(sampling, temperature=0.25)
+    sharp = [select_move(result, cold, ply=0, rng=np.random.default_rng(s)).uci() for s in range(2000)]
+    best = names[int(np.argmax(result.policy))]
+    assert sharp.count(best) > draws.count(best) * 2000 / 4000, "a lower temperature sharpens the sample"
+
+
+def test_a_stalemate_is_a_draw_to_the_search_and_the_mate_beside_it_a_win() -> None:
+    # White to move: Qb4 mates, Qc4 stalemates the bare king (the ending the experts fell into).
+    state = from_fen("gardner", "k4/3Q1/1K3/5/5 w - - 0 1")
+    config = SearchConfig(simulations=400, gumbel=True, gumbel_considered=64)  # every move visited
+    (result,) = search([state], uniform, config, np.random.default_rng(0))
+    q = dict(zip([m.uci() for m in result.moves], result.q_values.tolist(), strict=True))
+    visits = dict(zip([m.uci() for m in result.moves], result.visit_counts.tolist(), strict=True))
+    assert visits["d4c4"] > 0 and visits["d4b4"] > 0
+    assert q["d4b4"] == pytest.approx(1.0) and q["d4c4"] == pytest.approx(0.0)
+    puct = SearchConfig(simulations=400)
+    (result,) = search([state], uniform, puct, np.random.default_rng(0))
+    played = select_move(result, puct, ply=99, rng=np.random.default_rng(0))
+    assert outcome(apply_move(state, played)).termination is Termination.CHECKMATE  # type: ignore[union-attr]

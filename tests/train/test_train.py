@@ -10,11 +10,23 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.engine import VARIANTS, legal_moves
+from mmc.engine import VARIANTS, apply_move, from_fen, legal_moves, outcome
 from mmc.engine.variants import CaptureRule
 from mmc.nn import NetworkConfig, PolicyValueNet, build_network
 from mmc.seeding import root
-from mmc.train import EpochLosses, Examples, TrainConfig, mirror, replay_window, train, trained_copy, value_target
+from mmc.train import (
+    EpochLosses,
+    ExampleBuilder,
+    Examples,
+    TrainConfig,
+    learning_rate_at,
+    mirror,
+    replay_window,
+    replay_window_positions,
+    train,
+    trained_copy,
+    value_target,
+)
 
 from . import assert_examples_equal, examples_of, random_policy, random_positions
 
@@ -73,6 +85,10 @@ def weights(net: PolicyValueNet) -> dict[str, torch.Tensor]:
         ("value_discount", "0.9"),
         ("threads", 0),
         ("threads", 1.0),
+        ("lr_schedule", "linear"),
+        ("lr_schedule", 1),
+        ("lr_floor", -0.1),
+        ("lr_floor", 1.5),
     ],
 )
 def test_config_rejects_bad_values_by_name(field: str, value: object) -> None:
@@ -107,6 +123,21 @@ def test_replay_window_keeps_the_last_generations_by_board_size() -> None:
     assert replay_window([], window=3) == []
     with pytest.raises(ValueError, match="replay window must be an int >= 1"):
         replay_window(gens, window=0)
+
+
+def test_replay_window_in_positions_keeps_the_newest_rows() -> None:
+    gens = [[dataset("gardner", 5, seed=0)], [dataset("gardner", 4, seed=1)], [dataset("gardner", 3, seed=2)]]
+    (window,) = replay_window_positions(gens, 5)
+    assert_examples_equal(window.take(np.arange(2)), gens[1][0].take([2, 3]))  # the newest rows of the oldest reached
+    assert_examples_equal(window.take(np.arange(2, 5)), gens[2][0])
+    (whole,) = replay_window_positions(gens, 7)
+    (by_generations,) = replay_window(gens, window=2)
+    assert_examples_equal(whole, by_generations)
+    assert [len(e) for e in replay_window_positions(gens, 100)] == [12]
+    mixed = [[dataset("gardner", 3, seed=3), dataset("los_alamos", 4, seed=4)]]
+    assert [len(e) for e in replay_window_positions(mixed, 5)] == [1, 4], "the largest board size first"
+    with pytest.raises(ValueError, match="replay window in positions must be an int >= 1"):
+        replay_window_positions(gens, 0)
 
 
 # --- training --------------------------------------------------------------------------------------------
@@ -218,6 +249,50 @@ def test_value_target_discounts_the_result_by_the_plies_to_the_end() -> None:
     assert np.all(np.abs(discounted) < np.abs(data.value))
     both = value_target(data, TrainConfig(value_discount=0.9, search_value_weight=0.25))
     np.testing.assert_allclose(both, 0.75 * discounted + 0.25 * data.search_value, rtol=1e-6, atol=1e-7)
+
+
+def test_a_stalemate_is_a_draw_and_the_mate_beside_it_a_win_in_the_value_target() -> None:
+    """The ending the issue's experts played: mate or stalemate the bare king. The example of the position before
+    each has the value target +1 (discounted by one ply) after the mate and 0 after the stalemate."""
+    state = from_fen("gardner", "k4/3Q1/1K3/5/5 w - - 0 1")
+    targets = {}
+    for game_id, uci in enumerate(("d4b4", "d4c4")):  # Qb4#, Qc4 stalemate
+        builder = ExampleBuilder()
+        policy = np.zeros(len(legal_moves(state)))
+        policy[[m.uci() for m in legal_moves(state)].index(uci)] = 1.0
+        builder.add(state, policy, game_id, 0.0)
+        move = next(m for m in legal_moves(state) if m.uci() == uci)
+        ended = outcome(apply_move(state, move))
+        assert ended is not None
+        builder.finish_game(game_id, ended, state.ply + 1)
+        (examples,) = builder.build()
+        targets[ended.termination.value] = value_target(examples, TrainConfig(value_discount=0.99))[0]
+    assert targets == {"checkmate": pytest.approx(0.99), "stalemate": 0.0}
+
+
+# --- learning-rate schedule -----------------------------------------------------------------------------------
+
+
+def test_cosine_schedule_decays_from_the_rate_to_its_floor() -> None:
+    config = TrainConfig(learning_rate=0.02, lr_schedule="cosine", lr_floor=0.1)
+    rates = [learning_rate_at(step, 11, config) for step in range(11)]
+    assert rates[0] == pytest.approx(0.02) and rates[-1] == pytest.approx(0.002)
+    assert rates[5] == pytest.approx(0.011) and all(a > b for a, b in itertools.pairwise(rates))
+    assert {learning_rate_at(step, 11, TrainConfig(learning_rate=0.02)) for step in range(11)} == {0.02}
+
+
+def test_cosine_training_steps_with_the_schedule() -> None:
+    """A cosine schedule with floor 1 is the constant rate (same weights); with floor 0.1 the steps shrink."""
+    data = dataset("gardner", 96, seed=7)
+    base = TrainConfig(epochs=2, batch_size=32, augment_mirror=False)
+    runs = {}
+    for name, config in (("constant", base), ("flat", dataclasses.replace(base, lr_schedule="cosine", lr_floor=1.0)),
+                         ("cosine", dataclasses.replace(base, lr_schedule="cosine"))):  # fmt: skip
+        net = build_network(TINY, seed=1)
+        train(net, [data], config, torch.Generator().manual_seed(0))
+        runs[name] = weights(net)
+    assert all(torch.equal(runs["constant"][k], runs["flat"][k]) for k in runs["constant"])
+    assert not all(torch.equal(runs["constant"][k], runs["cosine"][k]) for k in runs["constant"])
 
 
 # --- threads ------------------------------------------------------------------------------------------------
