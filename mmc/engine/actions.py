@@ -102,6 +102,10 @@ def action_space(variant: str | Variant) -> ActionSpace:
     v = get_variant(variant)
     h, w = v.height, v.width
     reach = max(h, w) - 1
+    if reach > MAX_REACH:
+        raise ValueError(
+            f"variant {v.name}: the network's action encoding reaches {MAX_REACH} squares, {h}x{w} needs {reach}"
+        )
     num_types = 8 * reach + 8 + 9 + (3 if PieceType.KING in v.promotions else 0)
     num_actions = h * w * num_types
     policy_index = np.zeros(num_actions, dtype=np.int64)

@@ -38,6 +38,7 @@ from mmc.engine import (
 )
 
 GAMES_PER_VARIANT = 30
+BEYOND_REACH = {"chess"}
 POLICY_PLANES = 60
 # Monochromatic's start is stalemate at ply 0; its playouts start with the b- and d-pawns removed.
 PLAYOUT_START = {name: v.start_fen for name, v in VARIANTS.items()} | {
@@ -99,9 +100,10 @@ def check_planes(state: State) -> None:
                 assert not planes[6:12, row, file].any(), f"hidden square {8 * rank + file} leaks in {state!r}"
 
 
-def check_position(state: State, space: ActionSpace, states: set[State], fen_problems: list[str]) -> None:
+def check_position(state: State, space: ActionSpace | None, states: set[State], fen_problems: list[str]) -> None:
     """All per-position contracts (FEN round-trip problems are collected, so that the other checks go on)."""
-    check_actions(state, space)
+    if space is not None:
+        check_actions(state, space)
     check_planes(state)
     problem = fen_round_trip_problem(state)
     if problem is not None:
@@ -112,8 +114,9 @@ def check_position(state: State, space: ActionSpace, states: set[State], fen_pro
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_random_playouts(variant: str) -> None:
-    """30 seeded random games: the contracts above hold at every ply, and each game ends within its cap."""
-    space = action_space(variant)
+    """30 seeded random games: the contracts above hold at every ply, and each game ends within its cap (chess: no
+    action encoding yet, see test_action_space_refuses_boards_beyond_its_reach)."""
+    space = None if variant in BEYOND_REACH else action_space(variant)
     states: set[State] = set()
     fen_problems: list[str] = []
     for game in range(GAMES_PER_VARIANT):
@@ -156,6 +159,12 @@ def test_action_space_sizes() -> None:
     assert action_space("gardner").num_actions == 25 * 49
     assert action_space("extinction").num_actions == 25 * 52
     assert action_space("los_alamos").num_actions == 36 * 57
+
+
+def test_action_space_refuses_boards_beyond_its_reach() -> None:
+    """8x8 chess needs queen moves of 7 squares; the network's encoding stops at 5 and says so."""
+    with pytest.raises(ValueError, match=r"chess.*reaches 5"):
+        action_space("chess")
 
 
 def test_action_errors_name_the_problem() -> None:
