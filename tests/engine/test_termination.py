@@ -184,7 +184,7 @@ INSUFFICIENT_8X8 = [
     ("K-v-K", "k7/8/8/8/8/8/8/7K w - - 0 1"),
     ("KN-v-K", "k7/8/8/8/8/8/8/6NK w - - 0 1"),
     ("KB-v-KB-same-colour", "k1b5/8/8/8/8/8/8/5B1K w - - 0 1"),
-    ("KBB-v-K-same-colour", "k7/8/8/8/8/8/6B1/5B1K w - - 0 1"),
+    ("KBB-v-K-same-colour", "k7/8/8/8/8/3B4/8/5B1K w - - 0 1"),
 ]
 WITH_INSUFFICIENT = [v for v in sorted(VARIANTS) if VARIANTS[v].insufficient_material]
 
