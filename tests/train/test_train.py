@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.engine import VARIANTS, legal_moves
+from mmc.engine import NUM_PLANES, VARIANTS, legal_moves
+from mmc.engine.actions import NUM_POLICY_PLANES
 from mmc.engine.variants import CaptureRule
 from mmc.nn import NetworkConfig, PolicyValueNet, build_network
 from mmc.seeding import root
@@ -178,8 +179,13 @@ def test_train_refuses_what_it_cannot_use(monkeypatch: pytest.MonkeyPatch) -> No
     net = build_network(TINY, seed=0)
     with pytest.raises(ValueError, match="at least one example"):
         train(net, [Examples.empty(5, 5)], TrainConfig(), torch.Generator())
-    with pytest.raises(ValueError, match="the network 18 and 60"):
-        train(build_network(NetworkConfig(blocks=0, filters=4, in_planes=18)), [data], TrainConfig(), torch.Generator())
+    with pytest.raises(ValueError, match=f"the network {NUM_PLANES - 1} and {NUM_POLICY_PLANES}"):
+        train(
+            build_network(NetworkConfig(blocks=0, filters=4, in_planes=NUM_PLANES - 1)),
+            [data],
+            TrainConfig(),
+            torch.Generator(),
+        )
     lopsided = dataclasses.replace(VARIANTS["gardner"], name="lopsided", capture=max(CaptureRule) + 1)  # type: ignore[arg-type]
     monkeypatch.setitem(VARIANTS, "lopsided", lopsided)
     relabelled = dataclasses.replace(data, variant=np.full(len(data), "lopsided", dtype="<U16"))
