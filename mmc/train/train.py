@@ -47,7 +47,7 @@ from mmc.configs import Count, Range, check_fields, config_from_dict
 from mmc.nn.device import resolve_device
 from mmc.nn.network import PolicyValueNet, masked_log_softmax
 from mmc.seeding import torch_generator
-from mmc.train.augment import check_mirror_symmetric, mirror_batch
+from mmc.train.augment import is_mirror_symmetric, mirror_batch
 from mmc.train.examples import Examples, group_by_size
 
 __all__ = ["EpochLosses", "TrainConfig", "Trained", "replay_window", "train", "trained_copy", "value_target"]
@@ -79,7 +79,8 @@ class TrainConfig:
     value_discount: Annotated[float, Range(0, 1, low_open=True)] = 0.99
     """``gamma`` in (0, 1]: the result counts ``gamma ** plies_left`` in the value target (1: undiscounted)."""
     augment_mirror: bool = True
-    """Mirror each row left-right with probability 1/2 every time it is drawn (see ``mmc.train.augment``)."""
+    """Mirror each row left-right with probability 1/2 every time it is drawn (see ``mmc.train.augment``): the rows
+    of mirror-symmetric variants only (a board size with any other variant, chess's 8x8, is never mirrored)."""
     threads: Count = 2
     """Torch threads of a training job (:func:`trained_copy`). A result depends on them (a step's float sums
     run in another order), so they are a training setting, the same wherever the job runs, never the runner's.
@@ -191,8 +192,6 @@ def _check_examples(net: PolicyValueNet, groups: Sequence[Examples], config: Tra
                 f"examples have {planes} input and {policy_planes} policy planes, the network "
                 f"{net.config.in_planes} and {net.config.policy_planes}"
             )
-        if config.augment_mirror:
-            check_mirror_symmetric(str(name) for name in set(group.variant.tolist()))
 
 
 def train(
@@ -208,6 +207,7 @@ def train(
     groups = [group for group in group_by_size(examples) if len(group)]
     _check_examples(net, groups, config)
     data = [_as_batch(group, config) for group in groups]
+    mirrored = [config.augment_mirror and all(map(is_mirror_symmetric, set(g.variant.tolist()))) for g in groups]
     device = next(net.parameters()).device
     optimizer = torch.optim.SGD(
         net.parameters(), lr=config.learning_rate, momentum=config.momentum, weight_decay=config.weight_decay
@@ -219,7 +219,7 @@ def train(
         for epoch in range(config.epochs):
             sums = torch.zeros(3, dtype=torch.float64, device=device)
             for group, rows in _minibatches([len(g) for g in groups], config.batch_size, generator):
-                batch = _draw(data[group], rows, config.augment_mirror, generator, device)
+                batch = _draw(data[group], rows, mirrored[group], generator, device)
                 policy_loss, value_loss = _losses(net, batch)
                 total = policy_loss + config.value_loss_weight * value_loss
                 optimizer.zero_grad(set_to_none=True)
