@@ -2,9 +2,9 @@
 
     python benchmarks/engine.py [--seconds 5]
 
-Prints perft nodes/s on gardner perft(6) and perft(7); random-playout plies/s through the public
-Python API (legal_moves + apply_move + outcome per ply) next to the same playouts inside one compiled
-call (the ceiling for that work); the time a fresh process takes to import the engine and answer
+Prints perft nodes/s on gardner perft(6) and perft(7) and on 8x8 chess perft(5) from the start; random-playout
+plies/s through the public Python API (legal_moves + apply_move + outcome per ply) next to the same playouts
+inside one compiled call (the ceiling for that work); the time a fresh process takes to import the engine and answer
 its first call (numba's on-disk cache loaded); and, when ``/usr/games/fairy-stockfish`` is
 installed, its perft on the same positions and our ratio to it.
 """
@@ -24,25 +24,25 @@ from mmc.engine import board as K
 FAIRY = "/usr/games/fairy-stockfish"
 
 
-def perft_rate(depth: int) -> tuple[int, float]:
-    state = initial_state("gardner")
+def perft_rate(depth: int, variant: str = "gardner") -> tuple[int, float]:
+    state = initial_state(variant)
     perft(state, 3)  # compiled code loaded
     start = time.perf_counter()
     nodes = perft(state, depth)
     return nodes, nodes / (time.perf_counter() - start)
 
 
-def fairy_perft_rate(depth: int) -> float:
-    """Fairy-Stockfish's ``go perft`` on the gardner start, its start-up time subtracted."""
+def fairy_perft_rate(depth: int, variant: str = "gardner") -> float:
+    """Fairy-Stockfish's ``go perft`` on the variant's start (gardner and chess are built in), start-up subtracted."""
 
     def run(d: int) -> float:
-        script = f"uci\nsetoption name UCI_Variant value gardner\nposition startpos\ngo perft {d}\nquit\n"
+        script = f"uci\nsetoption name UCI_Variant value {variant}\nposition startpos\ngo perft {d}\nquit\n"
         start = time.perf_counter()
         subprocess.run([FAIRY], input=script, capture_output=True, text=True, check=True)
         return time.perf_counter() - start
 
     baseline = min(run(1) for _ in range(3))
-    nodes = perft(initial_state("gardner"), depth)
+    nodes = perft(initial_state(variant), depth)
     return nodes / (min(run(depth) for _ in range(2)) - baseline)
 
 
@@ -94,19 +94,21 @@ def main() -> None:
 
     print(f"warm-up, fresh process with compiled cache: {warmup_seconds():.2f} s")
     rates = {}
-    for depth in (6, 7):
-        nodes, rates[depth] = perft_rate(depth)
-        print(f"perft gardner depth {depth}: {nodes} nodes, {rates[depth] / 1e6:.2f} M nodes/s")
+    cases = (("gardner", 6), ("gardner", 7), ("chess", 5))
+    for variant, depth in cases:
+        nodes, rates[variant, depth] = perft_rate(depth, variant)
+        print(f"perft {variant} depth {depth}: {nodes} nodes, {rates[variant, depth] / 1e6:.2f} M nodes/s")
     if shutil.which(FAIRY):
-        for depth in (6, 7):
-            fairy = fairy_perft_rate(depth)
-            ratio = rates[depth] / fairy
+        for variant, depth in cases:
+            fairy = fairy_perft_rate(depth, variant)
+            ratio = rates[variant, depth] / fairy
             print(
-                f"fairy-stockfish perft gardner depth {depth}: {fairy / 1e6:.2f} M nodes/s; ours / fairy = {ratio:.2f}"
+                f"fairy-stockfish perft {variant} depth {depth}: {fairy / 1e6:.2f} M nodes/s; "
+                f"ours / fairy = {ratio:.2f}"
             )
     else:
         print(f"{FAIRY} not installed (apt-get install fairy-stockfish): no engine comparison")
-    for variant in ("gardner", "atomic", "los_alamos", "dark"):
+    for variant in ("gardner", "atomic", "los_alamos", "dark", "chess"):
         api = api_playouts(variant, args.seconds)
         kernel = kernel_playouts(variant, args.seconds)
         print(

@@ -6,8 +6,8 @@
 For each network (the default 4x64 and a 2-block x 32-filter one) and each leaf precision (float32, then
 bfloat16: ``SearchConfig.precision``) it prints:
 
-- the pure forward pass: positions/s of ``inference_copy(net)`` (in that precision) on a ``[concurrent, 19, 5, 5]``
-  batch, one thread (the physical limit of that network and batch size on this core);
+- the pure forward pass: positions/s of ``inference_copy(net)`` (in that precision) on a
+  ``[concurrent, NUM_PLANES, 5, 5]`` batch, one thread (the physical limit of that network and batch size on this core);
 - self-play: gardner games at ``--simulations`` per move with the 150-ply cap, ``--concurrent`` games
   searched together, in ``--workers`` processes of one thread each (one per core): games/hour per core
   and in total, and the positions/s the network evaluated inside self-play, with its ratio to the

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from mmc.engine import VARIANTS
+from mmc.engine import VARIANTS, initial_state, legal_moves
 from mmc.evaluate import RateConfig
 from mmc.evaluate import slug as opponent_slug
 from mmc.meta import MetaConfig, MetaFocusConfig
@@ -48,9 +48,10 @@ def check_replicates(seed: int, replicates: Sequence[int]) -> None:
 
 def check_playable(key: str, variants: Iterable[str]) -> None:
     """Monochromatic is in the rule book but cannot be played: White has no legal move at ply 0 (every move
-    must keep its square colour, and none of White's first moves does), so it is no task, target or expert."""
+    must keep its square colour, and none of White's first moves does), so it is no task, target or expert. Every
+    other variant is, 8x8 chess included (the larger profile's held-out target)."""
     for variant in variants:
-        if not VARIANTS[variant].in_default_study:
+        if not legal_moves(initial_state(variant)):
             raise RuleError(key, f"{variant} cannot be played: White has no legal move at ply 0 (the rule book)")
 
 

@@ -42,13 +42,13 @@ def test_perft_from_fen(capsys: pytest.CaptureFixture[str]) -> None:
     assert (code, out.splitlines()[-1]) == (0, "596")
 
 
-def test_variants_lists_all_ten_with_descriptions(capsys: pytest.CaptureFixture[str]) -> None:
+def test_variants_lists_all_eleven_with_descriptions(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "variants")
     names = [line.split()[0] for line in out.splitlines()]
     assert code == 0
     assert names == [
         "gardner", "baby", "mallet", "los_alamos", "atomic",
-        "extinction", "rifle", "dark", "monochromatic", "bichromatic",
+        "extinction", "rifle", "dark", "monochromatic", "bichromatic", "chess",
     ]  # fmt: skip
     assert all(len(line.split(maxsplit=2)) == 3 for line in out.splitlines())
 
@@ -213,7 +213,7 @@ def test_play_as_black_to_the_end_of_a_capped_game(
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["match", "greedy", "random", "--variant", "chess"], "unknown variant 'chess'"),
+        (["match", "greedy", "random", "--variant", "shogi"], "unknown variant 'shogi'"),
         (["match", "greedy", "mcts9", "--variant", "gardner"], "unknown player 'mcts9' (known kinds: random, greedy"),
         (["match", "greedy", "random", "--variant", "gardner", "--games", "0"], "--games must be between 1 and"),
         (

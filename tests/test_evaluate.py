@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,10 +11,13 @@ import pytest
 from mmc.configs import ConfigError
 from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate, ladder, match_name, rate
 from mmc.fanout import Job, serial
+from mmc.meta import adapt
 from mmc.nn import NetworkConfig, build_network
+from mmc.play.fairy import DEFAULT_BINARY
 from mmc.rating import pairing
 from mmc.search import SearchConfig
 from mmc.seeding import root
+from mmc.train import TrainConfig
 
 TINY = EvaluateConfig(games=2, search=SearchConfig(simulations=2, temperature_plies=0), opening_plies=2, max_plies=30)
 
@@ -60,3 +64,27 @@ def test_rate_places_models_and_anchors_on_one_scale_with_greedy_at_zero() -> No
     assert frozenset(("x", "y")) in met
     assert all(any(frozenset((m, a)) in met for a in ("random", "mcts:4")) for m in models)
     assert sum(p.games for p in rated.pairings) == 2 * 2 + 3 * 4 + 2 * 2 + 2
+
+
+@pytest.mark.skipif(shutil.which(DEFAULT_BINARY) is None, reason="Fairy-Stockfish is not installed")
+def test_a_chess_target_adapts_on_8x8_and_is_rated_on_a_ladder_with_fairy_stockfish() -> None:
+    """The larger profile's chess target, on a tiny budget: a network of the 5x5 studies adapts by self-play on 8x8
+    (default training, where the mirror is off for chess), then is rated with Fairy-Stockfish at ``go nodes 1`` on
+    the chess ladder."""
+    start = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    adapted = adapt(start, "chess", 2, SearchConfig(simulations=2), TrainConfig(epochs=1), root(3), concurrent=2,
+                    max_plies=12)  # fmt: skip
+    assert adapted.self_play is not None and len(adapted.self_play.examples[0]) == 24
+    assert adapted.self_play.examples[0].board_shape == (8, 8)
+    models = {"start": start, "adapted": adapted.net}
+    cells = [Cell(name, net, "fairy:nodes=1") for name, net in models.items()]
+    config = EvaluateConfig(games=2, search=SearchConfig(simulations=2, temperature_plies=0), opening_plies=2,
+                            max_plies=12)  # fmt: skip
+    results = evaluate(cells, "chess", config, root(4))
+    assert all(result.games == 2 and result.records[0].variant == "chess" for result in results)
+    played = [pairing(c.player, c.opponent, r) for c, r in zip(cells, results, strict=True)]
+    rating = RateConfig(anchors=("random", "greedy", "fairy:nodes=1"), ladder_games=2, games=2, neighbours=1,
+                        bootstrap=10)  # fmt: skip
+    ratings = rate(models, played, rating.anchors, "chess", config, rating, root(5)).ratings
+    assert set(ratings.players) == {"start", "adapted", "random", "greedy", "fairy:nodes=1"}
+    assert ratings.elo["greedy"] == 0

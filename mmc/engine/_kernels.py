@@ -11,8 +11,12 @@ squares and its UCI text do not depend on the variant::
     rank 1 |  0  1  2  3  4  5        a1 .. f1
              a  b  c  d  e  f         square = 8 * rank + file
 
-A board is ``int8[64]``: ``+type`` for a White piece, ``-type`` for Black, 0 for empty (also off the
-board). ``side`` is +1 for White, -1 for Black. A move is an ``int32``:
+A board is ``int8[BOARD_LEN]``: squares 0..63 hold ``+type`` for a White piece, ``-type`` for Black, 0 for
+empty (also off the board); byte :data:`CASTLING` holds the castling rights (bits :data:`WHITE_OO`,
+:data:`WHITE_OOO`, :data:`BLACK_OO`, :data:`BLACK_OOO`) and byte :data:`EP` the en-passant square, set only when an
+en-passant capture is legal (0 for none: a1 never is one). Both stay 0 in variants without castling or double
+step, so that comparing two boards compares the positions (repetition) in every variant.
+``side`` is +1 for White, -1 for Black. A move is an ``int32``:
 ``from | to << 6 | promotion << 12`` (promotion is a piece type, 0 for none).
 
 Everything a kernel needs about the variant travels in one ``int16`` table built by
@@ -31,6 +35,7 @@ from mmc.engine.variants import CaptureRule, CheckRule, EndRule, MoveFilter, Var
 
 # Header slots of the variant table.
 H_HEIGHT, H_WIDTH, H_CAPTURE, H_FILTER, H_CHECK, H_END, H_PROMO, H_KING_CAPTURES, H_NSQ = range(9)
+H_DOUBLE_STEP, H_CASTLING, H_BISHOPS_DRAW = range(9, 12)
 RAY_OFF = 16
 KNIGHT_OFF = RAY_OFF + 64 * 8 * 8
 SQ_OFF = KNIGHT_OFF + 64 * 8
@@ -39,6 +44,11 @@ TABLE_SIZE = SQ_OFF + 64
 DIRECTIONS = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
 KNIGHT_JUMPS = ((1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2))
 MAX_MOVES = 1024
+
+BOARD_LEN = 66
+"""Bytes of a board: the 64 squares, then the castling rights and the en-passant square."""
+CASTLING, EP = 64, 65
+WHITE_OO, WHITE_OOO, BLACK_OO, BLACK_OOO = 1, 2, 4, 8
 
 # Status codes returned by `status`, always from the side to move's point of view.
 ONGOING, CHECKMATED, STALEMATE, KING_LOST, EXTINCT, OPPONENT_EXTINCT = range(6)
@@ -59,9 +69,9 @@ def build_table(variant: Variant) -> np.ndarray:
     h, w = variant.height, variant.width
     tab = np.full(TABLE_SIZE, -1, dtype=np.int16)
     promo_mask = sum(1 << int(p) for p in variant.promotions)
-    tab[:H_NSQ + 1] = (
+    tab[:H_BISHOPS_DRAW + 1] = (
         h, w, variant.capture, variant.move_filter, variant.check, variant.end,
-        promo_mask, variant.king_captures, h * w,
+        promo_mask, variant.king_captures, h * w, variant.double_step, variant.castling, variant.bishops_draw,
     )  # fmt: skip
     squares = [8 * r + f for r in range(h) for f in range(w)]
     tab[SQ_OFF : SQ_OFF + len(squares)] = squares
@@ -125,10 +135,16 @@ def pseudo_moves(board, side, tab, out):
             to = tab[RAY_OFF + (frm * 8 + fwd) * 8]
             if to >= 0 and board[to] == 0 and _allowed(tab, 1):
                 n = _push_pawn_move(board, tab, frm, to, False, side, out, n)
+                if tab[H_DOUBLE_STEP] != 0 and frm // 8 == (1 if side > 0 else tab[H_HEIGHT] - 2):
+                    to = tab[RAY_OFF + (frm * 8 + fwd) * 8 + 1]
+                    if to >= 0 and board[to] == 0:
+                        out[n] = _encode(frm, to, 0)
+                        n += 1
             if _allowed(tab, 2):
+                ep = board[EP]
                 for d in (fwd + 1, (fwd + 7) % 8):  # NE and NW for White, SW and SE for Black
                     to = tab[RAY_OFF + (frm * 8 + d) * 8]
-                    if to >= 0 and board[to] * side < 0:
+                    if to >= 0 and (board[to] * side < 0 or (ep != 0 and to == ep)):
                         n = _push_pawn_move(board, tab, frm, to, True, side, out, n)
         elif piece == KNIGHT:
             if _allowed(tab, 3):
@@ -147,6 +163,8 @@ def pseudo_moves(board, side, tab, out):
                 if target == 0 or (target < 0 and can_capture):
                     out[n] = _encode(frm, to, 0)
                     n += 1
+            if tab[H_CASTLING] != 0 and board[CASTLING] != 0:
+                n = _castling_moves(board, side, frm, tab, out, n)
         else:
             first, step = (1, 2) if piece == BISHOP else ((0, 2) if piece == ROOK else (0, 1))
             for d in range(first, 8, step):
@@ -167,6 +185,29 @@ def pseudo_moves(board, side, tab, out):
 
 
 @njit(cache=True)
+def _castling_moves(board, side, king, tab, out, n):
+    """Append the castling moves (the king's two-square step) the rights allow, with the squares between king and
+    rook empty and the king neither in check nor passing an attacked square (its landing square is left to the
+    legality test)."""
+    rights = board[CASTLING] >> (0 if side > 0 else 2)
+    if rights & 3 == 0:
+        return n
+    checked = is_attacked(board, king, -side, tab)
+    if checked:
+        return n
+    if rights & 1 and board[king + 1] == 0 and board[king + 2] == 0 and not is_attacked(board, king + 1, -side, tab):
+        out[n] = _encode(king, king + 2, 0)
+        n += 1
+    if (
+        rights & 2 and board[king - 1] == 0 and board[king - 2] == 0 and board[king - 3] == 0
+        and not is_attacked(board, king - 1, -side, tab)
+    ):  # fmt: skip
+        out[n] = _encode(king, king - 2, 0)
+        n += 1
+    return n
+
+
+@njit(cache=True)
 def make_move(board, move, tab):
     """Return a new board with ``move`` played; the capture hook decides what a capture removes."""
     b = board.copy()
@@ -179,6 +220,9 @@ def play_inplace(b, move, tab):
     """Play ``move`` on board ``b`` in place."""
     frm, to, promo = move & 63, (move >> 6) & 63, move >> 12
     piece = b[frm]
+    if tab[H_DOUBLE_STEP] != 0 or tab[H_CASTLING] != 0:
+        _play_chess(b, frm, to, promo, piece, tab)
+        return
     if b[to] != 0:
         rule = tab[H_CAPTURE]
         if rule == _RIFLE:
@@ -194,6 +238,51 @@ def play_inplace(b, move, tab):
             return
     b[frm] = 0
     b[to] = piece if promo == 0 else (promo if piece > 0 else -promo)
+
+
+_RIGHTS_KEPT = np.full(64, 15, dtype=np.int8)
+_RIGHTS_KEPT[0], _RIGHTS_KEPT[4], _RIGHTS_KEPT[7] = 15 - WHITE_OOO, 15 - WHITE_OO - WHITE_OOO, 15 - WHITE_OO
+_RIGHTS_KEPT[56], _RIGHTS_KEPT[60], _RIGHTS_KEPT[63] = 15 - BLACK_OOO, 15 - BLACK_OO - BLACK_OOO, 15 - BLACK_OO
+
+
+@njit(cache=True)
+def _play_chess(b, frm, to, promo, piece, tab):
+    """:func:`play_inplace` for the variants with castling or the double step (ordinary captures): the rook's
+    half of castling, the en-passant capture, the castling rights a move from or to a corner or king square
+    loses, and the en-passant square of a double step (kept only when the capture it allows is legal)."""
+    ep = b[EP]
+    b[EP] = 0
+    side = 1 if piece > 0 else -1
+    kind = piece * side
+    if kind == PAWN and ep != 0 and to == ep:
+        b[to - 8 * side] = 0
+    elif kind == KING and (to - frm == 2 or frm - to == 2):
+        rook_from, rook_to = (frm + 3, frm + 1) if to > frm else (frm - 4, frm - 1)
+        b[rook_to] = b[rook_from]
+        b[rook_from] = 0
+    b[frm] = 0
+    b[to] = piece if promo == 0 else promo * side
+    if b[CASTLING] != 0:
+        b[CASTLING] &= _RIGHTS_KEPT[frm] & _RIGHTS_KEPT[to]
+    if kind == PAWN and (to - frm == 16 or frm - to == 16):
+        passed = (frm + to) // 2
+        for df in (-1, 1):
+            f = to % 8 + df
+            if 0 <= f < tab[H_WIDTH] and b[to + df] == -piece and _ep_capture_legal(b, to + df, passed, to, -side, tab):
+                b[EP] = passed
+                break
+
+
+@njit(cache=True)
+def _ep_capture_legal(b, frm, to, captured, side, tab):
+    """Whether ``side``'s pawn on ``frm`` may take en passant on ``to`` (removing ``captured``) without leaving
+    its king attacked."""
+    after = b.copy()
+    after[to] = after[frm]
+    after[frm] = 0
+    after[captured] = 0
+    king = _king_square(after, side, tab)
+    return king < 0 or not is_attacked(after, king, -side, tab)
 
 
 @njit(cache=True)
@@ -299,11 +388,13 @@ def legal_moves_into(board, side, tab, out):
     # through the king cannot expose it, so only the other moves are played out and tested.
     king = _king_square(board, side, tab)
     quick = tab[H_CAPTURE] == _REPLACE and king >= 0 and not in_check(board, side, tab)
+    ep = board[EP]
     kept = 0
     for i in range(n):
         move = out[i]
         frm = move & 63
-        if quick and frm != king:
+        # An en-passant capture also empties a third square, so it is always played out.
+        if quick and frm != king and not (ep != 0 and (move >> 6) & 63 == ep and board[frm] * side == PAWN):
             df = abs(frm % 8 - king % 8)
             dr = abs(frm // 8 - king // 8)
             if df != 0 and dr != 0 and df != dr:
@@ -367,7 +458,7 @@ def perft(board, side, depth, tab):
     """
     if depth == 0:
         return np.int64(1)
-    boards = np.empty((depth, 64), dtype=np.int8)
+    boards = np.empty((depth, BOARD_LEN), dtype=np.int8)
     moves = np.empty((depth, MAX_MOVES), dtype=np.int32)
     count = np.zeros(depth, dtype=np.int64)
     nxt = np.zeros(depth, dtype=np.int64)
@@ -432,7 +523,11 @@ def visible_squares(board, side, tab):
 
 @njit(cache=True)
 def insufficient_material(board, tab):
-    """K v K or K + one knight or bishop v K (the draw of variants with ``insufficient_material``)."""
+    """K v K or K + one knight or bishop v K (the draw of variants with ``insufficient_material``); where the
+    table's ``H_BISHOPS_DRAW`` is set (chess, as Fairy-Stockfish counts it), also kings with any bishops all on
+    squares of one colour."""
+    if tab[H_BISHOPS_DRAW] != 0:
+        return _insufficient_with_bishops(board, tab)
     pieces = 0
     minors = 0
     for i in range(tab[H_NSQ]):
@@ -447,6 +542,30 @@ def insufficient_material(board, tab):
         elif p != KING:
             return False
     return pieces == 2 or (pieces == 3 and minors == 1)
+
+
+@njit(cache=True)
+def _insufficient_with_bishops(board, tab):
+    knights = 0
+    light = 0
+    dark = 0
+    for i in range(tab[H_NSQ]):
+        sq = tab[SQ_OFF + i]
+        p = abs(board[sq])
+        if p == 0 or p == KING:
+            continue
+        if p == KNIGHT:
+            knights += 1
+        elif p == BISHOP:
+            if (sq // 8 + sq % 8) % 2 == 1:
+                light += 1
+            else:
+                dark += 1
+        else:
+            return False
+    if knights == 0:
+        return light == 0 or dark == 0
+    return knights == 1 and light + dark == 0
 
 
 @njit(cache=True)

@@ -3,24 +3,26 @@
 Coordinates are the mover's: rank ``r'`` counts from the mover's home rank (Black's moves are
 mirrored top to bottom, files unchanged), so "forward" is always towards higher ``r'``. An action is
 ``(r' * width + file) * num_types + move_type``. The move types of an NxN board with reach
-``D = N - 1`` (the seed's 49 on 5x5; 57 on 6x6), in order::
+``D = N - 1`` (the seed's 49 on 5x5; 57 on 6x6; AlphaZero's 73 on 8x8), in order::
 
     0 .. 8D-1      queen-like: direction * D + (distance - 1), directions N NE E SE S SW W NW
-                   (also pawn moves, and promotion to a queen)
+                   (also pawn moves, promotion to a queen, and castling: the king's move of 2 along the rank)
     8D .. 8D+7     knight jumps (df, dr): (1,2) (2,1) (2,-1) (1,-2) (-1,-2) (-2,-1) (-2,1) (-1,2)
     8D+8 .. 8D+16  underpromotion: piece (N, B, R) * 3 + direction (capture left, forward, capture right)
     8D+17 .. 8D+19 promotion to a king (extinction only): capture left, forward, capture right
 
-So 5x5 variants have 25 x 49 = 1225 actions, extinction 25 x 52 = 1300 and Los Alamos 36 x 57 = 2052.
+So 5x5 variants have 25 x 49 = 1225 actions, extinction 25 x 52 = 1300, Los Alamos 36 x 57 = 2052 and
+chess 64 x 73 = 4672 (AlphaZero's 8x8x73).
 
-One network serves every board: its policy head outputs the shared plane layout ``[60, H, W]`` below,
-and :attr:`ActionSpace.policy_index` picks each action's logit out of the flattened output, so a
-5x5 board simply never reads the distance-5 planes (masked)::
+One network serves every board: its policy head outputs the shared plane layout ``[76, H, W]`` below
+(``NUM_POLICY_PLANES``, distances up to ``MAX_REACH = 7``), and :attr:`ActionSpace.policy_index` picks each
+action's logit out of the flattened output, so a 5x5 board simply never reads the planes of distances 5 to 7
+(masked)::
 
-    plane 0 .. 39   queen-like, direction * 5 + (distance - 1)
-    plane 40 .. 47  knight jumps
-    plane 48 .. 56  underpromotion N, B, R x (left, forward, right)
-    plane 57 .. 59  promotion to a king x (left, forward, right)
+    plane 0 .. 55   queen-like, direction * 7 + (distance - 1)
+    plane 56 .. 63  knight jumps
+    plane 64 .. 72  underpromotion N, B, R x (left, forward, right)
+    plane 73 .. 75  promotion to a king x (left, forward, right)
 """
 
 from __future__ import annotations
@@ -36,8 +38,13 @@ from mmc.engine.variants import PieceType, Variant
 
 __all__ = ["MAX_REACH", "NUM_POLICY_PLANES", "ActionSpace", "action_space", "move_type"]
 
-MAX_REACH = 5
-NUM_POLICY_PLANES = 8 * MAX_REACH + 8 + 9 + 3
+MAX_REACH = 7
+"""The longest queen-like move the shared policy planes hold: 7 squares, the 8x8 board's."""
+_KNIGHT_PLANE = 8 * MAX_REACH
+_UNDERPROMOTION_PLANE = _KNIGHT_PLANE + 8
+_KING_PROMOTION_PLANE = _UNDERPROMOTION_PLANE + 9
+NUM_POLICY_PLANES = _KING_PROMOTION_PLANE + 3
+"""Planes of the policy head's shared layout (76): queen-like, knight, underpromotion, king promotion."""
 _UNDERPROMOTIONS = (PieceType.KNIGHT, PieceType.BISHOP, PieceType.ROOK)
 
 
@@ -51,7 +58,7 @@ class ActionSpace:
     num_actions: int
     """``height * width * num_types``."""
     policy_index: np.ndarray
-    """``int64[num_actions]``: each action's position in the flattened ``[60, H, W]`` policy planes
+    """``int64[num_actions]``: each action's position in the flattened ``[NUM_POLICY_PLANES, H, W]`` policy planes
     (0 for the few actions no move can take, such as a jump off the board: those are always masked)."""
     lookup: np.ndarray
     """``int32[2, 7 << 12]``: action of each kernel move code, for White (0) and Black (1); -1 if none."""
@@ -85,12 +92,12 @@ def move_type(df: int, dr: int, promotion: PieceType | None, reach: int) -> tupl
     """``(type in this board's numbering, shared plane)`` of a move displacement in mover coordinates."""
     if promotion in _UNDERPROMOTIONS:
         k = _UNDERPROMOTIONS.index(promotion) * 3 + df + 1
-        return 8 * reach + 8 + k, 48 + k
+        return 8 * reach + 8 + k, _UNDERPROMOTION_PLANE + k
     if promotion is PieceType.KING:
-        return 8 * reach + 17 + df + 1, 57 + df + 1
+        return 8 * reach + 17 + df + 1, _KING_PROMOTION_PLANE + df + 1
     if (df, dr) in KNIGHT_JUMPS:
         j = KNIGHT_JUMPS.index((df, dr))
-        return 8 * reach + j, 8 * MAX_REACH + j
+        return 8 * reach + j, _KNIGHT_PLANE + j
     dist = max(abs(df), abs(dr))
     d = DIRECTIONS.index(((df > 0) - (df < 0), (dr > 0) - (dr < 0)))
     return d * reach + dist - 1, d * MAX_REACH + dist - 1

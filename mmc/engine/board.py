@@ -4,8 +4,11 @@ The search tree, dark chess's board sampling, training's augmentation and the be
 same arrays and numba kernels the game API (``mmc.engine.state``) runs on, so that a rule has one
 implementation::
 
-    board   int8[64]          +type for a White piece, -type for Black, 0 empty (also off the board);
-                              square = 8 * rank + file on every board size (a1 = 0, b1 = 1, a2 = 8)
+    board   int8[BOARD_LEN]   squares 0..63: +type for a White piece, -type for Black, 0 empty (also off the
+                              board); square = 8 * rank + file on every board size (a1 = 0, b1 = 1, a2 = 8);
+                              then board[CASTLING] the castling rights (bits WHITE_OO WHITE_OOO BLACK_OO
+                              BLACK_OOO) and board[EP] the en-passant square when that capture is legal, else 0
+                              (both 0 in the variants without castling or double step)
     side    int               +1 White to move, -1 Black
     move    int32 code        from | to << 6 | promotion << 12 (promotion a PieceType, 0 for none);
                               MOVES[code] is the Move
@@ -29,13 +32,21 @@ import numpy as np
 
 from mmc.engine._kernels import (
     BISHOP,
+    BLACK_OO,
+    BLACK_OOO,
+    BOARD_LEN,
+    CASTLING,
     CHECKMATED,
     DIRECTIONS,
+    EP,
     EXTINCT,
     FIFTY_MOVE_PLIES,
     FIFTY_MOVES,
+    H_BISHOPS_DRAW,
     H_CAPTURE,
+    H_CASTLING,
     H_CHECK,
+    H_DOUBLE_STEP,
     H_END,
     H_FILTER,
     H_HEIGHT,
@@ -59,6 +70,8 @@ from mmc.engine._kernels import (
     SQ_OFF,
     STALEMATE,
     TABLE_SIZE,
+    WHITE_OO,
+    WHITE_OOO,
     advance,
     build_table,
     clock_end,
@@ -78,10 +91,13 @@ from mmc.engine._kernels import (
     visible_squares,
 )
 from mmc.engine.observe import (
+    EN_PASSANT_PLANE,
     HALFMOVE_PLANE,
     LIGHT_SQUARES_PLANE,
     NUM_PLANES,
+    OPPONENT_CASTLING_PLANE,
     OPPONENT_PIECES_PLANE,
+    OWN_CASTLING_PLANE,
     OWN_PIECES_PLANE,
     PLY_PLANE,
     REPEATED_ONCE_PLANE,
@@ -94,14 +110,23 @@ from mmc.engine.state import _MOVES, State, _array, table
 
 __all__ = [
     "BISHOP",
+    "BLACK_OO",
+    "BLACK_OOO",
+    "BOARD_LEN",
+    "CASTLING",
     "CHECKMATED",
     "DIRECTIONS",
+    "EN_PASSANT_PLANE",
+    "EP",
     "EXTINCT",
     "FIFTY_MOVES",
     "FIFTY_MOVE_PLIES",
     "HALFMOVE_PLANE",
+    "H_BISHOPS_DRAW",
     "H_CAPTURE",
+    "H_CASTLING",
     "H_CHECK",
+    "H_DOUBLE_STEP",
     "H_END",
     "H_FILTER",
     "H_HEIGHT",
@@ -119,8 +144,10 @@ __all__ = [
     "MOVES",
     "NUM_PLANES",
     "ONGOING",
+    "OPPONENT_CASTLING_PLANE",
     "OPPONENT_EXTINCT",
     "OPPONENT_PIECES_PLANE",
+    "OWN_CASTLING_PLANE",
     "OWN_PIECES_PLANE",
     "PAWN",
     "PLY_CAP",
@@ -134,6 +161,8 @@ __all__ = [
     "STALEMATE",
     "TABLE_SIZE",
     "VISIBLE_PLANE",
+    "WHITE_OO",
+    "WHITE_OOO",
     "WHITE_TO_MOVE_PLANE",
     "advance",
     "build_table",
@@ -162,6 +191,7 @@ MOVES = _MOVES
 
 
 def kernel_board(state: State) -> np.ndarray:
-    """``state``'s board as the kernels take it: an ``int8[64]`` kept with the state. Read it, never write it (it is
+    """``state``'s board as the kernels take it: an ``int8[BOARD_LEN]`` kept with the state. Read it, never write it (it
+    is
     writable so that the kernels are compiled for one array type; :meth:`State.board_array` is the read-only view)."""
     return _array(state)

@@ -6,7 +6,12 @@ import numpy as np
 
 from mmc.engine.variants import Variant
 
-__all__ = ["FenError", "board_fen", "parse_fen"]
+__all__ = ["FenError", "board_fen", "castling_fen", "parse_fen"]
+
+BOARD_LEN, CASTLING, EP = 66, 64, 65
+"""The board's bytes (``mmc.engine._kernels``): 64 squares, the castling rights and the en-passant square."""
+_RIGHTS = {"K": (1, 4, 7, 1), "Q": (2, 4, 0, 1), "k": (4, 60, 63, -1), "q": (8, 60, 56, -1)}
+"""FEN castling letter: (rights bit, king square, rook square, colour)."""
 
 PIECE_SYMBOLS = "?pnbrqk"
 
@@ -18,9 +23,11 @@ class FenError(ValueError):
 def parse_fen(fen: str, variant: Variant) -> tuple[bytes, int, int, int]:
     """Parse ``fen`` for ``variant`` into ``(board, side, halfmove_clock, fullmove_number)``.
 
-    ``board`` is the 64-byte board of ``mmc.engine._kernels``; ``side`` is +1 (White) or -1 (Black).
-    Castling and en-passant fields must be ``-`` (the family has neither); the two clocks may be
-    omitted and default to ``0 1``.
+    ``board`` is the board bytes of ``mmc.engine._kernels``; ``side`` is +1 (White) or -1 (Black).
+    Castling and en-passant fields must be ``-`` except in variants with castling and the double step (chess),
+    where castling rights must name a king and rook on their start squares and an en-passant square must be one a
+    pawn just passed; the en-passant square is kept only when the capture is legal (the caller's
+    ``_kernels`` check). The two clocks may be omitted and default to ``0 1``.
     """
     fields = fen.split()
     if len(fields) not in (2, 4, 6):
@@ -30,8 +37,15 @@ def parse_fen(fen: str, variant: Variant) -> tuple[bytes, int, int, int]:
         raise FenError(f"FEN {fen!r}: side to move must be 'w' or 'b', got {fields[1]!r}")
     side = 1 if fields[1] == "w" else -1
     if len(fields) >= 4:
-        for name, value in (("castling", fields[2]), ("en passant", fields[3])):
-            if value != "-":
+        if variant.castling:
+            board[CASTLING] = _parse_castling(fields[2], board, fen)
+        if variant.double_step:
+            board[EP] = _parse_ep(fields[3], board, side, variant, fen)
+        for name, value, has in (
+            ("castling", fields[2], variant.castling),
+            ("en passant", fields[3], variant.double_step),
+        ):
+            if value != "-" and not has:
                 raise FenError(f"FEN {fen!r}: {name} field must be '-' in {variant.name}, got {value!r}")
     halfmove, fullmove = 0, 1
     if len(fields) == 6:
@@ -41,14 +55,44 @@ def parse_fen(fen: str, variant: Variant) -> tuple[bytes, int, int, int]:
             raise FenError(f"FEN {fen!r}: move clocks must be integers, got {fields[4]!r} {fields[5]!r}") from None
         if halfmove < 0 or fullmove < 1:
             raise FenError(f"FEN {fen!r}: halfmove clock must be >= 0 and fullmove number >= 1")
-    return board, side, halfmove, fullmove
+    return board.tobytes(), side, halfmove, fullmove
 
 
-def _parse_board(field: str, variant: Variant, fen: str) -> bytes:
+def _parse_castling(field: str, board: np.ndarray, fen: str) -> int:
+    if field == "-":
+        return 0
+    rights = 0
+    for letter in field:
+        if letter not in _RIGHTS or rights & _RIGHTS[letter][0]:
+            raise FenError(f"FEN {fen!r}: castling field {field!r} must be '-' or some of 'KQkq', each once")
+        bit, king, rook, colour = _RIGHTS[letter]
+        if board[king] != 6 * colour or board[rook] != 4 * colour:
+            raise FenError(
+                f"FEN {fen!r}: castling field {field!r}: right {letter!r} needs its king and rook on their start "
+                "squares"
+            )
+        rights |= bit
+    return rights
+
+
+def _parse_ep(field: str, board: np.ndarray, side: int, variant: Variant, fen: str) -> int:
+    if field == "-":
+        return 0
+    files = "abcdefgh"[: variant.width]
+    rank = variant.height - 3 if side > 0 else 2  # the square the pawn passed: 6th rank with White to move
+    ok = len(field) == 2 and field[0] in files and field[1] == str(rank + 1)
+    square = 8 * rank + files.find(field[0]) if ok else 0
+    # The pawn that double-stepped stands just beyond the square, and the square and its start are empty.
+    if not ok or board[square - 8 * side] != -side or board[square] != 0 or board[square + 8 * side] != 0:
+        raise FenError(f"FEN {fen!r}: en passant field {field!r} is not a square an opponent's pawn just passed")
+    return square
+
+
+def _parse_board(field: str, variant: Variant, fen: str) -> np.ndarray:
     ranks = field.split("/")
     if len(ranks) != variant.height:
         raise FenError(f"FEN {fen!r}: {variant.name} has {variant.height} ranks, the board field has {len(ranks)}")
-    board = np.zeros(64, dtype=np.int8)
+    board = np.zeros(BOARD_LEN, dtype=np.int8)
     for i, text in enumerate(ranks):
         rank = variant.height - 1 - i
         file = 0
@@ -74,11 +118,19 @@ def _parse_board(field: str, variant: Variant, fen: str) -> bytes:
     pawns_on_last = [sq for sq in range(64) if abs(board[sq]) == 1 and sq // 8 in (0, variant.height - 1)]
     if pawns_on_last:
         raise FenError(f"FEN {fen!r}: a pawn stands on the first or last rank")
-    return board.tobytes()
+    return board
+
+
+def castling_fen(board: bytes) -> str:
+    """The FEN castling and en-passant fields of a board (``- -`` without rights or en-passant capture)."""
+    arr = np.frombuffer(board, dtype=np.int8)
+    rights = "".join(letter for letter, (bit, *_) in _RIGHTS.items() if arr[CASTLING] & bit) or "-"
+    ep = int(arr[EP])
+    return f"{rights} {'abcdefgh'[ep % 8] + str(ep // 8 + 1) if ep else '-'}"
 
 
 def board_fen(board: bytes, variant: Variant) -> str:
-    """The FEN board field of a 64-byte board."""
+    """The FEN board field of a board."""
     arr = np.frombuffer(board, dtype=np.int8)
     rows = []
     for rank in range(variant.height - 1, -1, -1):

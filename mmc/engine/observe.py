@@ -11,8 +11,13 @@ ranks from the mover's home rank, files unchanged; see ``mmc.engine.actions``)::
     16        1 if the mover is White
     17        1 on squares the mover sees (all squares except in dark)
     18        1 on light squares (b1, a2, ...), for the colour-bound variants
+    19, 20    the mover may still castle king's side (O-O) / queen's side (O-O-O): constant planes
+    21, 22    the opponent may still castle king's side / queen's side (0 in dark: not observable)
+    23        1 on the en-passant square: where the side to move may capture en passant (kept only when the
+              capture is legal), seen from either side's view
 
-5x5 and 6x6 boards share the layout, so one fully-convolutional network reads both.
+5x5, 6x6 and 8x8 boards share the layout, so one fully-convolutional network reads them all; planes 19 to 23
+are 0 on the boards without castling or a pawn double step (every variant but chess).
 """
 
 from __future__ import annotations
@@ -24,10 +29,13 @@ from mmc.engine import _kernels as K
 from mmc.engine.state import Color, State, _array, table
 
 __all__ = [
+    "EN_PASSANT_PLANE",
     "HALFMOVE_PLANE",
     "LIGHT_SQUARES_PLANE",
     "NUM_PLANES",
+    "OPPONENT_CASTLING_PLANE",
     "OPPONENT_PIECES_PLANE",
+    "OWN_CASTLING_PLANE",
     "OWN_PIECES_PLANE",
     "PLY_PLANE",
     "REPEATED_ONCE_PLANE",
@@ -57,7 +65,13 @@ VISIBLE_PLANE = 17
 """1 on the squares the mover sees."""
 LIGHT_SQUARES_PLANE = 18
 """1 on light squares."""
-NUM_PLANES = 19
+OWN_CASTLING_PLANE = 19
+"""1 if the mover keeps the right to castle king's side; plane ``OWN_CASTLING_PLANE + 1`` the queen's side."""
+OPPONENT_CASTLING_PLANE = 21
+"""The opponent's rights, king's side then queen's side, as ``OWN_CASTLING_PLANE`` (0 in dark)."""
+EN_PASSANT_PLANE = 23
+"""1 on the square the side to move may capture on en passant (0 everywhere else; in dark only if seen)."""
+NUM_PLANES = 24
 
 
 def visible_squares(state: State, color: Color | int) -> np.ndarray:
@@ -73,11 +87,12 @@ def visible_squares(state: State, color: Color | int) -> np.ndarray:
 def fill_planes(board, side, tab, hidden, repetitions, halfmove, ply, max_plies, out):
     """Write the input planes of a position into ``out`` (``float32[NUM_PLANES, H, W]``, zeroed first).
 
-    ``board`` the kernels' ``int8[64]``, ``side`` the mover (+1 White, -1 Black), ``tab`` the variant's table;
-    ``hidden`` (dark chess) shows the opponent only on the squares the mover sees and leaves the repetition
-    planes 0; ``repetitions`` how many times the position occurred before, ``halfmove`` the plies since the last
-    capture or pawn move, ``ply`` and ``max_plies`` the ply and its cap. The one implementation of the planes:
-    :func:`observation_planes` and the search tree both call it.
+    ``board`` the kernels' ``int8[BOARD_LEN]`` (squares, castling rights, en-passant square), ``side`` the mover
+    (+1 White, -1 Black), ``tab`` the variant's table; ``hidden`` (dark chess) shows the opponent only on the
+    squares the mover sees and leaves the repetition planes and the opponent's castling rights 0 (an en-passant
+    square shows only where the mover sees it); ``repetitions`` how many times the position occurred before,
+    ``halfmove`` the plies since the last capture or pawn move, ``ply`` and ``max_plies`` the ply and its cap. The
+    one implementation of the planes: :func:`observation_planes` and the search tree both call it.
     """
     out[:] = 0.0
     seen = K.visible_squares(board, side, tab) if hidden else np.ones(64, dtype=np.bool_)
@@ -102,6 +117,18 @@ def fill_planes(board, side, tab, hidden, repetitions, halfmove, ply, max_plies,
     out[HALFMOVE_PLANE] = halfmove / 100.0
     out[PLY_PLANE] = ply / max_plies
     out[WHITE_TO_MOVE_PLANE] = 1.0 if side > 0 else 0.0
+    rights = board[K.CASTLING]
+    own_oo, own_ooo = (K.WHITE_OO, K.WHITE_OOO) if side > 0 else (K.BLACK_OO, K.BLACK_OOO)
+    their_oo, their_ooo = (K.BLACK_OO, K.BLACK_OOO) if side > 0 else (K.WHITE_OO, K.WHITE_OOO)
+    out[OWN_CASTLING_PLANE] = 1.0 if rights & own_oo else 0.0
+    out[OWN_CASTLING_PLANE + 1] = 1.0 if rights & own_ooo else 0.0
+    if not hidden:
+        out[OPPONENT_CASTLING_PLANE] = 1.0 if rights & their_oo else 0.0
+        out[OPPONENT_CASTLING_PLANE + 1] = 1.0 if rights & their_ooo else 0.0
+    ep = board[K.EP]
+    if ep != 0 and seen[ep]:
+        r = ep >> 3
+        out[EN_PASSANT_PLANE, r if side > 0 else height - 1 - r, ep & 7] = 1.0
 
 
 def observation_planes(state: State, out: np.ndarray | None = None, *, color: Color | None = None) -> np.ndarray:

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mmc.engine import _kernels as K
-from mmc.engine.fen import FenError, board_fen, parse_fen
+from mmc.engine.fen import FenError, board_fen, castling_fen, parse_fen
 from mmc.engine.variants import CaptureRule, CheckRule, EndRule, PieceType, Variant, get_variant
 
 __all__ = [
@@ -134,7 +134,7 @@ class IllegalMoveError(ValueError):
 
 class _StateFields(NamedTuple):
     variant_name: str
-    board: bytes  # 64 signed bytes, see mmc.engine._kernels
+    board: bytes  # K.BOARD_LEN signed bytes: 64 squares, castling rights, en-passant square (mmc.engine._kernels)
     turn: Color
     halfmove_clock: int  # plies since the last capture or pawn move
     fullmove_number: int
@@ -155,8 +155,18 @@ class State(_StateFields):
         return 2 * (self.fullmove_number - 1) + (self.turn is Color.BLACK)
 
     def board_array(self) -> np.ndarray:
-        """The board as a read-only ``int8[64]`` array (``+type`` White, ``-type`` Black)."""
-        return np.frombuffer(self.board, dtype=np.int8)
+        """The 64 squares as a read-only ``int8[64]`` array (``+type`` White, ``-type`` Black, 0 empty)."""
+        return np.frombuffer(self.board, dtype=np.int8, count=64)
+
+    @property
+    def castling_rights(self) -> int:
+        """Bits ``1`` White O-O, ``2`` White O-O-O, ``4`` Black O-O, ``8`` Black O-O-O (0 without castling)."""
+        return self.board[K.CASTLING]
+
+    @property
+    def ep_square(self) -> int | None:
+        """The square an en-passant capture may land on, when one is legal; ``None`` otherwise."""
+        return self.board[K.EP] or None
 
     def piece_at(self, square: int) -> int:
         """Signed piece code on ``square`` (0 when empty)."""
@@ -164,12 +174,14 @@ class State(_StateFields):
         return v - 256 if v > 127 else v
 
     def fen(self) -> str:
-        """Standard FEN with the board sized to the variant; castling and en passant are ``-``."""
+        """Standard FEN with the board sized to the variant; the en-passant square only where the capture is legal."""
         side = "w" if self.turn is Color.WHITE else "b"
-        return f"{board_fen(self.board, self.variant)} {side} - - {self.halfmove_clock} {self.fullmove_number}"
+        fields = castling_fen(self.board)
+        return f"{board_fen(self.board, self.variant)} {side} {fields} {self.halfmove_clock} {self.fullmove_number}"
 
     def repetitions(self) -> int:
-        """How many times this position (board and side to move) occurred before, since the last irreversible move."""
+        """How many times this position (board, castling rights, en-passant possibility and side to move) occurred
+        before, since the last irreversible move."""
         return self.history[-2::-2].count(self.board)
 
     def __repr__(self) -> str:
@@ -195,6 +207,8 @@ def from_fen(variant: str | Variant, fen: str, *, max_plies: int = DEFAULT_MAX_P
         raise ValueError(f"max_plies must be >= 1, got {max_plies}")
     board, side, halfmove, fullmove = parse_fen(fen, v)
     _check_kings(board, side, v, fen)
+    if board[K.EP]:
+        board = _keep_legal_ep(board, side, v)
     turn = Color.WHITE if side == 1 else Color.BLACK
     return State(v.name, board, turn, halfmove, fullmove, max_plies, ())
 
@@ -204,17 +218,28 @@ def _check_kings(board: bytes, side: int, v: Variant, fen: str) -> None:
         return
     arr = np.frombuffer(board, dtype=np.int8)
     for color, name in ((1, "White"), (-1, "Black")):
-        kings = int(np.count_nonzero(arr == 6 * color))
+        kings = int(np.count_nonzero(arr[:64] == 6 * color))
         allowed = (0, 1) if v.end is EndRule.KING_LOST else (1,)
         if kings not in allowed:
             raise FenError(f"FEN {fen!r}: {name} has {kings} kings, {v.name} needs exactly one")
     # With a king gone (atomic, the game is over) there is no check to test.
-    if np.count_nonzero(np.abs(arr) == 6) == 2 and K.in_check(arr, -side, table(v.name)):
+    if np.count_nonzero(np.abs(arr[:64]) == 6) == 2 and K.in_check(arr, -side, table(v.name)):
         raise FenError(f"FEN {fen!r}: the side not to move is in check")
 
 
+def _keep_legal_ep(board: bytes, side: int, v: Variant) -> bytes:
+    """The board with its en-passant square cleared unless an en-passant capture is legal (as the kernels keep it)."""
+    arr = np.frombuffer(board, dtype=np.int8).copy()
+    ep = int(arr[K.EP])
+    for code in K.legal_moves(arr, side, table(v.name)):
+        if (code >> 6) & 63 == ep and arr[code & 63] == side * K.PAWN:
+            return board
+    arr[K.EP] = 0
+    return arr.tobytes()
+
+
 def _array(state: State) -> np.ndarray:
-    """The board as the kernels' ``int8[64]``, kept with the state (never handed out: it is writable)."""
+    """The board as the kernels' ``int8[BOARD_LEN]``, kept with the state (never handed out: it is writable)."""
     cache = state.__dict__
     arr = cache.get("array")
     if arr is None:
@@ -265,7 +290,7 @@ def apply_move(state: State, move: Move) -> State:
     board = state.board
     frm, to = move.from_square, move.to_square
     irreversible = board[to] != 0 or board[frm] in (1, 255)  # a capture or a pawn move
-    after = np.empty(64, dtype=np.int8)
+    after = np.empty(K.BOARD_LEN, dtype=np.int8)
     out = _scratch()
     n = K.advance(_array(state), move.code, int(state.turn), table(state.variant_name), after, out)
     black_moved = state.turn is BLACK

@@ -101,12 +101,18 @@ class Variant:
     insufficient_material: bool = True
     """Whether K v K and K+minor v K are drawn (off where a king can simply be taken)."""
     in_default_study: bool = True
-    """False for variants the study leaves out (monochromatic: White cannot move at ply 0)."""
+    """False for variants the study leaves out (monochromatic: White cannot move at ply 0; chess: 8x8)."""
+    double_step: bool = False
+    """Chess: a pawn on its second rank may step two squares, and may be taken en passant right after."""
+    castling: bool = False
+    """Chess: the king castles with an unmoved rook (rights in the FEN; king on the e-file, rooks in the corners)."""
+    bishops_draw: bool = False
+    """Chess (as Fairy-Stockfish counts it): kings with bishops all on squares of one colour are also insufficient."""
 
     @property
     def start_fen(self) -> str:
         """The start position as a full FEN."""
-        return f"{self.start_board} w - - 0 1"
+        return f"{self.start_board} w {'KQkq' if self.castling else '-'} - 0 1"
 
 
 _GARDNER = "rnbqk/ppppp/5/PPPPP/RNBQK"
@@ -174,6 +180,17 @@ VARIANTS: dict[str, Variant] = {
             "Bichromatic: every move changes its square colour",
             _GARDNER,
             move_filter=MoveFilter.OPPOSITE_COLOUR,
+        ),
+        Variant(
+            "chess",
+            "Chess: the FIDE rules on 8x8 (castling, en passant, double step), no clock",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR",
+            height=8,
+            width=8,
+            in_default_study=False,
+            double_step=True,
+            castling=True,
+            bishops_draw=True,
         ),
     )
 }

@@ -13,7 +13,7 @@ win and 0 for a draw (the ply cap, ``max_plies``, is a drawn ending of the rules
 >>> e.reset(seed=0)
 >>> observation, reward, termination, truncation, info = e.last()
 >>> observation["observation"].shape, int(observation["action_mask"].sum())
-((19, 5, 5), 7)
+((24, 5, 5), 7)
 """
 
 from __future__ import annotations

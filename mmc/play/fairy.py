@@ -35,7 +35,13 @@ logger = logging.getLogger(__name__)
 DEFAULT_BINARY = "/usr/games/fairy-stockfish"
 """Where ``apt-get install fairy-stockfish`` puts the engine."""
 
-ENGINE_VARIANTS = {"gardner": "gardner", "baby": "baby", "mallet": "mallet", "los_alamos": "losalamos"}
+ENGINE_VARIANTS = {
+    "gardner": "gardner",
+    "baby": "baby",
+    "mallet": "mallet",
+    "los_alamos": "losalamos",
+    "chess": "chess",
+}
 """Project variant id -> the engine's ``UCI_Variant`` name, for the variants the engine plays."""
 
 

@@ -61,10 +61,10 @@ class Nodes(NamedTuple):
 
 
 class Slots(NamedTuple):
-    """The materialised positions, each field ``[T, slot_cap]`` (``board`` ``[T, slot_cap, 64]``)."""
+    """The materialised positions, each field ``[T, slot_cap]`` (``board`` ``[T, slot_cap, BOARD_LEN]``)."""
 
     board: np.ndarray
-    """``int8[T, S, 64]``: the kernels' board."""
+    """``int8[T, S, BOARD_LEN]``: the kernels' board (castling rights and en-passant square included)."""
     side: np.ndarray
     """``int8[T, S]``: the side to move, +1 White, -1 Black."""
     halfmove: np.ndarray
@@ -97,7 +97,7 @@ class Trees(NamedTuple):
     pending_moves: np.ndarray
     """``int32[T, MAX_MOVES]``: those moves' codes."""
     history: np.ndarray
-    """``int8[T, MAX_HISTORY, 64]``: boards before the root since its last irreversible move, oldest first."""
+    """``int8[T, MAX_HISTORY, BOARD_LEN]``: boards before the root since its last irreversible move, oldest first."""
     history_len: np.ndarray
     """``int32[T]``: boards in ``history``."""
 
@@ -108,7 +108,7 @@ class Leaves(NamedTuple):
     planes: np.ndarray
     """``float32[T, NUM_PLANES, H, W]``: the leaves' input planes."""
     boards: np.ndarray
-    """``int8[T, 64]``."""
+    """``int8[T, BOARD_LEN]``."""
     sides: np.ndarray
     """``int8[T]``."""
     tree: np.ndarray
@@ -149,7 +149,7 @@ class Params(NamedTuple):
 
 @njit(cache=True)
 def _same_board(a, b):
-    for i in range(64):  # noqa: SIM110 (a compiled loop that stops at the first difference)
+    for i in range(K.BOARD_LEN):  # noqa: SIM110 (a compiled loop that stops at the first difference)
         if a[i] != b[i]:
             return False
     return True

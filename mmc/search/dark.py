@@ -31,7 +31,7 @@ class DarkObservation(NamedTuple):
     visible: np.ndarray
     """``bool[64]``: squares the mover sees (its own pieces and every square they can move to)."""
     seen_board: np.ndarray
-    """``int8[64]``: the board on visible squares, 0 elsewhere."""
+    """``int8[BOARD_LEN]``: the board on visible squares, 0 elsewhere (dark chess has no castling or en passant)."""
     opponent_material: np.ndarray
     """``int32[7]``: the opponent's pieces by type (index = piece type; 0 unused)."""
     halfmove: int
@@ -44,15 +44,16 @@ def observe(state: State) -> DarkObservation:
     side = int(state.turn)
     visible = K.visible_squares(board, side, K.table(state.variant_name))
     material = np.zeros(7, dtype=np.int32)
-    for piece in board:
+    for piece in board[:64]:
         if piece * side < 0:
             material[abs(int(piece))] += 1
-    seen = np.where(visible, board, 0).astype(np.int8)
+    seen = np.zeros(K.BOARD_LEN, dtype=np.int8)
+    seen[:64] = np.where(visible, board[:64], 0)
     return DarkObservation(state.variant_name, side, visible, seen, material, state.halfmove_clock, state.ply)
 
 
 def sample_boards(obs: DarkObservation, count: int, rng: np.random.Generator, *, tries: int = 200) -> np.ndarray:
-    """``int8[count, 64]`` boards consistent with ``obs``; ``RuntimeError`` if ``tries`` draws per board fail."""
+    """``int8[count, BOARD_LEN]`` boards consistent with ``obs``; ``RuntimeError`` if ``tries`` draws per board fail."""
     tab = K.table(obs.variant)
     height = int(tab[K.H_HEIGHT])
     squares = tab[K.SQ_OFF : K.SQ_OFF + tab[K.H_NSQ]].astype(np.int64)
@@ -69,7 +70,7 @@ def sample_boards(obs: DarkObservation, count: int, rng: np.random.Generator, *,
     diagonal = {sq + 8 * obs.side + df for sq in pawns for df in (-1, 1) if 0 <= sq % 8 + df < 8}
     forced = np.array([sq for sq in hidden.tolist() if sq in ahead], dtype=np.int64)
     open_square = np.array([sq not in diagonal for sq in hidden.tolist()], dtype=bool)
-    boards = np.empty((count, 64), dtype=np.int8)
+    boards = np.empty((count, K.BOARD_LEN), dtype=np.int8)
     for i in range(count):
         for _ in range(tries):
             board = _draw(obs, hidden, pawn_rank_ok & open_square, open_square, pieces, forced, rng)

@@ -33,7 +33,8 @@ class LeafBatch(NamedTuple):
     planes: np.ndarray
     """``float32[n, NUM_PLANES, H, W]``: each side to move's observation planes (``observation_planes``)."""
     boards: np.ndarray
-    """``int8[n, 64]``: the boards, for evaluators that play (rollouts); a network must read only ``planes``."""
+    """``int8[n, BOARD_LEN]``: the kernels' boards (``mmc.engine.board``), for evaluators that play (rollouts); a
+    network must read only ``planes``."""
     sides: np.ndarray
     """``int8[n]``: +1 White to move, -1 Black."""
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from mmc.engine import Move, State, get_variant
 from mmc.engine.actions import action_space
-from mmc.engine.board import MAX_MOVES, MOVES, NUM_PLANES, kernel_board, table
+from mmc.engine.board import BOARD_LEN, MAX_MOVES, MOVES, NUM_PLANES, kernel_board, table
 from mmc.search import _tree
 from mmc.search._tree import Leaves, Nodes, Params, Rules, Slots, Trees
 from mmc.search.config import SearchConfig
@@ -93,7 +93,7 @@ class Forest:
         slot_cap = config.simulations + 2
         self.nodes = Nodes(**{name: np.zeros((t, node_cap), dtype=dt) for name, dt in _NODE_FIELDS.items()})
         self.slots = Slots(
-            board=np.zeros((t, slot_cap, 64), dtype=np.int8),
+            board=np.zeros((t, slot_cap, BOARD_LEN), dtype=np.int8),
             **{name: np.zeros((t, slot_cap), dtype=dt) for name, dt in _SLOT_FIELDS.items()},
         )
         self.trees = Trees(
@@ -104,12 +104,12 @@ class Forest:
             pending_node=np.full(t, -1, dtype=np.int32),
             pending_count=np.zeros(t, dtype=np.int32),
             pending_moves=np.zeros((t, MAX_MOVES), dtype=np.int32),
-            history=np.zeros((t, _tree.MAX_HISTORY, 64), dtype=np.int8),
+            history=np.zeros((t, _tree.MAX_HISTORY, BOARD_LEN), dtype=np.int8),
             history_len=np.zeros(t, dtype=np.int32),
         )
         self.leaves = Leaves(
             planes=np.zeros((t, NUM_PLANES, v.height, v.width), dtype=np.float32),
-            boards=np.zeros((t, 64), dtype=np.int8),
+            boards=np.zeros((t, BOARD_LEN), dtype=np.int8),
             sides=np.zeros(t, dtype=np.int8),
             tree=np.zeros(t, dtype=np.int32),
         )
@@ -136,7 +136,7 @@ class Forest:
 
     def set_root_board(self, t: int, board: np.ndarray, side: int, halfmove: int, ply: int, *,
                        keep_history: bool = False) -> None:  # fmt: skip
-        """Start tree ``t`` afresh at a raw ``int8[64]`` board (a dark-chess determinization: no history)."""
+        """Start tree ``t`` afresh at a raw ``int8[BOARD_LEN]`` board (a dark-chess determinization: no history)."""
         trees = self.trees
         if not keep_history:
             trees.history_len[t] = 0

@@ -78,9 +78,10 @@ _MIRROR_INDEX = torch.tensor(MIRROR_PLANES.tolist(), dtype=torch.long)
 
 
 def is_mirror_symmetric(variant: str | Variant) -> bool:
-    """Whether the variant's rules are unchanged by a left-right mirror of the board (every variant of the spec)."""
+    """Whether the variant's rules are unchanged by a left-right mirror of the board (every variant of the spec but
+    chess, whose castling tells the king's side from the queen's)."""
     v = get_variant(variant)
-    return all(getattr(v, hook) in values for hook, values in _SYMMETRIC_HOOKS.items())
+    return not v.castling and all(getattr(v, hook) in values for hook, values in _SYMMETRIC_HOOKS.items())
 
 
 def check_mirror_symmetric(variants: Iterable[str | Variant]) -> None:

@@ -47,7 +47,7 @@ from mmc.configs import ConfigError, Count, Range, check_fields, config_from_dic
 from mmc.nn.device import resolve_device
 from mmc.nn.network import PolicyValueNet, masked_log_softmax
 from mmc.seeding import torch_generator
-from mmc.train.augment import check_mirror_symmetric, mirror_batch
+from mmc.train.augment import is_mirror_symmetric, mirror_batch
 from mmc.train.examples import Examples, group_by_size
 
 __all__ = [
@@ -92,7 +92,8 @@ class TrainConfig:
     value_discount: Annotated[float, Range(0, 1, low_open=True)] = 0.99
     """``gamma`` in (0, 1]: the result counts ``gamma ** plies_left`` in the value target (1: undiscounted)."""
     augment_mirror: bool = True
-    """Mirror each row left-right with probability 1/2 every time it is drawn (see ``mmc.train.augment``)."""
+    """Mirror each row left-right with probability 1/2 every time it is drawn (see ``mmc.train.augment``): the rows
+    of mirror-symmetric variants only (a board size with any other variant, chess's 8x8, is never mirrored)."""
     lr_schedule: str = "constant"
     """The learning rate across one training's minibatch steps (:data:`LR_SCHEDULES`): ``constant``, or ``cosine``
     from ``learning_rate`` down to ``lr_floor * learning_rate`` at the last step (Loshchilov & Hutter 2017, one
@@ -246,8 +247,6 @@ def _check_examples(net: PolicyValueNet, groups: Sequence[Examples], config: Tra
                 f"examples have {planes} input and {policy_planes} policy planes, the network "
                 f"{net.config.in_planes} and {net.config.policy_planes}"
             )
-        if config.augment_mirror:
-            check_mirror_symmetric(str(name) for name in set(group.variant.tolist()))
 
 
 def train(
@@ -263,6 +262,7 @@ def train(
     groups = [group for group in group_by_size(examples) if len(group)]
     _check_examples(net, groups, config)
     data = [_as_batch(group, config) for group in groups]
+    mirrored = [config.augment_mirror and all(map(is_mirror_symmetric, set(g.variant.tolist()))) for g in groups]
     device = next(net.parameters()).device
     optimizer = torch.optim.SGD(
         net.parameters(), lr=config.learning_rate, momentum=config.momentum, weight_decay=config.weight_decay
@@ -280,7 +280,7 @@ def train(
                     for param_group in optimizer.param_groups:
                         param_group["lr"] = learning_rate_at(step, steps, config)
                 step += 1
-                batch = _draw(data[group], rows, config.augment_mirror, generator, device)
+                batch = _draw(data[group], rows, mirrored[group], generator, device)
                 policy_loss, value_loss = _losses(net, batch)
                 total = policy_loss + config.value_loss_weight * value_loss
                 optimizer.zero_grad(set_to_none=True)

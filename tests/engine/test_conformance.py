@@ -4,10 +4,11 @@ What users rely on, checked on every position of 30 random games per variant:
 
 - a game that is not over has legal moves, and every game ends by its ply cap at the latest;
 - each legal move has one action (``ActionSpace.encode``) that decodes back to it, actions are distinct and
-  in range, and their policy-plane indices are distinct and inside the shared ``[60, H, W]`` layout;
+  in range, and their policy-plane indices are distinct and inside the shared ``[NUM_POLICY_PLANES, H, W]`` layout;
 - FEN round-trips (``from_fen(v, s.fen())`` has the same board, side and FEN);
-- ``observation_planes`` has shape ``[NUM_PLANES, H, W]``, shows every piece of the mover, and in dark hides
-  every opponent piece on a square the mover does not see;
+- ``observation_planes`` has shape ``[NUM_PLANES, H, W]``, shows every piece of the mover, the castling rights
+  and the en-passant square of the position (0 where the variant has none), and in dark hides every opponent
+  piece on a square the mover does not see;
 - states are hashable values.
 """
 
@@ -36,9 +37,9 @@ from mmc.engine import (
     outcome,
     visible_squares,
 )
+from mmc.engine.actions import NUM_POLICY_PLANES
 
 GAMES_PER_VARIANT = 30
-POLICY_PLANES = 60
 # Monochromatic's start is stalemate at ply 0; its playouts start with the b- and d-pawns removed.
 PLAYOUT_START = {name: v.start_fen for name, v in VARIANTS.items()} | {
     "monochromatic": "rnbqk/p1p1p/5/P1P1P/RNBQK w - - 0 1"
@@ -64,7 +65,7 @@ def check_actions(state: State, space: ActionSpace) -> None:
     v = state.variant
     planes = space.policy_index[actions].tolist()
     assert len(set(planes)) == len(planes), f"two actions share a policy index in {state!r}"
-    assert all(0 <= p < POLICY_PLANES * v.height * v.width for p in planes), state
+    assert all(0 <= p < NUM_POLICY_PLANES * v.height * v.width for p in planes), state
 
 
 def fen_round_trip_problem(state: State) -> str | None:
@@ -87,6 +88,19 @@ def check_planes(state: State) -> None:
     board = state.board_array()
     side = int(state.turn)
     assert planes[0:6].sum() == np.count_nonzero(board * side > 0)
+    rights = (
+        state.castling_rights
+        if state.turn is Color.WHITE
+        else state.castling_rights >> 2 | (state.castling_rights & 3) << 2
+    )
+    castling = planes[19:23, 0, 0].tolist() if not v.hidden_information else [0.0] * 4
+    assert castling == [float(rights >> bit & 1) for bit in range(4)], f"castling planes wrong in {state!r}"
+    assert planes[19:23].min(axis=(1, 2)).tolist() == planes[19:23].max(axis=(1, 2)).tolist()
+    ep = state.ep_square
+    assert planes[23].sum() == (ep is not None), f"en-passant plane wrong in {state!r}"
+    if ep is not None:
+        row = ep >> 3 if state.turn is Color.WHITE else v.height - 1 - (ep >> 3)
+        assert planes[23, row, ep & 7] == 1.0
     if not v.hidden_information:
         assert planes[6:12].sum() == np.count_nonzero(board * side < 0)
         return
@@ -99,9 +113,10 @@ def check_planes(state: State) -> None:
                 assert not planes[6:12, row, file].any(), f"hidden square {8 * rank + file} leaks in {state!r}"
 
 
-def check_position(state: State, space: ActionSpace, states: set[State], fen_problems: list[str]) -> None:
+def check_position(state: State, space: ActionSpace | None, states: set[State], fen_problems: list[str]) -> None:
     """All per-position contracts (FEN round-trip problems are collected, so that the other checks go on)."""
-    check_actions(state, space)
+    if space is not None:
+        check_actions(state, space)
     check_planes(state)
     problem = fen_round_trip_problem(state)
     if problem is not None:
@@ -152,10 +167,13 @@ def test_states_are_hashable_immutable_values() -> None:
 
 
 def test_action_space_sizes() -> None:
-    """The documented action counts: 25 x 49 on 5x5, 25 x 52 in extinction, 36 x 57 on 6x6."""
+    """The documented action counts: 25 x 49 on 5x5, 25 x 52 in extinction, 36 x 57 on 6x6, AlphaZero's 64 x 73 on
+    8x8, all read from the one shared layout of 76 policy planes."""
     assert action_space("gardner").num_actions == 25 * 49
     assert action_space("extinction").num_actions == 25 * 52
     assert action_space("los_alamos").num_actions == 36 * 57
+    assert action_space("chess").num_actions == 64 * 73
+    assert NUM_POLICY_PLANES == 76
 
 
 def test_action_errors_name_the_problem() -> None:

@@ -41,10 +41,13 @@ ENGINE_NAMES = {
     "atomic": "atomic5",
     "extinction": "extinction5",
     "dark": "gardnerkc",
+    "chess": "chess",
 }
 """Project id -> Fairy-Stockfish variant (``shared/oracle/variants.ini`` defines the custom ones)."""
 
 GAMES_PER_VARIANT = 200
+GAMES = {"chess": 40}
+"""Fewer games where a game costs more (chess: 8x8, 150 plies, more oracle calls per ply)."""
 CHUNKS = 4
 """Seeds of a variant are split into this many test items so that xdist can spread them."""
 
@@ -83,7 +86,7 @@ class Game:
     start_fen: str
     moves: list[str] = field(default_factory=list)
     seen: Counter[str] = field(default_factory=Counter)
-    """Occurrences of each (board, side to move) since the last capture or pawn move."""
+    """Occurrences of each (board, side to move, castling rights, en passant) since the last capture or pawn move."""
 
     @property
     def engine(self) -> str:
@@ -105,7 +108,7 @@ def random_game(variant: str, seed: int) -> Iterator[tuple[Game, State]]:
     while True:
         if state.halfmove_clock == 0:
             game.seen.clear()
-        game.seen[" ".join(state.fen().split()[:2])] += 1
+        game.seen[" ".join(state.fen().split()[:4])] += 1  # board, side, castling rights, en passant
         yield game, state
         if outcome(state) is not None:
             return
@@ -188,8 +191,12 @@ def check_insufficient_material(game: Game, state: State, result: Outcome | None
     because kings that touch cannot be checked).
     """
     pieces = material(state)
-    spec = spec_insufficient(game.variant, pieces)
     ours = result is not None and result.termination is Termination.INSUFFICIENT_MATERIAL
+    if game.variant == "chess":  # the spec counts as Fairy-Stockfish does: exact
+        dead = oracle_dead_position(game.engine, pieces, state.fen())
+        assert ours == dead, f"{game.where(state)}: insufficient material {ours}, Fairy-Stockfish {dead}"
+        return
+    spec = spec_insufficient(game.variant, pieces)
     assert ours == spec, f"{game.where(state)}: insufficient material per spec {spec}, outcome {result}"
     dead = oracle_dead_position(game.engine, pieces, state.fen())
     if spec and not dead:
@@ -206,7 +213,7 @@ def check_claimable_draws(game: Game, state: State, result: Outcome | None) -> N
     material takes precedence in our outcome and is not part of Fairy-Stockfish's notion, so it is
     skipped here (see :func:`check_insufficient_material`).
     """
-    repeated = game.seen[" ".join(state.fen().split()[:2])] >= 2
+    repeated = game.seen[" ".join(state.fen().split()[:4])] >= 2
     if not (repeated or state.halfmove_clock >= 99 or result is not None):
         return
     if result is not None and result.termination is Termination.INSUFFICIENT_MATERIAL:
@@ -245,12 +252,15 @@ def play_and_check(variant: str, seed: int) -> None:
 
 def seed_chunks() -> list[object]:
     """``pytest.param(variant, seeds)`` items: each variant's seeds split into :data:`CHUNKS` ranges."""
-    size = -(-GAMES_PER_VARIANT // CHUNKS)
-    return [
-        pytest.param(variant, range(start, min(start + size, GAMES_PER_VARIANT)), id=f"{variant}-{start}")
-        for variant in ENGINE_NAMES
-        for start in range(0, GAMES_PER_VARIANT, size)
-    ]
+    params = []
+    for variant in ENGINE_NAMES:
+        games = GAMES.get(variant, GAMES_PER_VARIANT)
+        size = -(-games // CHUNKS)
+        params += [
+            pytest.param(variant, range(start, min(start + size, games)), id=f"{variant}-{start}")
+            for start in range(0, games, size)
+        ]
+    return params
 
 
 @pytest.mark.parametrize(("variant", "seeds"), seed_chunks())

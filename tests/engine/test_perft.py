@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from mmc.engine import VARIANTS, from_fen, initial_state, legal_moves, perft, perft_divide
+from mmc.engine import VARIANTS, from_fen, get_variant, initial_state, legal_moves, perft, perft_divide
 
 SLOW_NODES = 3_000_000
 
@@ -50,12 +50,38 @@ def test_perft_matches_oracle(variant: str, fen: str, depth: int, nodes: int) ->
     assert perft(from_fen(variant, fen), depth) == nodes, f"{variant} {fen} depth {depth}"
 
 
+CHESS_PERFT_CSV = Path(__file__).resolve().parents[1] / "oracle" / "chess_perft.csv"
+"""8x8 chess: Fairy-Stockfish's ``go perft`` counts, written by ``tests/oracle/chess_perft.py`` (the start to depth 5,
+Kiwipete and the chessprogramming wiki's positions 3-6 to depth 4, 32 positions of pyffish's random games to
+depth 4)."""
+
+
+def chess_rows() -> list[object]:
+    with CHESS_PERFT_CSV.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    return [pytest.param(row["fen"], int(row["depth"]), int(row["nodes"]), id=f"chess-d{row['depth']}-{i}")
+            for i, row in enumerate(rows)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fen", "depth", "nodes"), chess_rows())
+def test_chess_perft_matches_fairy_stockfish(fen: str, depth: int, nodes: int) -> None:
+    assert perft(from_fen("chess", fen), depth) == nodes, f"chess {fen} depth {depth}"
+
+
+def test_chess_perft_covers_the_known_positions() -> None:
+    """The start to depth 5 (the spec's 4,865,609), Kiwipete, positions 3-6, and at least 30 random positions."""
+    rows = [(fen, int(depth), int(nodes)) for fen, depth, nodes in (p.values for p in chess_rows())]  # type: ignore[attr-defined]
+    assert rows[0] == (get_variant("chess").start_fen, 5, 4_865_609)
+    assert rows[1][2] == 4_085_603  # Kiwipete, the spec's count
+    assert len(rows) >= 6 + 30
+
+
 def test_oracle_covers_every_variant_with_an_oracle() -> None:
     """The CSV has rows for the seven variants Fairy-Stockfish can check (the other three are in test_rules)."""
     with PERFT_CSV.open(newline="") as f:
         names = {row["variant"] for row in csv.DictReader(f)}
     assert names <= set(VARIANTS)
-    assert names == set(VARIANTS) - {"rifle", "monochromatic", "bichromatic"}
+    assert names == set(VARIANTS) - {"rifle", "monochromatic", "bichromatic", "chess"}  # chess: test_chess.py
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))

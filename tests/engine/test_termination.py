@@ -39,6 +39,7 @@ SHUFFLES: dict[str, tuple[str, tuple[str, ...]]] = {
     "dark": ("", ("b1c3", "b5a3", "c3b1", "a3b5")),
     "monochromatic": ("kn3/5/5/5/3NK w - - 0 1", ("e1d2", "a5b4", "d2e1", "b4a5")),
     "bichromatic": ("", ("b1c3", "b5a3", "c3b1", "a3b5")),
+    "chess": ("", ("g1f3", "g8f6", "f3g1", "f6g8")),
 }
 
 
@@ -178,6 +179,13 @@ INSUFFICIENT_6X6 = [
     ("K-v-K", "k5/6/6/6/6/5K w - - 0 1"),
     ("KN-v-K", "k5/6/6/6/6/4NK w - - 0 1"),
 ]
+# Chess counts as Fairy-Stockfish does: also kings with bishops all on squares of one colour.
+INSUFFICIENT_8X8 = [
+    ("K-v-K", "k7/8/8/8/8/8/8/7K w - - 0 1"),
+    ("KN-v-K", "k7/8/8/8/8/8/8/6NK w - - 0 1"),
+    ("KB-v-KB-same-colour", "k1b5/8/8/8/8/8/8/5B1K w - - 0 1"),
+    ("KBB-v-K-same-colour", "k7/8/8/8/8/3B4/8/5B1K w - - 0 1"),
+]
 WITH_INSUFFICIENT = [v for v in sorted(VARIANTS) if VARIANTS[v].insufficient_material]
 
 
@@ -186,7 +194,7 @@ WITH_INSUFFICIENT = [v for v in sorted(VARIANTS) if VARIANTS[v].insufficient_mat
     [
         pytest.param(v, fen, id=f"{v}-{name}")
         for v in WITH_INSUFFICIENT
-        for name, fen in (INSUFFICIENT_6X6 if VARIANTS[v].height == 6 else INSUFFICIENT_5X5)
+        for name, fen in {5: INSUFFICIENT_5X5, 6: INSUFFICIENT_6X6, 8: INSUFFICIENT_8X8}[VARIANTS[v].height]
     ],
 )
 def test_insufficient_material(variant: str, fen: str) -> None:
@@ -201,6 +209,21 @@ def test_insufficient_material_reached_by_capture() -> None:
     state = from_fen("gardner", "kr3/5/2N2/5/4K w - - 0 1")
     assert outcome(state) is None
     assert ended(play(state, "c3b5")) == Outcome(None, Termination.INSUFFICIENT_MATERIAL)
+
+
+@pytest.mark.parametrize(
+    "fen",
+    [
+        "kb6/8/8/8/8/8/8/5B1K w - - 0 1",  # bishops on both colours
+        "kn6/8/8/8/8/8/8/6NK w - - 0 1",  # a knight each
+        "kb6/8/8/8/8/8/8/6NK w - - 0 1",  # knight against bishop
+        "k7/8/8/8/8/8/8/5NNK w - - 0 1",  # two knights
+        "k7/8/8/8/8/8/P7/7K w - - 0 1",  # a pawn
+    ],
+)
+def test_sufficient_material_in_chess(fen: str) -> None:
+    """What Fairy-Stockfish does not count as insufficient in chess plays on."""
+    assert outcome(from_fen("chess", fen)) is None
 
 
 def test_insufficient_material_is_off_in_dark_and_extinction() -> None:

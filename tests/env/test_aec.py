@@ -13,7 +13,7 @@ from mmc.env import PLAYABLE, agent_planes, env, raw_env
 
 
 def test_every_variant_but_monochromatic_is_playable() -> None:
-    assert "monochromatic" not in PLAYABLE and len(PLAYABLE) == 9
+    assert "monochromatic" not in PLAYABLE and "chess" in PLAYABLE and len(PLAYABLE) == 10
 
 
 @pytest.mark.parametrize("variant", PLAYABLE)

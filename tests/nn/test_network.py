@@ -1,6 +1,6 @@
 """The network package: what search and training rely on.
 
-- one set of weights reads 5x5 and 6x6 boards, values lie in [-1, 1], a seed fixes the weights (and never
+- one set of weights reads 5x5, 6x6 and 8x8 boards, values lie in [-1, 1], a seed fixes the weights (and never
   touches torch's global RNG);
 - checkpoints round-trip exactly, write atomically, and name the file when it is missing or corrupt;
 - masked softmaxes put no probability on illegal actions and never produce NaN;
@@ -101,12 +101,22 @@ def test_config_round_trips_and_rejects_bad_keys_by_name() -> None:
 # --- network ---------------------------------------------------------------------------------------------
 
 
-def test_same_weights_read_5x5_and_6x6_boards() -> None:
+def test_same_weights_read_5x5_6x6_and_8x8_boards() -> None:
     net = build_network(SMALL, seed=0).eval()
-    for variant, size in (("gardner", 5), ("los_alamos", 6)):
+    for variant, size in (("gardner", 5), ("los_alamos", 6), ("chess", 8)):
         policy, value = net(planes_of(random_positions(variant, 3, seed=1)))
         assert policy.shape == (3, NUM_POLICY_PLANES, size, size)
         assert value.shape == (3,)
+
+
+def test_one_evaluator_gives_5x5_6x6_and_8x8_positions_priors_over_their_legal_moves() -> None:
+    evaluator = NetworkEvaluator(build_network(SMALL, seed=3))
+    states = [s for variant in ("gardner", "los_alamos", "chess") for s in random_positions(variant, 2, seed=4)]
+    states.append(from_fen("chess", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"))
+    priors, values = evaluator(states)
+    for state, prior in zip(states, priors, strict=True):
+        assert prior.shape == (len(legal_moves(state)),) and prior.sum() == pytest.approx(1.0, abs=1e-5)
+    assert len(priors[-1]) == 48 and np.all(np.abs(values) <= 1)
 
 
 def test_value_lies_in_minus_one_to_one() -> None:
@@ -131,7 +141,7 @@ def test_build_network_is_deterministic_per_seed_and_leaves_global_rng_alone() -
 
 
 def test_forward_rejects_wrong_input_planes() -> None:
-    with pytest.raises(ValueError, match=r"\[B, 19, H, W\]"):
+    with pytest.raises(ValueError, match=rf"\[B, {NUM_PLANES}, H, W\]"):
         build_network(SMALL)(torch.zeros(1, 7, 5, 5))
 
 
@@ -254,7 +264,7 @@ def manual_evaluation(net: PolicyValueNet, state: State) -> tuple[np.ndarray, fl
     return probs[space.legal_actions(state)], float(value[0])
 
 
-MIXED_VARIANTS = ("gardner", "los_alamos", "extinction", "dark", "los_alamos", "atomic")
+MIXED_VARIANTS = ("gardner", "los_alamos", "extinction", "dark", "chess", "los_alamos", "atomic")
 
 
 def mixed_batch() -> list[State]:
@@ -314,7 +324,7 @@ def test_evaluator_gives_finished_games_empty_priors_and_their_result() -> None:
 
 
 def test_evaluator_needs_the_engines_plane_layouts() -> None:
-    with pytest.raises(ValueError, match="in_planes=19"):
+    with pytest.raises(ValueError, match=f"in_planes={NUM_PLANES}"):
         NetworkEvaluator(build_network(NetworkConfig(blocks=0, filters=4, in_planes=7)))
 
 

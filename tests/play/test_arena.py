@@ -90,7 +90,7 @@ def test_ply_cap_and_a_start_that_is_already_over() -> None:
         ({"games": 0}, "games must be >= 1"),
         ({"opening_plies": -1}, "opening_plies must be >= 0"),
         ({"opening_plies": 10, "max_plies": 10}, "must be below max_plies"),
-        ({"variant": "chess"}, "unknown variant 'chess'"),
+        ({"variant": "shogi"}, "unknown variant 'shogi'"),
     ],
 )
 def test_bad_arguments_fail_before_any_game(kwargs: dict[str, object], needle: str) -> None:

@@ -105,7 +105,7 @@ def test_replay_rejects_illegal_moves_and_wrong_results() -> None:
         (lambda t: t.replace("d3 1/2-1/2", "d3 1-0"), 10, "the moves end with '1-0'"),
         (lambda t: t.replace("d3 1/2-1/2", "d3"), 1, "the last game has no result"),
         (lambda t: t.replace('"ply-cap"', '"timeout"'), 1, "unknown Termination 'timeout'"),
-        (lambda t: t.replace('"gardner"', '"chess"'), 1, "unknown variant 'chess'"),
+        (lambda t: t.replace('"gardner"', '"shogi"'), 1, "unknown variant 'shogi'"),
         (lambda t: t.replace('[MaxPlies "2"]', '[MaxPlies "two"]'), 1, "tag MaxPlies must be an integer"),
         (lambda t: "c2c3 1-0\n" + t, 1, "moves without the game's tags"),
     ],

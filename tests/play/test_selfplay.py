@@ -20,7 +20,7 @@ def evaluator() -> NetworkLeafEvaluator:
     return NetworkLeafEvaluator(build_network(NetworkConfig(blocks=1, filters=8), seed=0))
 
 
-@pytest.mark.parametrize("variant", ["gardner", "dark", "los_alamos"])
+@pytest.mark.parametrize("variant", ["gardner", "dark", "los_alamos", "chess"])
 @pytest.mark.parametrize("gumbel", [False, True])
 def test_examples_match_the_games(evaluator: NetworkLeafEvaluator, variant: str, gumbel: bool) -> None:
     config = SearchConfig(simulations=8, gumbel=gumbel, gumbel_considered=4, determinizations=2)
@@ -67,6 +67,18 @@ def test_search_players_play_legal_moves_in_batches(tmp_path: Path) -> None:
         assert player.name == spec
         moves = player.play(states, np.random.default_rng(0))
         assert all(isinstance(m, Move) and m in legal_moves(s) for s, m in zip(states, moves, strict=True))
+
+
+def test_a_fresh_network_searches_a_few_plies_of_chess(tmp_path: Path) -> None:
+    """The network of the 5x5 studies plays 8x8 chess through the same search: ``mcts`` and ``net`` players."""
+    config = NetworkConfig(blocks=1, filters=8)
+    path = save_checkpoint(build_network(config, seed=0), config, tmp_path / "net.pt")
+    net = parse_player(f"net:{path}:sims=8", variant="chess")
+    result = play_match(net, parse_player("mcts:8", variant="chess"), "chess", 2, np.random.default_rng(0),
+                        opening_plies=0, max_plies=6)  # fmt: skip
+    assert [len(record.moves) for record in result.records] == [6, 6]
+    for record in result.records:
+        assert replay(record)[-1].variant_name == "chess"  # every move legal
 
 
 @pytest.mark.parametrize("spec", ["mcts", "mcts:0", "mcts:x", "net", "net:p.pt:sims=0", "net:p.pt:depth=3"])

@@ -170,8 +170,8 @@ def test_examples_reject_bad_arrays_by_name() -> None:
         Examples(**replace(ex, value=ex.value.astype(np.float64)))
     with pytest.raises(ValueError, match=r"Examples\.ply must have shape \[5\]"):
         Examples(**replace(ex, ply=ex.ply[:4]))
-    with pytest.raises(ValueError, match=r"Examples\.planes must have shape \[N, 19, H, W\]"):
-        Examples(**replace(ex, planes=ex.planes[:, :18]))
+    with pytest.raises(ValueError, match=rf"Examples\.planes must have shape \[N, {NUM_PLANES}, H, W\]"):
+        Examples(**replace(ex, planes=ex.planes[:, : NUM_PLANES - 1]))
     with pytest.raises(ValueError, match=r"Examples\.variant: los_alamos is played on 6x6"):
         Examples(**replace(ex, variant=np.full(5, "los_alamos", dtype="<U16")))
     with pytest.raises(ValueError, match=r"Examples\.value must be finite and in \[-1, 1\]"):
@@ -251,7 +251,10 @@ def test_load_errors_name_the_file_and_the_array(tmp_path: Path) -> None:
         "flat_planes": ({"planes": examples.planes[:, 0]}, r"array 'planes' has shape \[4, 5, 5\]"),
         "packed": ({"legal_packed": np.zeros((4, 3), np.uint8)}, r"array 'legal_packed' is uint8\[4, 3\]"),
         "version": ({"format_version": np.asarray(99)}, "format_version 99"),
-        "illegal": ({"legal_packed": np.zeros((4, 188), np.uint8)}, r"Examples\.policy puts probability on illegal"),
+        "illegal": (
+            {"legal_packed": np.zeros((4, -(-NUM_POLICY_PLANES * 25 // 8)), np.uint8)},
+            r"Examples\.policy puts probability on illegal",
+        ),
     }
     for name, (changes, message) in cases.items():
         path = save_examples(examples, tmp_path / f"{name}.npz")

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.engine import VARIANTS, apply_move, from_fen, legal_moves, outcome
+from mmc.engine import NUM_PLANES, VARIANTS, apply_move, from_fen, legal_moves, outcome
+from mmc.engine.actions import NUM_POLICY_PLANES
 from mmc.engine.variants import CaptureRule
 from mmc.nn import NetworkConfig, PolicyValueNet, build_network
 from mmc.seeding import root
@@ -204,21 +205,28 @@ def test_mirror_augmentation_feeds_originals_and_mirrors() -> None:
     assert 8 < flipped < 40
 
 
-def test_train_refuses_what_it_cannot_use(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_train_refuses_what_it_cannot_use_and_mirrors_only_symmetric_variants(monkeypatch: pytest.MonkeyPatch) -> None:
     data = dataset("gardner", 8, seed=6)
     net = build_network(TINY, seed=0)
     with pytest.raises(ValueError, match="at least one example"):
         train(net, [Examples.empty(5, 5)], TrainConfig(), torch.Generator())
-    with pytest.raises(ValueError, match="the network 18 and 60"):
-        train(build_network(NetworkConfig(blocks=0, filters=4, in_planes=18)), [data], TrainConfig(), torch.Generator())
+    with pytest.raises(ValueError, match=f"the network {NUM_PLANES - 1} and {NUM_POLICY_PLANES}"):
+        train(
+            build_network(NetworkConfig(blocks=0, filters=4, in_planes=NUM_PLANES - 1)),
+            [data],
+            TrainConfig(),
+            torch.Generator(),
+        )
     lopsided = dataclasses.replace(VARIANTS["gardner"], name="lopsided", capture=max(CaptureRule) + 1)  # type: ignore[arg-type]
     monkeypatch.setitem(VARIANTS, "lopsided", lopsided)
     relabelled = dataclasses.replace(data, variant=np.full(len(data), "lopsided", dtype="<U16"))
-    with pytest.raises(ValueError, match="variant lopsided is not left-right symmetric"):
-        train(net, [relabelled], TrainConfig(augment_mirror=True), torch.Generator())
     before = weights(net)
-    train(net, [relabelled], TrainConfig(augment_mirror=False), torch.Generator())
+    twin = build_network(TINY, seed=0)
+    train(net, [relabelled], TrainConfig(augment_mirror=True), torch.Generator().manual_seed(1))
+    train(twin, [relabelled], TrainConfig(augment_mirror=False), torch.Generator().manual_seed(1))
     assert any(not torch.equal(t, net.state_dict()[name]) for name, t in before.items())
+    for name, tensor in twin.state_dict().items():  # a variant that is not symmetric is never mirrored
+        assert torch.equal(tensor, net.state_dict()[name]), name
 
 
 @pytest.mark.parametrize("weight", [0.0, 0.5, 1.0])
