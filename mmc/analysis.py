@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mmc.play import wilson_interval
-from mmc.rating import BETTER, NO_DIFFERENCE, VERDICTS, WORSE
+from mmc.rating import BETTER, NO_DIFFERENCE, VERDICTS, WORSE, Comparison
 from mmc.starts import JOAT, METAFOCUS, parse_model_label
 
 if TYPE_CHECKING:
@@ -36,7 +36,6 @@ __all__ = [
     "MATCH_COLUMNS",
     "VERDICT_COLOURS",
     "ZERO_SHOT",
-    "VerdictCell",
     "Verdicts",
     "adaptation_figure",
     "elo_curve_figure",
@@ -205,19 +204,6 @@ _NAMES = {JOAT: "JOAT", METAFOCUS: "MetaFocus"}  # how the report's prose names 
 
 
 @dataclass(frozen=True)
-class VerdictCell:
-    """One comparison in one target at one stage: ``a - b`` in Elo points with its 95 % interval, its verdict,
-    the interval's half-width (``detectable``) and the training replicates it is over."""
-
-    difference: float
-    low: float
-    high: float
-    verdict: str
-    detectable: float
-    replicates: int
-
-
-@dataclass(frozen=True)
 class Verdicts:
     """The study's answer at a glance (:func:`verdict_summary`): a cell per (comparison, target, stage), with the
     headline sentences (one per comparison) and the sentence on the instrument's resolution."""
@@ -228,7 +214,7 @@ class Verdicts:
     held_out: tuple[str, ...]
     stages: tuple[tuple[str, int], ...]
     """``(ZERO_SHOT, 0)`` and ``(ADAPTED, largest budget)``, those the rows have."""
-    cells: Mapping[tuple[str, str, str], VerdictCell]
+    cells: Mapping[tuple[str, str, str], Comparison]
     """Keyed by (comparison, target, stage); a missing key is a comparison not made there."""
     headlines: tuple[str, ...]
     resolution: str
@@ -278,7 +264,7 @@ def verdict_summary(
     largest = max(budgets, default=0)
     stages = ((ZERO_SHOT, 0),) * (0 in budgets) + ((ADAPTED, largest),) * (largest > 0)
     stage_of = {budget: stage for stage, budget in stages}
-    cells: dict[tuple[str, str, str], VerdictCell] = {}
+    cells: dict[tuple[str, str, str], Comparison] = {}
     for row in rows:
         if row["verdict"] not in VERDICTS:
             raise ValueError(f"unknown verdict {row['verdict']!r} (expected one of {list(VERDICTS)}) in {dict(row)}")
@@ -288,8 +274,10 @@ def verdict_summary(
         key = (label, str(row["game"]), stage_of[budget])
         if key in cells:
             raise ValueError(f"comparison {label} in {key[1]} {key[2]} given twice: {dict(row)}")
-        difference, low, high, detectable = (float(row[k]) for k in ("difference", "low", "high", "detectable"))
-        cells[key] = VerdictCell(difference, low, high, str(row["verdict"]), detectable, int(row["replicates"]))
+        difference, low, high, detectable, spread = (
+            float(row[k]) for k in ("difference", "low", "high", "detectable", "spread")
+        )
+        cells[key] = Comparison(difference, low, high, str(row["verdict"]), detectable, int(row["replicates"]), spread)
     comparisons = tuple(dict.fromkeys(label for label, _, _ in cells))
     headlines = [_headline(c, targets, stages, cells) for c in comparisons]
     missing = [t for t in targets if not any(key[1] == t for key in cells)]
@@ -316,7 +304,7 @@ def _headline(
     comparison: str,
     targets: Sequence[str],
     stages: Sequence[tuple[str, int]],
-    cells: Mapping[tuple[str, str, str], VerdictCell],
+    cells: Mapping[tuple[str, str, str], Comparison],
 ) -> str:
     """``JOAT - multitask: after adaptation (100 games), worse in 3 of 4 targets (gardner, dark and mallet) by 100
     to 190 Elo and no detectable difference in 1 of 4 targets (los_alamos); zero-shot, no detectable difference in
@@ -344,7 +332,7 @@ def _headline(
     return f"{comparison}: " + "; ".join(parts) + "."
 
 
-def _resolution(stages: Sequence[tuple[str, int]], cells: Mapping[tuple[str, str, str], VerdictCell]) -> str:
+def _resolution(stages: Sequence[tuple[str, int]], cells: Mapping[tuple[str, str, str], Comparison]) -> str:
     """The smallest difference the instrument detects per stage (the median half-width of the intervals obtained)
     and the replicates it rests on."""
     if not cells:
@@ -370,13 +358,13 @@ def _resolution(stages: Sequence[tuple[str, int]], cells: Mapping[tuple[str, str
     )
 
 
-def _span(cells: Iterable[VerdictCell]) -> str:
+def _span(cells: Iterable[Comparison]) -> str:
     """The size of the differences: ``120 Elo``, or ``100 to 190 Elo``."""
     sizes = sorted(round(abs(cell.difference)) for cell in cells)
     return f"{sizes[0]} Elo" if sizes[0] == sizes[-1] else f"{sizes[0]} to {sizes[-1]} Elo"
 
 
-def _cell_html(cell: VerdictCell | None, edge: str) -> str:
+def _cell_html(cell: Comparison | None, edge: str) -> str:
     if cell is None:
         return f'<td style="{edge}; text-align: center; color: #888">-</td>'
     return (

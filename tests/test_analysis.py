@@ -14,7 +14,6 @@ from mmc.analysis import (
     MATCH_COLUMNS,
     VERDICT_COLOURS,
     ZERO_SHOT,
-    VerdictCell,
     adaptation_figure,
     ladder_figure,
     loss_figure,
@@ -24,7 +23,7 @@ from mmc.analysis import (
     win_rate_heatmap,
 )
 from mmc.play import MatchResult
-from mmc.rating import BETTER, VERDICTS, WORSE, verdict
+from mmc.rating import BETTER, VERDICTS, WORSE, Comparison, verdict
 from mmc.starts import comparisons, model_label, parse_model_label
 
 
@@ -137,7 +136,7 @@ def test_the_verdict_table_has_each_comparison_by_target_zero_shot_and_adapted()
         "MetaFocus adapted - JOAT unadapted", "multitask adapted - unadapted", "expert-gardner adapted - unadapted",
         "scratch adapted - unadapted",
     )  # fmt: skip
-    assert summary.cells[("JOAT - multitask", "dark", ADAPTED)] == VerdictCell(-190, -250, -130, WORSE, 60, 2)
+    assert summary.cells[("JOAT - multitask", "dark", ADAPTED)] == Comparison(-190, -250, -130, WORSE, 60, 2, 9.0)
     assert summary.cells[("JOAT - scratch", "gardner", ZERO_SHOT)].verdict == BETTER
     assert ("MetaFocus - JOAT", "gardner", ZERO_SHOT) not in summary.cells  # MetaFocus has no zero-shot model
     assert not any(game == "los_alamos" for _, game, _ in summary.cells)
