@@ -323,7 +323,9 @@ def _print_tables(terminations: list[dict[str, Any]], targets: list[dict[str, An
     )
     print("\n(d) Suite solve rates, all variants (solved: a best move; stalemated: played the stalemating move):")
     pooled = [r for r in suite if r["variant"] == "all"]
-    keys = sorted({(r["player"], str(r["generation"])) for r in pooled}, key=lambda k: (k[1] != "", k[1], k[0]))
+    keys = sorted(
+        {(r["player"], str(r["generation"])) for r in pooled}, key=lambda k: (k[1] != "", int(k[1] or 0), k[0])
+    )
     header = ["player", "generation", *[f"{k} {m}" for k, m in BUCKETS], "trap stalemated"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
