@@ -160,7 +160,16 @@ def _references(puzzles: list[Puzzle], seed: np.random.SeedSequence) -> dict[str
 
 # ---- training and the tables
 
-TARGET_FIELDS = ("best", "stalemating", "prior_best", "prior_stalemating", "most_visited_best")
+TARGET_FIELDS = (
+    "best",
+    "stalemating",
+    "prior_best",
+    "prior_stalemating",
+    "most_visited_best",
+    "best_visited",
+    "q_other",
+    "root_value",
+)
 MATCHES = (
     ("policy", False, "random"),
     ("policy", False, "greedy"),
@@ -315,7 +324,7 @@ def _print_tables(terminations: list[dict[str, Any]], targets: list[dict[str, An
     print("\n(b) Self-play search targets on mate-in-one positions (mean policy target on the mating / stalemating "
           "moves; the network's prior; most visited move mates):")  # fmt: skip
     _table(targets, ["generation", "noise", "kind", "positions", "best", "stalemating", "prior_best",
-                     "prior_stalemating", "most_visited_best"])  # fmt: skip
+                     "prior_stalemating", "most_visited_best", "best_visited", "q_other", "root_value"])  # fmt: skip
     print("\n(c) Value calibration over self-play positions (side to move's view):")
     _table(
         [r for r in calibrations if r["positions"]],

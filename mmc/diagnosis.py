@@ -64,6 +64,13 @@ class TargetMass:
     prior_stalemating: float
     most_visited_best: bool
     """Whether the most visited move is a best move."""
+    best_visited: bool
+    """Whether the search visited a best move at all."""
+    q_other: float
+    """The search's mean value (mover's view) of the most visited move that is not a best move (the mate's own is
+    +1): how much better the search thinks the mate is."""
+    root_value: float
+    """The network's value of the puzzle position, mover's view."""
 
 
 def target_mass(
@@ -80,8 +87,10 @@ def target_mass(
         best = np.array([m.uci() in p.best for m in r.moves])
         trap = np.array([m.uci() in p.stalemating for m in r.moves])
         top = int(np.argmax(r.visit_counts))
+        other = int(np.argmax(np.where(best, -1, r.visit_counts)))
         masses.append(TargetMass(float(r.policy[best].sum()), float(r.policy[trap].sum()), float(prior[best].sum()),
-                                 float(prior[trap].sum()), bool(best[top])))  # fmt: skip
+                                 float(prior[trap].sum()), bool(best[top]), bool(r.visit_counts[best].sum() > 0),
+                                 float(r.q_values[other]), float(r.network_value)))  # fmt: skip
     return masses
 
 

@@ -39,6 +39,7 @@ def test_the_search_target_finds_the_mate_and_greed_solves_it() -> None:
         assert 0 <= mass.best + mass.stalemating <= 1 + 1e-6
         assert 0 < mass.prior_best < 1 and 0 < mass.prior_stalemating < 1
         assert mass.most_visited_best and mass.best > 0.5, "a mate's exact +1 draws the visits"
+        assert mass.best_visited and -1 <= mass.q_other < 1 and -1 <= mass.root_value <= 1
     assert solved([puzzle], GreedyPlayer(), np.random.default_rng(0)) == [(True, False)]
 
 
