@@ -162,13 +162,28 @@ class FairyPlayer:
 
     def best_move(self, state: State) -> Move:
         """The engine's move in ``state``; :class:`FairyError` naming the FEN if it is missing or illegal here."""
+        return self._search(state, self._go)[0]
+
+    def mate(self, state: State, moves: int, nodes: int = 1_000_000) -> tuple[Move, int | None]:
+        """The engine's move in ``state`` and the mate it reports (``go mate MOVES nodes NODES``: it stops at a
+        mate in at most ``moves``), in moves of the side to move (negative: it is mated); ``None``: no mate seen."""
+        move, lines = self._search(state, f"go mate {moves} nodes {nodes}")
+        scores = [line.split() for line in lines if " score mate " in line]
+        if not scores:
+            return move, None
+        words = scores[-1]
+        return move, int(words[words.index("mate") + 1])
+
+    def _search(self, state: State, go: str) -> tuple[Move, list[str]]:
+        """The engine's move in ``state`` after the command ``go`` and its output lines (``info``, ``bestmove``)."""
         if state.variant_name != self.variant:
             raise ValueError(f"{self.name} was set up for {self.variant}, got a {state.variant_name} position")
         fen = state.fen()
         self._send("ucinewgame")
         self._send(f"position fen {fen}")
-        self._send(self._go)
-        reply = self._read_until("bestmove")[-1].split()
+        self._send(go)
+        lines = self._read_until("bestmove")
+        reply = lines[-1].split()
         text = reply[1] if len(reply) > 1 else "(none)"
         try:
             move = Move.from_uci(text)
@@ -176,7 +191,7 @@ class FairyPlayer:
             raise FairyError(f"Fairy-Stockfish answered bestmove {text!r} in {self.variant} position {fen}") from None
         if move not in legal_moves(state):
             raise FairyError(f"Fairy-Stockfish played {text}, illegal in our {self.variant} position {fen}")
-        return move
+        return move, lines
 
     def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
         """One engine move per state, searched one after the other (``rng`` is unused: the engine is deterministic)."""
