@@ -115,6 +115,9 @@ RECIPES: dict[str, dict[str, Any]] = {
     "net-4x48": {"network.blocks": 4, "network.filters": 48, "search.simulations": 32, "expert.games": 112},
     "net-4x64": {"network.blocks": 4, "network.filters": 64, "search.simulations": 24, "expert.games": 96},
     "bf16": {"search.precision": "bf16"},  # leaf evaluation in bfloat16 (AVX-512 BF16 CPUs), training float32
+    # MCTS-Solver in self-play only: a proven mate takes every later visit, so the policy target holds the mate
+    # (the evaluation's search plays as before; with it too, the played strength would change with the player)
+    "solver": {"search.solver": True},
 }
 """Recipes by name: dotted ``params.yaml`` keys and their values, applied to the file's mapping."""
 

@@ -30,6 +30,8 @@ NO_NODE = -1
 """``parent`` of a root, ``first_child`` of an unexpanded node, ``slot`` of a node not materialised."""
 # Slot terminal flags.
 UNKNOWN, ONGOING, TERMINAL = -1, 0, 1
+# Node proofs (MCTS-Solver), from the view of the player who moved into the node.
+PROVEN_LOSS, UNPROVEN, PROVEN_WIN = -1, 0, 1
 # select_leaves return codes per tree.
 IDLE, LEAF, DONE = 0, 1, 2
 
@@ -58,6 +60,10 @@ class Nodes(NamedTuple):
     """``int32[T, N]``: the slot holding the node's position; ``NO_NODE`` until a simulation reaches it."""
     gumbel: np.ndarray
     """``float32[T, N]``: the Gumbel noise of a root action (Gumbel search)."""
+    proven: np.ndarray
+    """``int8[T, N]``: MCTS-Solver's proof (``Params.solver``), from the view of the player who moved into the node:
+    ``PROVEN_WIN`` (the node's side to move has lost: a finished game, or every move loses), ``PROVEN_LOSS`` (the
+    node's side to move has a winning move), ``UNPROVEN`` (0) otherwise; always 0 with the solver off."""
 
 
 class Slots(NamedTuple):
@@ -145,6 +151,8 @@ class Params(NamedTuple):
     """Gumbel's ``c_visit``."""
     c_scale: float
     """Gumbel's ``c_scale``."""
+    solver: bool
+    """MCTS-Solver (``SearchConfig.solver``): prove wins and losses from finished games and play the proven win."""
 
 
 @njit(cache=True)
@@ -293,6 +301,41 @@ def _gumbel_root_child(t, nodes, params, sims_done, raw_value):
 
 
 @njit(cache=True, inline="always")
+def _winning_child(t, node, nodes):
+    """The first child of ``node`` proven won for ``node``'s side to move; -1 if none."""
+    start = nodes.first_child[t, node]
+    for i in range(nodes.num_children[t, node]):
+        if nodes.proven[t, start + i] == PROVEN_WIN:
+            return start + i
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _prove(t, node, value, nodes):
+    """MCTS-Solver (Winands, Bjornsson & Saito 2008): ``node`` is a finished game worth ``value`` to its side to
+    move; mark it proven (a draw proves nothing) and carry the proof up: a parent with a child proven won for it
+    is proven lost for the player who moved into it; a parent all of whose children are proven lost for it (each
+    one's mover) is proven won for the player who moved into it."""
+    if value == 0.0:
+        return
+    nodes.proven[t, node] = PROVEN_WIN if value < 0.0 else PROVEN_LOSS
+    cur = node
+    while cur != ROOT_INDEX:
+        p = nodes.parent[t, cur]
+        if nodes.proven[t, p] != UNPROVEN:
+            return
+        if nodes.proven[t, cur] == PROVEN_WIN:
+            nodes.proven[t, p] = PROVEN_LOSS
+        else:
+            start = nodes.first_child[t, p]
+            for i in range(nodes.num_children[t, p]):
+                if nodes.proven[t, start + i] != PROVEN_LOSS:
+                    return
+            nodes.proven[t, p] = PROVEN_WIN
+        cur = p
+
+
+@njit(cache=True, inline="always")
 def leaf_end(t, node, nodes, slots, trees, rules):
     """Whether the position of ``node`` (materialised) is over, by the engine's rules (``board.game_end``):
     returns ``(code, legal moves, repetitions)``, the moves written to ``trees.pending_moves[t]``. In dark chess
@@ -305,6 +348,30 @@ def leaf_end(t, node, nodes, slots, trees, rules):
     code = K.game_end(b, mover, rules.tab, k, count, slots.halfmove[t, s], slots.ply[t, s], rules.max_plies,
                       rules.insufficient)  # fmt: skip
     return code, k, count
+
+
+@njit(cache=True)
+def prove_root_children(active, nodes, slots, trees, rules):
+    """MCTS-Solver at the root of each active, expanded tree: materialise every child not yet reached and mark
+    the finished games among them proven (``_prove``), so that a mate in one is known before the first
+    simulation and every simulation takes it (the root's children are few; deeper ends are found when reached).
+    The slots needed (one per root child) must be reserved."""
+    for t in range(active.shape[0]):
+        start = nodes.first_child[t, ROOT_INDEX]
+        if not active[t] or start < 0:
+            continue
+        for i in range(nodes.num_children[t, ROOT_INDEX]):
+            ch = start + i
+            s = nodes.slot[t, ch]
+            if s < 0:
+                s = _materialise(t, ch, nodes, slots, trees, rules.tab)
+            if slots.terminal[t, s] == UNKNOWN:
+                code, _, _ = leaf_end(t, ch, nodes, slots, trees, rules)
+                if code != K.ONGOING:
+                    slots.terminal[t, s] = TERMINAL
+                    slots.terminal_value[t, s] = K.end_value(code)
+            if slots.terminal[t, s] == TERMINAL and nodes.proven[t, ch] == UNPROVEN:
+                _prove(t, ch, slots.terminal_value[t, s], nodes)
 
 
 @njit(cache=True)
@@ -326,7 +393,9 @@ def select_leaves(active, roots_only, nodes, slots, trees, leaves, rules, params
             node = ROOT_INDEX
             depth = 0
             while nodes.first_child[t, node] >= 0:
-                if depth == 0 and params.use_gumbel:
+                if params.solver and nodes.proven[t, node] == PROVEN_LOSS:
+                    child = _winning_child(t, node, nodes)
+                elif depth == 0 and params.use_gumbel:
                     raw = slots.net_value[t, nodes.slot[t, ROOT_INDEX]]
                     child = _gumbel_root_child(t, nodes, params, trees.sims_done, raw)
                 else:
@@ -347,6 +416,8 @@ def select_leaves(active, roots_only, nodes, slots, trees, leaves, rules, params
                 value = K.end_value(code)
                 slots.terminal[t, s] = TERMINAL
                 slots.terminal_value[t, s] = value
+                if params.solver:
+                    _prove(t, node, value, nodes)
                 _backup(t, node, value, nodes)
                 trees.sims_done[t] += 1
                 continue
@@ -393,6 +464,7 @@ def expand_leaves(n, logits, values, nodes, slots, trees, leaves, lookup, policy
             nodes.first_child[t, ch] = -1
             nodes.num_children[t, ch] = 0
             nodes.slot[t, ch] = -1
+            nodes.proven[t, ch] = UNPROVEN
         total = 0.0
         for j in range(k):
             p = math.exp(prior[t, start + j] - top)
@@ -435,7 +507,7 @@ def reroot(t, new_root, nodes, slots, trees):
             order[count] = start + j
             count += 1
     # Copy out, then back: node fields.
-    fields_i = np.empty((6, count), dtype=np.int32)
+    fields_i = np.empty((7, count), dtype=np.int32)
     fields_f = np.empty((4, count), dtype=np.float32)
     slot_map = np.full(nslots[t], -1, dtype=np.int32)
     new_slots = 0
@@ -448,6 +520,7 @@ def reroot(t, new_root, nodes, slots, trees):
         fc = first_child[t, old]
         fields_i[4, i] = new_index[fc] if fc >= 0 else -1
         fields_i[5, i] = num_children[t, old]
+        fields_i[6, i] = nodes.proven[t, old]
         fields_f[0, i] = prior[t, old]
         fields_f[1, i] = value_sum[t, old]
         fields_f[2, i] = gumbel[t, old]
@@ -461,6 +534,7 @@ def reroot(t, new_root, nodes, slots, trees):
         visits[t, i] = fields_i[3, i]
         first_child[t, i] = fields_i[4, i]
         num_children[t, i] = fields_i[5, i]
+        nodes.proven[t, i] = fields_i[6, i]
         prior[t, i] = fields_f[0, i]
         value_sum[t, i] = fields_f[1, i]
         gumbel[t, i] = fields_f[2, i]

@@ -70,6 +70,12 @@ class SearchConfig:
     """Self-play only: the fraction of games that start from an endgame, the start (or random-opening) position
     with random non-king pieces taken off one side (material odds) or both (``mmc.play.curriculum``), so that won
     positions and mates are common in the data. 0: none."""
+    solver: bool = False
+    """MCTS-Solver (Winands, Bjornsson & Saito 2008), light: a move into a finished game won for its mover (a
+    checkmate, a king captured or exploded, an extinction) proves its parent won; from then on the search always
+    takes that move there (the root's visits, the policy target, concentrate on it and the backed-up value is the
+    exact win) and at the root it is the move played. A node whose every move is proven lost is proven lost. Draws
+    prove nothing. False: plain MCTS."""
     precision: str = "fp32"
     """The network's arithmetic when it evaluates leaves (:data:`PRECISIONS`; ``mmc.search.NetworkLeafEvaluator``).
     Training is always float32."""

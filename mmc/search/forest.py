@@ -25,7 +25,7 @@ __all__ = ["Forest", "RootStats", "considered_visits_table"]
 _NODE_FIELDS = {
     "parent": np.int32, "move": np.int32, "action": np.int32, "prior": np.float32, "visits": np.int32,
     "value_sum": np.float32, "first_child": np.int32, "num_children": np.int32, "slot": np.int32,
-    "gumbel": np.float32,
+    "gumbel": np.float32, "proven": np.int8,
 }  # fmt: skip
 _SLOT_FIELDS = {
     "side": np.int8, "halfmove": np.int16, "ply": np.int16, "terminal": np.int8, "terminal_value": np.float32,
@@ -49,6 +49,9 @@ class RootStats(NamedTuple):
     """Mean value of the root from its mover's view over all its visits."""
     network_value: float
     """The evaluator's value of the root position."""
+    proven: np.ndarray | None = None
+    """``int8[k]``: MCTS-Solver's proof of each move for the root mover (``SearchConfig.solver``): +1 a proven win,
+    -1 a proven loss, 0 unproven; None where not kept (dark chess merges determinizations)."""
 
 
 def considered_visits_table(max_considered: int, simulations: int) -> np.ndarray:
@@ -117,6 +120,7 @@ class Forest:
         self.params = Params(
             c.c_puct, c.c_puct_base, c.gumbel, c.gumbel_considered,
             considered_visits_table(c.gumbel_considered, c.simulations), c.gumbel_c_visit, c.gumbel_c_scale,
+            c.solver,
         )  # fmt: skip
 
     # -- roots ---------------------------------------------------------------------------------------------
@@ -148,6 +152,7 @@ class Forest:
         n.visits[t, root] = 0
         n.value_sum[t, root] = 0.0
         n.num_children[t, root] = 0
+        n.proven[t, root] = _tree.UNPROVEN
         s.board[t, 0] = board
         s.side[t, 0], s.halfmove[t, 0], s.ply[t, 0] = side, halfmove, ply
         s.terminal[t, 0] = _tree.UNKNOWN
@@ -186,8 +191,11 @@ class Forest:
         bookkeeping = self.trees
         bookkeeping.sims_target[trees] = sims
         bookkeeping.sims_done[trees] = np.maximum(self.nodes.visits[trees, _tree.ROOT_INDEX] - 1, 0)
-        self._reserve_slots(int((bookkeeping.nslots[trees] + np.max(sims) + 2).max()))
+        extra = MAX_MOVES if self.config.solver else 0  # the solver materialises every root child
+        self._reserve_slots(int((bookkeeping.nslots[trees] + np.max(sims) + 2 + extra).max()))
         self._step(active, evaluator, roots_only=True)
+        if self.config.solver:
+            _tree.prove_root_children(active, self.nodes, self.slots, bookkeeping, self.rules)
         noisy = np.broadcast_to(np.asarray(add_noise, dtype=np.bool_), np.shape(trees))
         if self.config.gumbel:
             self._root_noise(trees, rng, dirichlet=False)
@@ -254,6 +262,7 @@ class Forest:
             gumbel=n.gumbel[t, children].copy(),
             value=float(-n.value_sum[t, root] / root_visits),
             network_value=float(self.slots.net_value[t, n.slot[t, root]]),
+            proven=n.proven[t, children].copy(),
         )
 
 

@@ -45,6 +45,9 @@ class SearchResult(NamedTuple):
     """``float32[k]``: the root's Gumbel draws (zeros for PUCT)."""
     network_value: float
     """The evaluator's value of the root position, from the mover's view."""
+    proven: np.ndarray | None = None
+    """``int8[k]``: with ``SearchConfig.solver``, +1 where the move is a proven win for the mover, -1 a proven loss,
+    0 unproven (MCTS-Solver); None where not kept (dark chess)."""
 
 
 def improved_policy(stats: RootStats, config: SearchConfig) -> np.ndarray:
@@ -78,6 +81,7 @@ def result_of(stats: RootStats, config: SearchConfig) -> SearchResult:
         stats.value,
         stats.gumbel,
         stats.network_value,
+        stats.proven,
     )
 
 
@@ -90,8 +94,12 @@ def select_move(result: SearchResult, config: SearchConfig, ply: int, rng: np.ra
     ``gumbel_sampling``, while ``ply < temperature_plies`` (and ``temperature > 0``), a move sampled from the
     improved policy sharpened or flattened by the temperature, ``softmax((logit + sigma(q)) / temperature)``,
     over every legal move (a fresh Gumbel-max draw from ``rng``: the considered actions' draw is the search's).
+    With ``solver``, a move proven to win is played whenever there is one (the most visited of them), whatever the
+    ply or temperature.
     """
     visits = result.visit_counts.astype(np.float64)
+    if config.solver and result.proven is not None and (result.proven > 0).any():
+        return result.moves[int(np.argmax(np.where(result.proven > 0, visits, -1.0)))]
     if config.gumbel:
         logits = np.log(np.maximum(result.prior.astype(np.float64), 1e-30))
         sigma = _sigma(result.visit_counts, result.q_values, result.prior, result.network_value, config)
