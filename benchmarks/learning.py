@@ -118,6 +118,7 @@ RECIPES: dict[str, dict[str, Any]] = {
     # MCTS-Solver in self-play only: a proven mate takes every later visit, so the policy target holds the mate
     # (the evaluation's search plays as before; with it too, the played strength would change with the player)
     "solver": {"search.solver": True},
+    "solver-curriculum": {"search.solver": True, "search.random_opening_plies": 8, "search.endgame_starts": 0.25},
 }
 """Recipes by name: dotted ``params.yaml`` keys and their values, applied to the file's mapping."""
 
