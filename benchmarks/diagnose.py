@@ -45,8 +45,11 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
+from learning import (  # benchmarks/learning.py, beside this script (run as python benchmarks/diagnose.py)
+    PoolRunner,
+    study_of,
+)
 
-from benchmarks.learning import PoolRunner, study_of
 from mmc.alphazero import alphazero, play_games
 from mmc.diagnosis import TERMINATIONS, calibration, game_positions, solved, target_mass, termination_counts
 from mmc.evaluate import EvaluateConfig
