@@ -315,14 +315,16 @@ def _mcts(fields: list[str], variant: str) -> Player:
 def _net(fields: list[str], variant: str, device: str) -> Player:
     spec = ":".join(["net", *fields])
     if not fields or not fields[0]:
-        raise ValueError(f"player {spec!r}: expected net:PATH.pt[:sims=N][:gumbel=1]")
+        raise ValueError(f"player {spec!r}: expected net:PATH.pt[:sims=N][:gumbel=1][:solver=1]")
     options = parse_options(fields[1:], spec)
-    if set(options) - {"sims", "gumbel"} or options.get("gumbel", "0") not in ("0", "1"):
-        raise ValueError(f"player {spec!r}: the options are sims=N and gumbel=0|1")
+    flags = ("gumbel", "solver")
+    if set(options) - {"sims", *flags} or any(options.get(flag, "0") not in ("0", "1") for flag in flags):
+        raise ValueError(f"player {spec!r}: the options are sims=N, gumbel=0|1 and solver=0|1")
     sims = _int_option(options, "sims", spec, MAX_SIMULATIONS) or 64
     from mmc.play.search_players import network_player  # torch is slow to import: only when asked for
 
-    return network_player(fields[0], sims, gumbel=options.get("gumbel") == "1", name=spec, device=device)
+    return network_player(fields[0], sims, gumbel=options.get("gumbel") == "1", solver=options.get("solver") == "1",
+                          name=spec, device=device)  # fmt: skip
 
 
 def _python(fields: list[str], variant: str) -> Player:
@@ -338,7 +340,7 @@ PLAYER_KINDS: dict[str, PlayerKind] = {
     "policy": PlayerKind("policy:PATH.pt[:temperature=T]", _policy, network=True),
     "fairy": PlayerKind("fairy:nodes=N or fairy:depth=N", _fairy),
     "mcts": PlayerKind("mcts:N", _mcts),
-    "net": PlayerKind("net:PATH.pt[:sims=N][:gumbel=1]", _net, network=True),
+    "net": PlayerKind("net:PATH.pt[:sims=N][:gumbel=1][:solver=1]", _net, network=True),
     "human": PlayerKind("human", _no_fields(HumanPlayer, "human")),
     "python": PlayerKind("python:MODULE:CALLABLE", _python),
 }

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmc.engine import Move, initial_state, legal_moves
+from mmc.engine import Move, Termination, apply_move, from_fen, initial_state, legal_moves, outcome
 from mmc.nn import NetworkConfig, build_network, save_checkpoint
 from mmc.play import RandomPlayer, parse_player, play_match, replay
 from mmc.play.search_players import MCTSPlayer
@@ -61,7 +61,7 @@ def test_search_players_play_legal_moves_in_batches(tmp_path: Path) -> None:
     config = NetworkConfig(blocks=1, filters=8)
     path = save_checkpoint(build_network(config, seed=0), config, tmp_path / "net.pt")
     states = [initial_state("gardner"), initial_state("atomic"), initial_state("dark")]
-    for spec in ["mcts:16", f"net:{path}:sims=8", f"net:{path}:sims=8:gumbel=1"]:
+    for spec in ["mcts:16", f"net:{path}:sims=8", f"net:{path}:sims=8:gumbel=1", f"net:{path}:sims=8:solver=1"]:
         player = parse_player(spec, variant="gardner")
         assert isinstance(player, MCTSPlayer)
         assert player.name == spec
@@ -81,7 +81,23 @@ def test_a_fresh_network_searches_a_few_plies_of_chess(tmp_path: Path) -> None:
         assert replay(record)[-1].variant_name == "chess"  # every move legal
 
 
-@pytest.mark.parametrize("spec", ["mcts", "mcts:0", "mcts:x", "net", "net:p.pt:sims=0", "net:p.pt:depth=3"])
+def test_the_net_players_solver_option_plays_a_mate_in_one_an_untrained_network_misses(tmp_path: Path) -> None:
+    """``net:PATH:solver=1`` searches with MCTS-Solver (``SearchConfig.solver``): a fresh network at 8 simulations
+    finds the queen's mate only with it."""
+    config = NetworkConfig(blocks=1, filters=8)
+    path = save_checkpoint(build_network(config, seed=0), config, tmp_path / "net.pt")
+    state = from_fen("gardner", "k4/3Q1/1K3/5/5 w - - 0 1")
+    ends = {m: outcome(apply_move(state, m)) for m in legal_moves(state)}
+    mates = {m for m, end in ends.items() if end and end.termination is Termination.CHECKMATE}
+    plain, solver = (parse_player(f"net:{path}:sims=8:solver={flag}", variant="gardner") for flag in (0, 1))
+    assert isinstance(solver, MCTSPlayer) and solver.config.solver and not plain.config.solver
+    assert solver.play([state] * 4, np.random.default_rng(0))[0] in mates
+    assert plain.play([state], np.random.default_rng(0))[0] not in mates
+
+
+@pytest.mark.parametrize(
+    "spec", ["mcts", "mcts:0", "mcts:x", "net", "net:p.pt:sims=0", "net:p.pt:depth=3", "net:p.pt:solver=2"]
+)
 def test_search_player_specs_are_checked(spec: str) -> None:
     with pytest.raises(ValueError, match="player"):
         parse_player(spec, variant="gardner")
