@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mmc.engine import Color, State, outcome
+from mmc.engine import Color, State, Termination, outcome
 from mmc.nn import NetworkEvaluator, PolicyValueNet
 from mmc.play import GameRecord, Player, material, replay
 from mmc.puzzles import Puzzle
@@ -27,8 +27,10 @@ __all__ = [
     "termination_counts",
 ]
 
-TERMINATIONS = ("checkmate", "stalemate", "repetition", "fifty-move", "ply-cap", "insufficient-material")
-"""The ends of the variants with checkmate, in the order tables print them."""
+_KING_LOSS = (Termination.KING_EXPLODED, Termination.KING_CAPTURED, Termination.EXTINCTION)
+TERMINATIONS = tuple(t.value for t in Termination if t not in _KING_LOSS)
+"""The ends of the variants with checkmate (``Termination``'s values less a lost king), in the order tables print
+them."""
 
 
 def termination_counts(records: Sequence[GameRecord], player: str | None = None) -> dict[str, int]:
