@@ -26,10 +26,10 @@ from typing import Any
 from mmc.starts import model_label
 from pipelines import metrics as names
 from pipelines import services, tracking
-from pipelines.config import StudyConfig, flatten
+from pipelines.config import ParamsError, StudyConfig, flatten, load_params
 from pipelines.paths import Paths
 
-__all__ = ["evaluation_lines", "run_study"]
+__all__ = ["evaluation_lines", "params_after", "run_study"]
 
 
 def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
@@ -55,8 +55,10 @@ def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
     finally:
         seconds = time.monotonic() - start
         cpu = cpu_use(_children_cpu_seconds() - cpu_start, seconds)
+        study, changed = params_after(paths, study)
         metrics = {**_evaluation_metrics(paths, study), names.WALL_SECONDS: round(seconds, 1), **cpu}
-        tracking.close_parent(paths, parent, status, metrics)
+        tags = {"mmc.params_changed": "; ".join(f"{k}={v}" for k, v in changed.items())} if changed else {}
+        tracking.close_parent(paths, parent, status, metrics, tags)
         for path in (paths.root / "dvc.lock", *sorted((paths.root / "metrics").rglob("*.json"))):
             if path.is_file():
                 _log_quietly(paths, parent, path)
@@ -65,6 +67,19 @@ def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
     for line in evaluation_lines(paths, study):
         print(line)
     return code
+
+
+def params_after(paths: Paths, study: StudyConfig) -> tuple[StudyConfig, dict[str, Any]]:
+    """The parameters the stages ran with, and the flattened keys that differ from ``study``'s: ``dvc exp run -S
+    KEY=VALUE`` writes its changes into the workspace's ``params.yaml`` before it runs the stages, so the summary
+    must read the file again (``study`` where the file no longer loads)."""
+    try:
+        after = load_params(paths.params)
+    except ParamsError:
+        return study, {}
+    before, now = flatten(study.raw), flatten(after.raw)
+    changed = {key: now.get(key) for key in sorted(before.keys() | now.keys()) if before.get(key) != now.get(key)}
+    return after, changed
 
 
 def _children_cpu_seconds() -> float:

@@ -110,11 +110,17 @@ def open_parent(paths: Paths, name: str, params: Mapping[str, Any], tags: Mappin
     return str(run.info.run_id)
 
 
-def close_parent(paths: Paths, run_id: str, status: str, metrics: Mapping[str, float] | None = None) -> None:
-    """End the parent run with ``status`` (``FINISHED``, ``FAILED``, ``KILLED``), logging ``metrics`` first."""
+def close_parent(
+    paths: Paths, run_id: str, status: str, metrics: Mapping[str, float] | None = None,
+    tags: Mapping[str, str] | None = None,
+) -> None:  # fmt: skip
+    """End the parent run with ``status`` (``FINISHED``, ``FAILED``, ``KILLED``), logging ``metrics`` and setting
+    ``tags`` first."""
     client, _ = configure(paths)
     for key, value in (metrics or {}).items():
         client.log_metric(run_id, key, value)
+    for key, text in (tags or {}).items():
+        client.set_tag(run_id, key, text)
     client.set_terminated(run_id, status)
 
 
