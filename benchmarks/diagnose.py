@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import csv
 import tempfile
 import time
 from collections import defaultdict
@@ -48,6 +47,7 @@ import yaml
 from learning import (  # benchmarks/learning.py, beside this script (run as python benchmarks/diagnose.py)
     PoolRunner,
     study_of,
+    write_csv,
 )
 
 from mmc.alphazero import alphazero, play_games
@@ -302,7 +302,7 @@ def diagnose(args: argparse.Namespace) -> None:
     terminations.sort(key=lambda r: (r["source"] != "self-play", r["source"], r["generation"]))
     for name, rows in (("terminations", terminations), ("targets", targets), ("calibration", calibrations),
                        ("suite", suite)):  # fmt: skip
-        _write(out / f"{name}.csv", rows)
+        write_csv(out / f"{name}.csv", rows)
     print(f"trained in {(trained - start) / 60:.1f} min, analysed in {(time.perf_counter() - trained) / 60:.1f} min")
     _print_tables(terminations, targets, calibrations, suite)
     print(f"\nwritten under {out}: terminations.csv, targets.csv, calibration.csv, suite.csv")
@@ -346,13 +346,6 @@ def _print_tables(terminations: list[dict[str, Any]], targets: list[dict[str, An
         cells = {(r["kind"], r["mate_in"]): r for r in mine}
         solved_cells = [f"{cells[b]['solved']:.2f}" for b in BUCKETS]
         print(f"| {player} | {generation} | {' | '.join(solved_cells)} | {cells[BUCKETS[-1]]['stalemated']:.2f} |")
-
-
-def _write(path: Path, rows: list[dict[str, Any]]) -> None:
-    with path.open("w", newline="") as file:
-        writer = csv.DictWriter(file, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 def main() -> None:

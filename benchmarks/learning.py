@@ -44,10 +44,10 @@ import torch
 import yaml
 
 from mmc.alphazero import alphazero
-from mmc.evaluate import Cell, evaluate, rate
-from mmc.fanout import Job
+from mmc.evaluate import Cell, Rated, evaluate, rate
+from mmc.fanout import Job, Runner
 from mmc.nn import NetworkEvaluator, PolicyValueNet
-from mmc.play import MatchResult, PolicyPlayer, RandomPlayer, play_match
+from mmc.play import MatchResult, PolicyPlayer, RandomPlayer, close_player, parse_player, play_match
 from mmc.rating import pairing
 from mmc.seeding import derive, rng
 from pipelines import expert
@@ -141,6 +141,17 @@ def study_of(params: Mapping[str, Any], changes: Mapping[str, Any]) -> StudyConf
     return parse_params(data)
 
 
+def check_anchors(study: StudyConfig, variants: Sequence[str], script: str) -> None:
+    """That every rating anchor of ``study`` can play each of ``variants`` (a ``fairy`` spec starts Fairy-Stockfish),
+    before any training: ``SystemExit`` naming the first that cannot."""
+    for variant in variants:
+        for spec in study.anchors(variant):
+            try:
+                close_player(parse_player(spec, variant=variant))
+            except (ValueError, OSError, RuntimeError) as error:
+                raise SystemExit(f"{script}: rating anchor {spec!r} cannot play {variant}: {error}") from None
+
+
 def _one_thread() -> None:
     torch.set_num_threads(1)
 
@@ -214,6 +225,19 @@ def train_recipe(
     return kept
 
 
+def rate_pool(
+    models: Mapping[str, PolicyValueNet], variant: str, study: StudyConfig, seed: np.random.SeedSequence, runner: Runner
+) -> Rated:
+    """Every model of ``models`` rated in one pool on ``variant`` with the study's rating (``mmc.evaluate.rate``,
+    its anchors and settings): each first plays the rating's first opponent, then the ladder."""
+    config = study.evaluate.config
+    first = [Cell(name, net, study.rate.anchor) for name, net in models.items()]
+    games = evaluate(first, variant, replace(config, games=study.rate.games), derive(seed, "first"), run=runner)
+    played = [pairing(c.player, c.opponent, r) for c, r in zip(first, games, strict=True)]
+    return rate(dict(models), played, study.anchors(variant), variant, config, study.rate, derive(seed, "rate"),
+                run=runner)  # fmt: skip
+
+
 def _policy_match(net: PolicyValueNet, variant: str, games: int, seed: np.random.SeedSequence) -> MatchResult:
     """The raw policy (most probable move, no search) against random."""
     torch.set_num_threads(1)
@@ -245,6 +269,7 @@ def main() -> None:
     seeds = [int(s) for s in args.seeds.split(",")]
     params = yaml.safe_load(args.params.read_text())
     studies = {r: study_of(params, RECIPES[r]) for r in recipes}
+    check_anchors(study_of(params, {}), [args.variant], "benchmarks/learning.py")
     if args.generations is not None:
         for name, study in studies.items():
             loop = replace(study.experts[args.variant].loop, generations=args.generations)
@@ -266,12 +291,7 @@ def main() -> None:
     try:
         config = base.evaluate.config
         seed = derive(np.random.SeedSequence(base.seed), "learning-benchmark")
-        first = [Cell(name, net, base.rate.anchor) for name, net in models.items()]
-        games = evaluate(first, args.variant, replace(config, games=base.rate.games), derive(seed, "first"),
-                         run=runner)  # fmt: skip
-        played = [pairing(c.player, c.opponent, r) for c, r in zip(first, games, strict=True)]
-        rated = rate(models, played, base.anchors(args.variant), args.variant, config, base.rate, derive(seed, "rate"),
-                     run=runner)  # fmt: skip
+        rated = rate_pool(models, args.variant, base, seed, runner)
         against_greedy = [Cell(c.name, c.net, "greedy") for c in checkpoints]
         greedy = evaluate(against_greedy, args.variant, replace(config, games=args.greedy_games),
                           derive(seed, "greedy"), run=runner)  # fmt: skip
@@ -286,7 +306,7 @@ def main() -> None:
     ratings = rated.ratings
     anchors = [{"anchor": a, "elo": round(ratings.elo[a]), "low": round(ratings.low[a]), "high": round(ratings.high[a])}
                for a in base.anchors(args.variant)]  # fmt: skip
-    _write(out / "anchors.csv", anchors)
+    write_csv(out / "anchors.csv", anchors)
     print("anchors: " + ", ".join(f"{a['anchor']} {a['elo']:+d} [{a['low']:+d}, {a['high']:+d}]" for a in anchors))
 
     rows = []
@@ -298,7 +318,7 @@ def main() -> None:
                      "high": round(high), "greedy_wins": versus.wins, "greedy_draws": versus.draws,
                      "greedy_losses": versus.losses, "greedy_win_rate": round(versus.wins / versus.games, 3),
                      "policy_vs_random": round(raw.score, 3)})  # fmt: skip
-    _write(out / "curves.csv", rows)
+    write_csv(out / "curves.csv", rows)
     print(f"\n{args.variant} experts, Elo (greedy = 0) by CPU-minutes of training; against greedy at the evaluation's "
           f"settings ({args.greedy_games} games); raw policy against random ({args.policy_games} games):")  # fmt: skip
     print("| recipe | seed | generation | CPU-min | wall min | accepted | Elo [95 %] | vs greedy W/D/L (wins) "
@@ -311,7 +331,7 @@ def main() -> None:
               f"| {r['policy_vs_random']:.2f} |")  # fmt: skip
 
     summary = summarise(rows, recipes, args.budget)
-    _write(out / "summary.csv", summary)
+    write_csv(out / "summary.csv", summary)
     budget = summary[0]["budget_cpu_minutes"]
     print(
         f"\nAt a common budget of {budget:.2f} CPU-minutes per replicate (--budget; default: the least any "
@@ -372,7 +392,8 @@ def summarise(rows: Sequence[Mapping[str, Any]], recipes: Sequence[str], budget:
     return summary
 
 
-def _write(path: Path, rows: list[dict[str, Any]]) -> None:
+def write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    """``rows`` (mappings with the same keys) as a CSV file with a header."""
     with path.open("w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=list(rows[0]))
         writer.writeheader()
