@@ -5,12 +5,14 @@
 
 A recipe is one of the study's meta stages -- ``pipelines.meta.inputs``: ``params.yaml``'s network, search,
 train and meta sections and a replicate's seed, exactly what ``meta_train@R`` (``joat``) or ``multitask@R`` runs
--- with some ``meta`` keys changed (:data:`RECIPES`). For each recipe and seed (a replicate) the benchmark runs
+-- with some keys changed (:data:`RECIPES`): ``meta``'s, or the self-play search and training that the meta
+stages share with the adaptation. For each recipe and seed (a replicate) the benchmark runs
 ``mmc.meta.meta_train`` on a pool of ``--workers`` processes of one torch thread each (``PoolRunner``, as
 ``benchmarks/learning.py``) and records the CPU-minutes it spent; then it adapts the final network to every
-target with every budget as ``adapt@T-R`` does (``mmc.meta.adapt_many``, the stage's seeds, so every recipe's
-adaptation plays from the same random streams), and rates every adapted network of a target in one pool with
-the study's rating (``benchmarks.learning.rate_pool``: greedy = 0, bootstrap 95 % intervals).
+target with every budget as ``adapt@T-R`` does (``mmc.meta.adapt_many`` with the recipe's search and training
+and the stage's seeds, so every recipe's adaptation plays from the same random streams), and rates every
+adapted network of a target in one pool with the study's rating (``benchmarks.learning.rate_pool``: greedy = 0,
+bootstrap 95 % intervals).
 
 It prints one row per model and a summary per recipe x target x budget -- the Elo averaged over the seeds and its
 difference from ``multitask``'s, seed by seed (the same seed is the same task batches, the same first games and
@@ -58,6 +60,9 @@ RECIPES: dict[str, tuple[str, dict[str, Any]]] = {
     "joat-g16": ("joat", {"meta.generations": 16, "meta.games": 24}),  # twice the outer steps, the same games
     "joat-t6": ("joat", {"meta.tasks": 6, "meta.games": 32}),  # every train variant in each batch, the same games
     "joat-eps05": ("joat", {"meta.epsilon": 0.5}),  # half the Reptile step
+    # the expert screen's best candidate (benchmarks/learning.py's solver-d97) in every stage's self-play and training
+    "multitask-sd97": ("multitask", {"search.solver": True, "train.value_discount": 0.97}),
+    "joat-sd97": ("joat", {"search.solver": True, "train.value_discount": 0.97}),
 }
 """Recipes by name: the meta stage's kind (``joat`` or ``multitask``) and dotted ``params.yaml`` keys with their
 values."""
@@ -90,23 +95,28 @@ def meta_recipe(study: StudyConfig, recipe: str, seed: int, workers: int) -> Tra
     return Trained(recipe, seed, cpu, wall, net)
 
 
-def adapted(study: StudyConfig, started: Sequence[Trained], target: str, budgets: Sequence[int],
+def adapted(studies: Mapping[str, StudyConfig], started: Sequence[Trained], target: str, budgets: Sequence[int],
             workers: int) -> dict[str, PolicyValueNet]:  # fmt: skip
-    """Every network of ``started`` adapted to ``target`` with every budget, as ``adapt@T-R`` adapts a start:
-    its seeds, search, training, concurrency and ply cap. Names ``{recipe}-s{seed}-b{budget}``."""
-    config = study.adapt.config
-    items = [
-        Adaptation(f"{t.recipe}-s{t.seed}-b{b}", t.net, target, b,
-                   derive(derive(study.training_seed(t.seed), ADAPT_STAGE, target), "budget", b))
-        for t in started for b in budgets
-    ]  # fmt: skip
+    """Every network of ``started`` adapted to ``target`` with every budget, as ``adapt@T-R`` adapts a start: its
+    seeds, concurrency and ply cap, and the search and training of the network's recipe (``studies``). Names
+    ``{recipe}-s{seed}-b{budget}``."""
     runner = PoolRunner(workers)
+    models: dict[str, PolicyValueNet] = {}
     try:
-        done = adapt_many(items, study.search, config.training(study.train), concurrent=config.concurrent,
-                          max_plies=config.max_plies, device=study.device, run=runner)  # fmt: skip
+        for recipe in dict.fromkeys(t.recipe for t in started):
+            study = studies[recipe]
+            config = study.adapt.config
+            items = [
+                Adaptation(f"{t.recipe}-s{t.seed}-b{b}", t.net, target, b,
+                           derive(derive(study.training_seed(t.seed), ADAPT_STAGE, target), "budget", b))
+                for t in started if t.recipe == recipe for b in budgets
+            ]  # fmt: skip
+            done = adapt_many(items, study.search, config.training(study.train), concurrent=config.concurrent,
+                              max_plies=config.max_plies, device=study.device, run=runner)  # fmt: skip
+            models.update((item.label, result.net) for item, result in zip(items, done, strict=True))
     finally:
         runner.close()
-    return {item.label: result.net for item, result in zip(items, done, strict=True)}
+    return models
 
 
 def summarise(rows: Sequence[Mapping[str, Any]], recipes: Sequence[str]) -> list[dict[str, Any]]:
@@ -174,7 +184,7 @@ def main() -> None:
     seed = derive(np.random.SeedSequence(base.seed), "meta-benchmark")
     for target in targets:
         start = time.perf_counter()
-        models = adapted(base, started, target, budgets, args.workers)
+        models = adapted(studies, started, target, budgets, args.workers)
         runner = PoolRunner(args.workers)
         try:
             ratings = rate_pool(models, target, base, derive(seed, target), runner).ratings

@@ -22,13 +22,18 @@ TINY = REPO / "tests" / "pipelines" / "params-tiny.yaml"
 
 def test_every_recipe_is_a_valid_study_and_spends_the_same_self_play_games() -> None:
     params = yaml.safe_load((REPO / "params.yaml").read_text())
-    default = study_of(params, {}).meta
+    base = study_of(params, {})
+    default = base.meta
     assert RECIPES["multitask"] == ("multitask", {}) and RECIPES["joat"] == ("joat", {})
     for name, (kind, changes) in RECIPES.items():
         assert kind in ("joat", "multitask"), name
-        config = study_of(params, changes).meta
+        study = study_of(params, changes)
+        config = study.meta
         assert config.generations * config.tasks * config.games == default.generations * default.tasks * default.games
-        assert (config != default) == bool(changes), f"{name} changes the meta recipe"
+        changed = (config, study.search, study.train) != (default, base.search, base.train)
+        assert changed == bool(changes), f"{name} changes the meta recipe"
+    solver = study_of(params, RECIPES["joat-sd97"][1])
+    assert solver.search.solver and solver.train.value_discount == 0.97 and solver.meta == default
 
 
 def test_the_summary_compares_seed_by_seed_with_multitask() -> None:
