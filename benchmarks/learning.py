@@ -33,7 +33,7 @@ import csv
 import multiprocessing as mp
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -139,6 +139,16 @@ def study_of(params: Mapping[str, Any], changes: Mapping[str, Any]) -> StudyConf
             raise SystemExit(f"benchmarks/learning.py: recipe key {key} is not in params.yaml")
         node[last] = value
     return parse_params(data)
+
+
+def chosen(text: str, known: Iterable[str], script: str, option: str) -> list[str]:
+    """The comma-separated names of ``text``, each one of ``known``: ``SystemExit`` naming the unknown ones and
+    ``option`` (before any work starts)."""
+    names, known = text.split(","), list(known)
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise SystemExit(f"{script}: {option}: unknown {unknown}; known: {', '.join(known)}")
+    return names
 
 
 def check_anchors(study: StudyConfig, variants: Sequence[str], script: str) -> None:
@@ -262,10 +272,7 @@ def main() -> None:
     parser.add_argument("--params", type=Path, default=REPO / "params.yaml", help="the study's parameter file")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    recipes = args.recipes.split(",")
-    unknown = [r for r in recipes if r not in RECIPES]
-    if unknown:
-        raise SystemExit(f"benchmarks/learning.py: --recipes: unknown {unknown}; known: {', '.join(RECIPES)}")
+    recipes = chosen(args.recipes, RECIPES, "benchmarks/learning.py", "--recipes")
     seeds = [int(s) for s in args.seeds.split(",")]
     params = yaml.safe_load(args.params.read_text())
     studies = {r: study_of(params, RECIPES[r]) for r in recipes}

@@ -37,6 +37,7 @@ import yaml
 from learning import (  # benchmarks/learning.py, beside this script
     PoolRunner,
     check_anchors,
+    chosen,
     rate_pool,
     study_of,
     write_csv,
@@ -76,6 +77,10 @@ class Trained:
     wall_minutes: float
     net: PolicyValueNet
 
+    def label(self, budget: int) -> str:
+        """The name of this network adapted with ``budget`` games."""
+        return f"{self.recipe}-s{self.seed}-b{budget}"
+
 
 def meta_recipe(study: StudyConfig, recipe: str, seed: int, workers: int) -> Trained:
     """The meta stage of ``recipe`` in replicate ``seed``: its final network and the CPU and wall time it took."""
@@ -96,26 +101,22 @@ def meta_recipe(study: StudyConfig, recipe: str, seed: int, workers: int) -> Tra
 
 
 def adapted(studies: Mapping[str, StudyConfig], started: Sequence[Trained], target: str, budgets: Sequence[int],
-            workers: int) -> dict[str, PolicyValueNet]:  # fmt: skip
+            runner: PoolRunner) -> dict[str, PolicyValueNet]:  # fmt: skip
     """Every network of ``started`` adapted to ``target`` with every budget, as ``adapt@T-R`` adapts a start: its
-    seeds, concurrency and ply cap, and the search and training of the network's recipe (``studies``). Names
-    ``{recipe}-s{seed}-b{budget}``."""
-    runner = PoolRunner(workers)
+    seeds, concurrency and ply cap, and the search and training of the network's recipe (``studies``); by
+    :meth:`Trained.label`."""
     models: dict[str, PolicyValueNet] = {}
-    try:
-        for recipe in dict.fromkeys(t.recipe for t in started):
-            study = studies[recipe]
-            config = study.adapt.config
-            items = [
-                Adaptation(f"{t.recipe}-s{t.seed}-b{b}", t.net, target, b,
-                           derive(derive(study.training_seed(t.seed), ADAPT_STAGE, target), "budget", b))
-                for t in started if t.recipe == recipe for b in budgets
-            ]  # fmt: skip
-            done = adapt_many(items, study.search, config.training(study.train), concurrent=config.concurrent,
-                              max_plies=config.max_plies, device=study.device, run=runner)  # fmt: skip
-            models.update((item.label, result.net) for item, result in zip(items, done, strict=True))
-    finally:
-        runner.close()
+    for recipe in dict.fromkeys(t.recipe for t in started):
+        study = studies[recipe]
+        config = study.adapt.config
+        items = [
+            Adaptation(t.label(b), t.net, target, b,
+                       derive(derive(study.training_seed(t.seed), ADAPT_STAGE, target), "budget", b))
+            for t in started if t.recipe == recipe for b in budgets
+        ]  # fmt: skip
+        done = adapt_many(items, study.search, config.training(study.train), concurrent=config.concurrent,
+                          max_plies=config.max_plies, device=study.device, run=runner)  # fmt: skip
+        models.update((item.label, result.net) for item, result in zip(items, done, strict=True))
     return models
 
 
@@ -155,19 +156,13 @@ def main() -> None:
     parser.add_argument("--params", type=Path, default=REPO / "params.yaml", help="the study's parameter file")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    recipes = args.recipes.split(",")
-    unknown = [r for r in recipes if r not in RECIPES]
-    if unknown:
-        raise SystemExit(f"benchmarks/meta.py: --recipes: unknown {unknown}; known: {', '.join(RECIPES)}")
+    recipes = chosen(args.recipes, RECIPES, "benchmarks/meta.py", "--recipes")
+    targets = chosen(args.targets, VARIANTS, "benchmarks/meta.py", "--targets")
     seeds = [int(s) for s in args.seeds.split(",")]
     budgets = [int(b) for b in args.budgets.split(",")]
-    targets = args.targets.split(",")
     params = yaml.safe_load(args.params.read_text())
     studies = {r: study_of(params, RECIPES[r][1]) for r in recipes}
     base = study_of(params, {})
-    unplayable = [t for t in targets if t not in VARIANTS]
-    if unplayable:
-        raise SystemExit(f"benchmarks/meta.py: --targets: unknown {unplayable}; known: {', '.join(VARIANTS)}")
     check_anchors(base, targets, "benchmarks/meta.py")
     out = args.out or Path(tempfile.mkdtemp(prefix="meta-"))
     out.mkdir(parents=True, exist_ok=True)
@@ -180,27 +175,22 @@ def main() -> None:
         started += [meta_recipe(studies[recipe], recipe, seed, args.workers) for seed in seeds]
 
     rows, anchors = [], []
-    cpu = {(t.recipe, t.seed): t for t in started}
     seed = derive(np.random.SeedSequence(base.seed), "meta-benchmark")
-    for target in targets:
-        start = time.perf_counter()
-        models = adapted(studies, started, target, budgets, args.workers)
-        runner = PoolRunner(args.workers)
-        try:
+    runner = PoolRunner(args.workers)
+    try:
+        for target in targets:
+            start = time.perf_counter()
+            models = adapted(studies, started, target, budgets, runner)
             ratings = rate_pool(models, target, base, derive(seed, target), runner).ratings
-        finally:
-            runner.close()
-        print(f"{target}: adapted and rated {len(models)} models in {(time.perf_counter() - start) / 60:.1f} min")
-        anchors += [{"target": target, "anchor": a, "elo": round(ratings.elo[a]), "low": round(ratings.low[a]),
-                     "high": round(ratings.high[a])} for a in base.anchors(target)]  # fmt: skip
-        for t in started:
-            for budget in budgets:
-                name = f"{t.recipe}-s{t.seed}-b{budget}"
-                rows.append({"recipe": t.recipe, "seed": t.seed, "target": target, "budget": budget,
-                             "cpu_minutes": round(cpu[(t.recipe, t.seed)].cpu_minutes, 3),
-                             "wall_minutes": round(cpu[(t.recipe, t.seed)].wall_minutes, 3),
-                             "elo": round(ratings.elo[name]), "low": round(ratings.low[name]),
-                             "high": round(ratings.high[name])})  # fmt: skip
+            print(f"{target}: adapted and rated {len(models)} models in {(time.perf_counter() - start) / 60:.1f} min")
+            anchors += [{"target": target, "anchor": a, "elo": round(ratings.elo[a]), "low": round(ratings.low[a]),
+                         "high": round(ratings.high[a])} for a in base.anchors(target)]  # fmt: skip
+            rows += [{"recipe": t.recipe, "seed": t.seed, "target": target, "budget": b,
+                      "cpu_minutes": round(t.cpu_minutes, 3), "wall_minutes": round(t.wall_minutes, 3),
+                      "elo": round(ratings.elo[t.label(b)]), "low": round(ratings.low[t.label(b)]),
+                      "high": round(ratings.high[t.label(b)])} for t in started for b in budgets]  # fmt: skip
+    finally:
+        runner.close()
     write_csv(out / "models.csv", rows)
     write_csv(out / "anchors.csv", anchors)
     for target in targets:
