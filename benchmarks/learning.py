@@ -3,15 +3,15 @@
     python benchmarks/learning.py [--recipes previous,current] [--seeds 0,1] [--generations 6] [--every 2]
         [--workers 2] [--variant gardner] [--budget CPU_MINUTES] [--params params.yaml] [--out DIR]
 
-A recipe is the study's expert loop -- ``pipelines.expert.inputs``: ``params.yaml``'s network, search, train
-and expert sections and a replicate's seed, exactly what ``expert@gardner-R`` runs -- with some keys changed
-(:data:`RECIPES`; ``previous`` pins the recipe before issue 12, ``current`` is ``params.yaml`` as it is). For
-each recipe and seed (a replicate) the benchmark runs ``--generations`` generations of
-``mmc.alphazero.alphazero`` on a pool of ``--workers`` processes of one torch thread each, a training job
-taking its ``train.threads`` (as the study's process runner), and keeps the champion every ``--every``
-generations together with the CPU time spent so far (the jobs' own process time plus this process's).
-Then every kept champion is rated in one pool with the study's rating (``mmc.evaluate.rate``: each model
-first plays greedy, then the anchors' ladder and the games nearest its estimate; greedy = 0, bootstrap 95 %
+A recipe is the study's expert loop -- ``pipelines.expert.inputs``: ``params.yaml``'s network, search, train and
+expert sections and a replicate's seed, exactly what ``expert@gardner-R`` runs -- with some keys changed
+(:data:`RECIPES`; ``previous`` pins the recipe before issue 12, ``before-21`` the one before issue 21,
+``current`` is ``params.yaml`` as it is). For each recipe and seed (a replicate) the benchmark runs
+``--generations`` generations of ``mmc.alphazero.alphazero`` on a pool of ``--workers`` processes of one torch
+thread each, a training job taking its ``train.threads`` (as the study's process runner), and keeps the champion
+every ``--every`` generations together with the CPU time spent so far (the jobs' own process time plus this
+process's). Then every kept champion is rated in one pool with the study's rating (``mmc.evaluate.rate``: each
+model first plays greedy, then the anchors' ladder and the games nearest its estimate; greedy = 0, bootstrap 95 %
 intervals). Every kept champion also plays ``--greedy-games`` against greedy at the evaluation's settings (the
 study's "beats greedy" measure) and ``--policy-games`` with its raw policy (most probable move, no search)
 against random: issue 12's targets are 95 % wins and a 0.95 score, so a long ``--generations`` run shows the
@@ -56,11 +56,15 @@ from pipelines.stage import keywords
 
 REPO = Path(__file__).resolve().parent.parent
 
+BEFORE_21: dict[str, Any] = {"expert.search.solver": False, "expert.train.value_discount": 0.99}
+"""The expert recipe before issue 21 adopted ``solver-d97`` (commit abdc5d6): the shared search and train sections
+as they are (the meta stages' and the adaptations' recipe). Issue 21's screen ran from it."""
 PREVIOUS: dict[str, Any] = {
+    **BEFORE_21,
     "search.fast_simulations": 0,
     "train.epochs": 2,
     "train.search_value_weight": 0.0,
-    "train.value_discount": 1.0,
+    "expert.train.value_discount": 1.0,
     "expert.generations": 6,
     "expert.arena_games": 40,
 }
@@ -69,6 +73,7 @@ PREVIOUS: dict[str, Any] = {
 RECIPES: dict[str, dict[str, Any]] = {
     "previous": PREVIOUS,
     "current": {},
+    "before-21": BEFORE_21,
     # the ablations measured from the previous recipe (BENCHMARKS.md), one change at a time, then combined
     "q-mix": {**PREVIOUS, "train.search_value_weight": 0.5},
     "pcr": {**PREVIOUS, "search.simulations": 96, "search.fast_simulations": 16, "search.full_search_fraction": 0.25},
@@ -85,23 +90,29 @@ RECIPES: dict[str, dict[str, Any]] = {
         "search.full_search_fraction": 0.25,
     },
     "na-e4-lr05": {**PREVIOUS, "expert.arena_games": 0, "train.epochs": 4, "train.learning_rate": 0.05},
-    # from the current recipe
-    "no-discount": {"train.value_discount": 1.0},
-    "current-pcr": {"search.simulations": 96, "search.fast_simulations": 16, "search.full_search_fraction": 0.25},
-    "one-thread": {"train.threads": 1},  # the training numerics before train.threads (2 by default since)
-    "window-6": {"expert.window": 6},
-    "sims32-games192": {"search.simulations": 32, "expert.games": 192},  # the same simulations per generation
-    # issue 21's screen, each from the current recipe (one option at a time, then combined)
-    "open-8": {"search.random_opening_plies": 8},  # self-play starts after 8 random plies
-    "endgame-0.25": {"search.endgame_starts": 0.25},  # a quarter of the games from material odds / thinned boards
-    "open8-endgame": {"search.random_opening_plies": 8, "search.endgame_starts": 0.25},
-    "cosine-lr": {"train.lr_schedule": "cosine", "train.lr_floor": 0.1},
+    # from the recipe of their time (issue 12's, BEFORE_21)
+    "no-discount": {**BEFORE_21, "expert.train.value_discount": 1.0},
+    "current-pcr": {
+        **BEFORE_21,
+        "search.simulations": 96,
+        "search.fast_simulations": 16,
+        "search.full_search_fraction": 0.25,
+    },
+    "one-thread": {**BEFORE_21, "train.threads": 1},  # the training numerics before train.threads (2 by default since)
+    "window-6": {**BEFORE_21, "expert.window": 6},
+    "sims32-games192": {**BEFORE_21, "search.simulations": 32, "expert.games": 192},  # equal simulations a generation
+    # issue 21's screen, each from the recipe it had then (BEFORE_21; one option at a time, then combined)
+    "open-8": {**BEFORE_21, "search.random_opening_plies": 8},  # self-play starts after 8 random plies
+    "endgame-0.25": {**BEFORE_21, "search.endgame_starts": 0.25},  # a quarter from material odds / thinned boards
+    "open8-endgame": {**BEFORE_21, "search.random_opening_plies": 8, "search.endgame_starts": 0.25},
+    "cosine-lr": {**BEFORE_21, "train.lr_schedule": "cosine", "train.lr_floor": 0.1},
     # a generation at the study's settings holds about 4,700 examples (an untrained net, 37 plies a game): 12,000
     # is about window 3 early on, and fewer generations as the games grow longer
-    "window-positions": {"expert.window_positions": 12000},
+    "window-positions": {**BEFORE_21, "expert.window_positions": 12000},
     # Gumbel at 16 simulations with its move sampled from the improved policy for temperature_plies plies, from
     # random openings, and 3x the games: the same simulations per generation as current (16 x 384 = 48 x 128)
     "gumbel-16": {
+        **BEFORE_21,
         "search.simulations": 16,
         "search.gumbel": True,
         "search.gumbel_sampling": True,
@@ -112,17 +123,29 @@ RECIPES: dict[str, dict[str, Any]] = {
     # 2x32 0.107 ms, 4x48 0.183 ms, 4x64 0.299 ms per simulation on one AMD EPYC core), so that a generation's
     # self-play costs about what current's does (48 x 128 x 0.107 = 657; 32 x 112 x 0.183 = 656;
     # 24 x 96 x 0.299 = 689 ms-units); their training costs more per example (the curve's CPU-minutes count it)
-    "net-4x48": {"network.blocks": 4, "network.filters": 48, "search.simulations": 32, "expert.games": 112},
-    "net-4x64": {"network.blocks": 4, "network.filters": 64, "search.simulations": 24, "expert.games": 96},
-    "bf16": {"search.precision": "bf16"},  # leaf evaluation in bfloat16 (AVX-512 BF16 CPUs), training float32
+    "net-4x48": {
+        **BEFORE_21,
+        "network.blocks": 4,
+        "network.filters": 48,
+        "search.simulations": 32,
+        "expert.games": 112,
+    },
+    "net-4x64": {**BEFORE_21, "network.blocks": 4, "network.filters": 64, "search.simulations": 24, "expert.games": 96},
+    "bf16": {**BEFORE_21, "search.precision": "bf16"},  # leaf evaluation in bfloat16 (AVX-512 BF16), training float32
     # MCTS-Solver in self-play only: a proven mate takes every later visit, so the policy target holds the mate
     # (the evaluation's search plays as before; with it too, the played strength would change with the player)
-    "solver": {"search.solver": True},
-    "solver-curriculum": {"search.solver": True, "search.random_opening_plies": 8, "search.endgame_starts": 0.25},
+    "solver": {**BEFORE_21, "expert.search.solver": True},
+    "solver-curriculum": {
+        **BEFORE_21,
+        "expert.search.solver": True,
+        "search.random_opening_plies": 8,
+        "search.endgame_starts": 0.25,
+    },
     # a stronger value discount: the diagnosis found the best non-mating move's value +0.84 beside the mate, so
     # the search cannot tell a win now from a win later (a 40-ply gardner win: 0.99 ** 40 = 0.67, 0.97 ** 40 = 0.30)
-    "discount-0.97": {"train.value_discount": 0.97},
-    "solver-d97": {"search.solver": True, "train.value_discount": 0.97},
+    "discount-0.97": {**BEFORE_21, "expert.train.value_discount": 0.97},
+    # both: the expert recipe since issue 21 (= current)
+    "solver-d97": {**BEFORE_21, "expert.search.solver": True, "expert.train.value_discount": 0.97},
 }
 """Recipes by name: dotted ``params.yaml`` keys and their values, applied to the file's mapping."""
 

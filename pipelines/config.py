@@ -12,6 +12,8 @@ the study runs::
     train: {...every TrainConfig field...}            # mmc.train.TrainConfig
     expert:                       # the AlphaZero loop per variant
       variants: {gardner: {}}     # one expert stage per key; a value overrides keys of expert/search/train
+      search: {solver: true}      # the expert recipe: keys of search/train every expert stage changes
+      train: {...}
       generations: ...            # ...every mmc.alphazero.AlphaZeroConfig field
     meta: {...every mmc.meta.MetaConfig field...}
     metafocus: {...every mmc.meta.MetaFocusConfig field...}
@@ -284,11 +286,13 @@ def _parse(data: Any) -> StudyConfig:
 def _experts(mapping: dict[str, Any]) -> dict[str, ExpertConfig]:
     from pipelines import study_rules as rules
 
-    search = _mapping(mapping["search"], "search")
-    train = _mapping(mapping["train"], "train")
-    expert = _split(mapping["expert"], "expert", ("variants",), AlphaZeroConfig)
-    _keys(search, "search", _names(SearchConfig))
-    _keys(train, "train", _names(TrainConfig))
+    shared = {"search": _mapping(mapping["search"], "search"), "train": _mapping(mapping["train"], "train")}
+    expert = _split(mapping["expert"], "expert", ("variants", *shared), AlphaZeroConfig)
+    _keys(shared["search"], "search", _names(SearchConfig))
+    _keys(shared["train"], "train", _names(TrainConfig))
+    # the expert recipe: the keys of the shared search and train sections that every expert stage changes (the
+    # meta stages and the adaptations read those sections as they are)
+    recipe = {name: _part(expert.pop(name), f"expert.{name}", section) for name, section in shared.items()}
     variants = _mapping(expert.pop("variants"), "expert.variants")
     if not variants:
         raise ConfigError("params", "expert.variants", "must name at least one variant")
@@ -296,36 +300,48 @@ def _experts(mapping: dict[str, Any]) -> dict[str, ExpertConfig]:
     for variant, override in variants.items():
         rules.check_variant("expert.variants", variant)
         rules.check_playable("expert.variants", [variant])
-        experts[variant] = _expert(variant, override, expert, search, train)
+        experts[variant] = _expert(variant, override, expert, shared, recipe)
     return experts
 
 
+def _part(value: Any, key: str, section: dict[str, Any]) -> dict[str, Any]:
+    """The override mapping at ``key`` (``None`` or some of ``section``'s keys), its keys checked."""
+    part = {} if value is None else dict(_mapping(value, key))
+    stray = sorted(set(part) - set(section))
+    if stray:
+        raise ConfigError("params", f"{key}.{stray[0]}", f"unknown key (expected one of {', '.join(section)})")
+    return part
+
+
 def _expert(
-    variant: str, override: Any, expert: dict[str, Any], search: dict[str, Any], train: dict[str, Any]
+    variant: str,
+    override: Any,
+    expert: dict[str, Any],
+    shared: dict[str, dict[str, Any]],
+    recipe: dict[str, dict[str, Any]],
 ) -> ExpertConfig:
-    """The expert config of ``variant``: the shared sections with its override mapping laid over them (a variant
-    may override keys of ``expert``, ``search`` and ``train``, and only those)."""
+    """The expert config of ``variant``: the shared search and train sections, the expert recipe
+    (``expert.search``, ``expert.train``) laid over them, then the variant's override mapping (a variant may
+    override keys of ``expert``, ``search`` and ``train``, and only those)."""
     prefix = f"expert.variants.{variant}"
     override = {} if override is None else _mapping(override, prefix)
-    unknown = sorted(set(override) - set(expert) - {"search", "train"})
+    unknown = sorted(set(override) - set(expert) - set(shared))
     if unknown:
-        allowed = sorted([*expert, "search", "train"])
+        allowed = sorted([*expert, *shared])
         raise ConfigError(
             "params", f"{prefix}.{unknown[0]}", f"unknown key (a variant may override {', '.join(allowed)})"
         )
     origin = {k: f"{prefix}.{k}" if k in override else f"expert.{k}" for k in expert}
-    merged = {**expert, **{k: v for k, v in override.items() if k not in ("search", "train")}}
+    merged = {**expert, **{k: v for k, v in override.items() if k not in shared}}
     loop = _build(AlphaZeroConfig, merged, "expert", origin=origin)
     configs = []
-    for name, cls, section in (("search", SearchConfig, search), ("train", TrainConfig, train)):
-        part = _mapping(override.get(name, {}), f"{prefix}.{name}")
-        stray = sorted(set(part) - set(section))
-        if stray:
-            raise ConfigError(
-                "params", f"{prefix}.{name}.{stray[0]}", f"unknown key (expected one of {', '.join(section)})"
-            )
-        keys = {k: f"{prefix}.{name}.{k}" if k in part else f"{name}.{k}" for k in section}
-        configs.append(_build(cls, {**section, **part}, name, origin=keys))
+    for (name, section), cls in zip(shared.items(), (SearchConfig, TrainConfig), strict=True):
+        part = _part(override.get(name), f"{prefix}.{name}", section)
+        keys = {
+            k: f"{prefix}.{name}.{k}" if k in part else f"expert.{name}.{k}" if k in recipe[name] else f"{name}.{k}"
+            for k in section
+        }
+        configs.append(_build(cls, {**section, **recipe[name], **part}, name, origin=keys))
     return ExpertConfig(variant, loop, configs[0], configs[1])
 
 

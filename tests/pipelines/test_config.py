@@ -62,6 +62,24 @@ def test_a_variant_override_changes_only_that_variant() -> None:
     assert study.experts["baby"].search.gumbel == study.experts["gardner"].search.gumbel
 
 
+def test_the_expert_recipe_changes_the_experts_alone() -> None:
+    """``expert.search`` and ``expert.train`` lay the expert recipe over the shared sections for every expert stage;
+    the meta stages and the adaptations read the shared sections; a variant's own override comes last."""
+    data = copy.deepcopy(DEFAULT)
+    data["expert"]["search"] = {"solver": True, "simulations": 40}
+    data["expert"]["train"] = {"value_discount": 0.97}
+    data["expert"]["variants"] = {"gardner": {}, "baby": {"search": {"simulations": 8}}}
+    study = parse_params(data)
+    gardner, baby = study.experts["gardner"], study.experts["baby"]
+    assert gardner.search.solver and gardner.search.simulations == 40 and gardner.train.value_discount == 0.97
+    assert baby.search.solver and baby.search.simulations == 8 and baby.train.value_discount == 0.97
+    assert study.search.simulations == DEFAULT["search"]["simulations"] and not study.search.solver
+    assert study.train.value_discount == DEFAULT["train"]["value_discount"]
+    data["expert"]["search"] = data["expert"]["train"] = None
+    plain = parse_params(data).experts["gardner"]
+    assert (plain.search, plain.train) == (study.search, study.train)
+
+
 def _set(data: dict[str, Any], key: str, value: Any) -> None:
     *parents, last = key.split(".")
     for part in parents:
@@ -97,6 +115,11 @@ BAD = [
         {"search": {"simulations": -1}},
         "params.yaml: expert.variants.gardner.search.simulations: must be > 0, got -1",
     ),
+    ("expert.search", {"speed": 1}, "params.yaml: expert.search.speed: unknown key (expected one of simulations,"),
+    ("expert.search", ["solver"], "params.yaml: expert.search: the section must be a mapping"),
+    ("expert.search", {"solver": 1}, "params.yaml: expert.search.solver: must be a bool, got 1"),
+    ("expert.train", {"value_discount": 1.5}, "params.yaml: expert.train.value_discount: must be in"),
+    ("expert.search", _DELETE, "params.yaml: expert.search: missing"),
     ("expert.chunks", 1000, "params.yaml: expert.chunks: must be <= games=128, got 1000"),
     ("expert.gate_threshold", 1.5, "params.yaml: expert.gate_threshold: must be in [0, 1], got 1.5"),
     ("search.simulations", 0, "params.yaml: search.simulations: must be > 0, got 0"),

@@ -59,6 +59,8 @@ NOT_READ = {
     ("multitask", "meta.epsilon"): "the multitask baseline has no outer step (mmc.meta.multitask_generation)",
     ("meta_train", "train.epochs"): "meta.epochs replaces it (mmc.meta.MetaConfig.training)",
     ("multitask", "train.epochs"): "meta.epochs replaces it (mmc.meta.MetaConfig.training)",
+    ("expert", "search.solver"): "the expert recipe's expert.search.solver replaces it",
+    ("expert", "train.value_discount"): "the expert recipe's expert.train.value_discount replaces it",
 }
 """Keys in a stage's inputs that its computation never reads (declared, with the reason)."""
 
