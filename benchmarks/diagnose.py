@@ -19,7 +19,8 @@ and reports:
     policy (``PolicyPlayer``, no search; ``--games``) and its search player (``evaluate.search``;
     ``--search-games``) against random and greedy (``evaluate.opening_plies`` random plies first);
 (b) ``targets.csv``: on the suite's mate-in-one and stalemate-trap positions, the self-play search's policy
-    target (``search:``) on the mating and on the stalemating moves, with and without root noise;
+    target (the expert's: ``search:`` with ``expert.search:`` over it) on the mating and on the stalemating moves,
+    with and without root noise;
 (c) ``calibration.csv``: the value head against the final result over self-play positions (the kept network's
     own self-play games), in 10 bins and where the side to move is a queen up or down;
 (d) ``suite.csv``: raw-policy and search-player solve rates on the suite, with greedy and Fairy-Stockfish

@@ -57,8 +57,9 @@ from pipelines.stage import keywords
 REPO = Path(__file__).resolve().parent.parent
 
 BEFORE_21: dict[str, Any] = {"expert.search.solver": False, "expert.train.value_discount": 0.99}
-"""The expert recipe before issue 21 adopted ``solver-d97`` (commit abdc5d6): the shared search and train sections
-as they are (the meta stages' and the adaptations' recipe). Issue 21's screen ran from it."""
+"""The expert recipe before issue 21 adopted ``solver-d97`` (as of abdc5d6, the last commit before the adoption):
+the shared search and train sections as they are (the meta stages' and the adaptations' recipe). Issue 21's
+screen ran from it, and ``current`` before the adoption is this recipe."""
 PREVIOUS: dict[str, Any] = {
     **BEFORE_21,
     "search.fast_simulations": 0,
@@ -162,6 +163,19 @@ def study_of(params: Mapping[str, Any], changes: Mapping[str, Any]) -> StudyConf
             raise SystemExit(f"benchmarks/learning.py: recipe key {key} is not in params.yaml")
         node[last] = value
     return parse_params(data)
+
+
+def check_recipe(params: Mapping[str, Any], name: str) -> None:
+    """That recipe ``name`` changes no key of the shared ``search`` or ``train`` section that the expert recipe
+    (``expert.search``, ``expert.train``) replaces, since the expert would not see it: ``SystemExit`` naming the
+    key to set instead (before any work starts)."""
+    for key in RECIPES[name]:
+        section, _, field = key.partition(".")
+        if section in ("search", "train") and field in (params["expert"][section] or {}):
+            raise SystemExit(
+                f"benchmarks/learning.py: recipe {name}: {key} does not reach the expert, whose recipe sets"
+                f" expert.{key}: change that key"
+            )
 
 
 def chosen(text: str, known: Iterable[str], script: str, option: str) -> list[str]:
@@ -298,6 +312,8 @@ def main() -> None:
     recipes = chosen(args.recipes, RECIPES, "benchmarks/learning.py", "--recipes")
     seeds = [int(s) for s in args.seeds.split(",")]
     params = yaml.safe_load(args.params.read_text())
+    for name in recipes:
+        check_recipe(params, name)
     studies = {r: study_of(params, RECIPES[r]) for r in recipes}
     check_anchors(study_of(params, {}), [args.variant], "benchmarks/learning.py")
     if args.generations is not None:

@@ -61,7 +61,8 @@ RECIPES: dict[str, tuple[str, dict[str, Any]]] = {
     "joat-g16": ("joat", {"meta.generations": 16, "meta.games": 24}),  # twice the outer steps, the same games
     "joat-t6": ("joat", {"meta.tasks": 6, "meta.games": 32}),  # every train variant in each batch, the same games
     "joat-eps05": ("joat", {"meta.epsilon": 0.5}),  # half the Reptile step
-    # the expert screen's best candidate (benchmarks/learning.py's solver-d97) in every stage's self-play and training
+    # the expert screen's best candidate (benchmarks/learning.py's solver-d97, the expert recipe since issue 21) in the
+    # meta stage's and the adaptations' self-play and training (the shared sections)
     "multitask-sd97": ("multitask", {"search.solver": True, "train.value_discount": 0.97}),
     "joat-sd97": ("joat", {"search.solver": True, "train.value_discount": 0.97}),
 }

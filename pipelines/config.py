@@ -12,8 +12,8 @@ the study runs::
     train: {...every TrainConfig field...}            # mmc.train.TrainConfig
     expert:                       # the AlphaZero loop per variant
       variants: {gardner: {}}     # one expert stage per key; a value overrides keys of expert/search/train
-      search: {solver: true}      # the expert recipe: keys of search/train every expert stage changes
-      train: {...}
+      search: {solver: true}      # the expert recipe: keys of search/train every expert stage changes ({} or
+      train: {...}                # null: none); the meta stages and the adaptations read search/train as they are
       generations: ...            # ...every mmc.alphazero.AlphaZeroConfig field
     meta: {...every mmc.meta.MetaConfig field...}
     metafocus: {...every mmc.meta.MetaFocusConfig field...}
@@ -21,9 +21,10 @@ the study runs::
     evaluate: {opponents, games, search: {...every SearchConfig field...}, opening_plies, max_plies}
     runner: {kind, workers, address}   # where the jobs run; never changes a result
 
-Every key must be present and no other key may be (a variant's override mapping lists only what it
-changes). This module reads the file and lays the variants' overrides over the shared sections; each config
-checks its keys and values (``mmc.configs``: types from its annotations, a bool is not an int), and
+Every key must be present and no other key may be (a variant's override mapping and the expert recipe list only
+what they change). This module reads the file and lays the expert recipe, then each variant's overrides, over the
+shared sections; each config checks its keys and values (``mmc.configs``: types from its annotations, a bool is
+not an int), and
 :mod:`pipelines.study_rules` the rules across sections. Any problem stops the run with :class:`ParamsError`,
 whose message is one line naming the file and the key: ``params.yaml: expert.generations: must be an int,
 got 'x'``. Loading starts no process: whether the engine opponents can play is
@@ -160,9 +161,10 @@ class StudyConfig:
     resolves it when it starts. Checked here: ``cuda`` where torch sees none stops the study before any work."""
     network: NetworkConfig
     search: SearchConfig
-    """The shared self-play search (meta stages and adaptation; an expert's may be overridden per variant)."""
+    """The shared self-play search (meta stages and adaptation; the experts': ``experts[V].search``, with the
+    expert recipe and the variant's overrides)."""
     train: TrainConfig
-    """The shared training settings (inner updates, multitask, adaptation)."""
+    """The shared training settings (inner updates, multitask, adaptation; the experts': ``experts[V].train``)."""
     experts: dict[str, ExpertConfig]
     """Expert stage per variant, in the file's order."""
     meta: MetaConfig
@@ -291,8 +293,13 @@ def _experts(mapping: dict[str, Any]) -> dict[str, ExpertConfig]:
     _keys(shared["search"], "search", _names(SearchConfig))
     _keys(shared["train"], "train", _names(TrainConfig))
     # the expert recipe: the keys of the shared search and train sections that every expert stage changes (the
-    # meta stages and the adaptations read those sections as they are)
-    recipe = {name: _part(expert.pop(name), f"expert.{name}", section) for name, section in shared.items()}
+    # meta stages and the adaptations read those sections as they are); each key's value and where it came from
+    recipe: dict[str, tuple[dict[str, Any], dict[str, str]]] = {}
+    for (name, section), cls in zip(shared.items(), (SearchConfig, TrainConfig), strict=True):
+        part = _part(expert.pop(name), f"expert.{name}", section)
+        values, origin = {**section, **part}, {k: f"expert.{name}.{k}" if k in part else f"{name}.{k}" for k in section}
+        _build(cls, values, name, origin=origin)  # checked here, even where every variant overrides it
+        recipe[name] = values, origin
     variants = _mapping(expert.pop("variants"), "expert.variants")
     if not variants:
         raise ConfigError("params", "expert.variants", "must name at least one variant")
@@ -300,7 +307,7 @@ def _experts(mapping: dict[str, Any]) -> dict[str, ExpertConfig]:
     for variant, override in variants.items():
         rules.check_variant("expert.variants", variant)
         rules.check_playable("expert.variants", [variant])
-        experts[variant] = _expert(variant, override, expert, shared, recipe)
+        experts[variant] = _expert(variant, override, expert, recipe)
     return experts
 
 
@@ -314,34 +321,27 @@ def _part(value: Any, key: str, section: dict[str, Any]) -> dict[str, Any]:
 
 
 def _expert(
-    variant: str,
-    override: Any,
-    expert: dict[str, Any],
-    shared: dict[str, dict[str, Any]],
-    recipe: dict[str, dict[str, Any]],
+    variant: str, override: Any, expert: dict[str, Any], recipe: dict[str, tuple[dict[str, Any], dict[str, str]]]
 ) -> ExpertConfig:
-    """The expert config of ``variant``: the shared search and train sections, the expert recipe
-    (``expert.search``, ``expert.train``) laid over them, then the variant's override mapping (a variant may
-    override keys of ``expert``, ``search`` and ``train``, and only those)."""
+    """The expert config of ``variant``: the shared search and train sections with the expert recipe laid over
+    them (``recipe``: each section's values and the keys they came from), then the variant's override mapping (a
+    variant may override keys of ``expert``, ``search`` and ``train``, and only those)."""
     prefix = f"expert.variants.{variant}"
     override = {} if override is None else _mapping(override, prefix)
-    unknown = sorted(set(override) - set(expert) - set(shared))
+    unknown = sorted(set(override) - set(expert) - set(recipe))
     if unknown:
-        allowed = sorted([*expert, *shared])
+        allowed = sorted([*expert, *recipe])
         raise ConfigError(
             "params", f"{prefix}.{unknown[0]}", f"unknown key (a variant may override {', '.join(allowed)})"
         )
     origin = {k: f"{prefix}.{k}" if k in override else f"expert.{k}" for k in expert}
-    merged = {**expert, **{k: v for k, v in override.items() if k not in shared}}
+    merged = {**expert, **{k: v for k, v in override.items() if k not in recipe}}
     loop = _build(AlphaZeroConfig, merged, "expert", origin=origin)
     configs = []
-    for (name, section), cls in zip(shared.items(), (SearchConfig, TrainConfig), strict=True):
+    for (name, (section, keys)), cls in zip(recipe.items(), (SearchConfig, TrainConfig), strict=True):
         part = _part(override.get(name), f"{prefix}.{name}", section)
-        keys = {
-            k: f"{prefix}.{name}.{k}" if k in part else f"expert.{name}.{k}" if k in recipe[name] else f"{name}.{k}"
-            for k in section
-        }
-        configs.append(_build(cls, {**section, **recipe[name], **part}, name, origin=keys))
+        keys = {k: f"{prefix}.{name}.{k}" if k in part else where for k, where in keys.items()}
+        configs.append(_build(cls, {**section, **part}, name, origin=keys))
     return ExpertConfig(variant, loop, configs[0], configs[1])
 
 

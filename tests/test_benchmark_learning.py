@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmarks.learning import PREVIOUS, RECIPES, at_budget, study_of, summarise
+from benchmarks.learning import BEFORE_21, PREVIOUS, RECIPES, at_budget, check_recipe, study_of, summarise
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "pipelines" / "params-tiny.yaml"
@@ -32,11 +32,13 @@ def test_recipes_are_valid_studies_and_previous_pins_the_old_expert() -> None:
         study_of(params, {"train.nope": 1})
 
 
-def test_the_screen_has_its_candidates_each_an_option_of_the_current_recipe() -> None:
+def test_the_screen_has_its_candidates_each_an_option_of_the_recipe_it_ran_from() -> None:
     params = yaml.safe_load((REPO / "params.yaml").read_text())
     screen = ["open-8", "endgame-0.25", "open8-endgame", "cosine-lr", "window-positions", "gumbel-16", "net-4x48",
-              "net-4x64", "sims32-games192", "bf16"]  # fmt: skip
-    current = study_of(params, {}).experts["gardner"]
+              "net-4x64", "sims32-games192", "bf16", "solver", "discount-0.97", "solver-d97"]  # fmt: skip
+    current = study_of(params, BEFORE_21).experts["gardner"]
+    assert current != study_of(params, {}).experts["gardner"], "issue 21 changed the expert recipe"
+    assert study_of(params, RECIPES["solver-d97"]).experts == study_of(params, {}).experts, "issue 21 adopted it"
     for name in screen:
         expert = study_of(params, RECIPES[name]).experts["gardner"]
         assert expert != current, f"{name} changes the recipe"
@@ -44,6 +46,21 @@ def test_the_screen_has_its_candidates_each_an_option_of_the_current_recipe() ->
     assert gumbel.search.gumbel and gumbel.search.gumbel_sampling and gumbel.search.random_opening_plies == 8
     assert gumbel.search.simulations * gumbel.loop.games == current.search.simulations * current.loop.games
     assert study_of(params, RECIPES["net-4x64"]).network.filters == 64
+
+
+def test_every_recipe_reaches_the_expert() -> None:
+    """A recipe's change of a shared key that the expert recipe replaces would not reach the expert: every recipe
+    passes the check, and a recipe that sets such a key is refused naming the key to set."""
+    params = yaml.safe_load((REPO / "params.yaml").read_text())
+    for name in RECIPES:
+        check_recipe(params, name)
+    RECIPES["shadowed"] = {"search.solver": False}
+    try:
+        with pytest.raises(SystemExit, match=r"recipe shadowed: search\.solver does not reach the expert, .*"
+                           r"expert\.search\.solver"):  # fmt: skip
+            check_recipe(params, "shadowed")
+    finally:
+        del RECIPES["shadowed"]
 
 
 def test_recipes_compare_at_a_common_cpu_budget() -> None:

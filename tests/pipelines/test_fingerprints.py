@@ -59,8 +59,11 @@ NOT_READ = {
     ("multitask", "meta.epsilon"): "the multitask baseline has no outer step (mmc.meta.multitask_generation)",
     ("meta_train", "train.epochs"): "meta.epochs replaces it (mmc.meta.MetaConfig.training)",
     ("multitask", "train.epochs"): "meta.epochs replaces it (mmc.meta.MetaConfig.training)",
-    ("expert", "search.solver"): "the expert recipe's expert.search.solver replaces it",
-    ("expert", "train.value_discount"): "the expert recipe's expert.train.value_discount replaces it",
+    **{
+        ("expert", f"{section}.{key}"): f"the expert recipe's expert.{section}.{key} replaces it"
+        for section in ("search", "train")
+        for key in DEFAULT["expert"][section] or {}
+    },
 }
 """Keys in a stage's inputs that its computation never reads (declared, with the reason)."""
 
@@ -126,6 +129,8 @@ def test_a_stage_inputs_change_exactly_with_its_dvc_params(stage: str, tmp_path:
     wrong = []
     for key, value in flatten(DEFAULT).items():
         if key.startswith("expert.variants") or key == "runner.address" or key in ONE_VALUE:  # address: kind dask
+            continue
+        if value is None or value == {}:  # an empty expert recipe: nothing to change
             continue
         data = copy.deepcopy(DEFAULT)
         *parents, last = key.split(".")

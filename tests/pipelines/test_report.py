@@ -60,6 +60,7 @@ def make_inputs(folder: Path) -> dict[str, Path]:
     params = folder / "params.yaml"
     params.write_text(
         "seed: 7\nmeta:\n  train_variants: [gardner, mallet]\n  epsilon: 0.5\nadapt:\n  budgets: [0, 20]\n"
+        "expert:\n  search: {solver: true}\n  train: {value_discount: 0.97}\n"
     )
     runs_of = [("joat", "meta_train", "pooled"), ("joat", "inner", "gardner"), ("joat", "inner", "mallet"),
                ("multitask", "multitask", "pooled"), ("expert-gardner", "expert", "gardner")]  # fmt: skip
@@ -145,6 +146,8 @@ def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
         assert rows[rank].startswith(line + "   ")  # the start position heads the first row of boards
     assert PARENT_RUN in html and CHILD_RUN in html
     assert "train_variants" in html  # the parameters
+    recipe = "own recipe (<code>search.solver</code> true and <code>train.value_discount</code> 0.97)"
+    assert f"The experts trained with their {recipe} over the self-play and training settings" in html
 
 
 def test_external_resources_finds_what_a_page_would_fetch() -> None:
