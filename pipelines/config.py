@@ -24,10 +24,9 @@ the study runs::
 Every key must be present and no other key may be (a variant's override mapping and the expert recipe list only
 what they change). This module reads the file and lays the expert recipe, then each variant's overrides, over the
 shared sections; each config checks its keys and values (``mmc.configs``: types from its annotations, a bool is
-not an int), and
-:mod:`pipelines.study_rules` the rules across sections. Any problem stops the run with :class:`ParamsError`,
-whose message is one line naming the file and the key: ``params.yaml: expert.generations: must be an int,
-got 'x'``. Loading starts no process: whether the engine opponents can play is
+not an int), and :mod:`pipelines.study_rules` the rules across sections. Any problem stops the run with
+:class:`ParamsError`, whose message is one line naming the file and the key: ``params.yaml: expert.generations:
+must be an int, got 'x'``. Loading starts no process: whether the engine opponents can play is
 :func:`pipelines.study_rules.check_players`'s to say (``python -m pipelines check``).
 """
 
