@@ -165,11 +165,11 @@ def study_of(params: Mapping[str, Any], changes: Mapping[str, Any]) -> StudyConf
     return parse_params(data)
 
 
-def check_recipe(params: Mapping[str, Any], name: str) -> None:
-    """That recipe ``name`` changes no key of the shared ``search`` or ``train`` section that the expert recipe
-    (``expert.search``, ``expert.train``) replaces, since the expert would not see it: ``SystemExit`` naming the
-    key to set instead (before any work starts)."""
-    for key in RECIPES[name]:
+def check_recipe(params: Mapping[str, Any], name: str, changes: Mapping[str, Any]) -> None:
+    """That recipe ``name`` (its dotted keys ``changes``) changes no key of the shared ``search`` or ``train``
+    section that the expert recipe (``expert.search``, ``expert.train``) replaces, since the expert would not see
+    it: ``SystemExit`` naming the key to set instead (before any work starts)."""
+    for key in changes:
         section, _, field = key.partition(".")
         if section in ("search", "train") and field in (params["expert"][section] or {}):
             raise SystemExit(
@@ -313,7 +313,7 @@ def main() -> None:
     seeds = [int(s) for s in args.seeds.split(",")]
     params = yaml.safe_load(args.params.read_text())
     for name in recipes:
-        check_recipe(params, name)
+        check_recipe(params, name, RECIPES[name])
     studies = {r: study_of(params, RECIPES[r]) for r in recipes}
     check_anchors(study_of(params, {}), [args.variant], "benchmarks/learning.py")
     if args.generations is not None:
