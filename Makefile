@@ -35,10 +35,10 @@ test: setup
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 # Leaves out what takes minutes: the study pipeline (tests/pipelines: Prefect server, DVC, MLflow, Dask), the
-# perft suite and the differential test against Fairy-Stockfish (engine/test_perft.py, engine/test_oracle.py),
+# perft suite and the differential test against Fairy-Stockfish (games/chess/test_perft.py, games/chess/test_oracle.py),
 # the learning test, and anything else marked slow. About 480 tests in 70-90 s on 2 cores; the slowest left
 # (meta-learning, a los_alamos self-play) take 10-20 s each. No mypy here: make lint runs it.
-FAST_SKIP := --ignore=tests/pipelines --ignore=tests/engine/test_perft.py --ignore=tests/engine/test_oracle.py \
+FAST_SKIP := --ignore=tests/pipelines --ignore=tests/games/chess/test_perft.py --ignore=tests/games/chess/test_oracle.py \
 	--ignore=tests/test_learning.py -m "not slow"
 
 test-fast: setup

@@ -5,11 +5,12 @@ value head is calibrated, and its solve rates on a fixed suite of forced mates, 
     python benchmarks/diagnose.py [--generations 12] [--keep 0,4,8,12] [--games 100] [--search-games 50]
         [--seed 0] [--workers 2] [--params params.yaml] [--suite ...] [--out DIR]
 
-``--make-suite`` draws positions from seeded playouts (``mmc.puzzles.playout_positions``) of gardner, baby and
-mallet, keeps those with a forced mate in 1, 2 or 3 found by the exact search (``mmc.puzzles.Puzzle.of``) --
-``--per-kind`` of each mate length and of stalemate traps (a mate in one beside a stalemating move) per variant
--- and keeps a position only where Fairy-Stockfish, asked for a mate in that many moves (``go mate N``), reports
-the same length; it writes the suite (``mmc.puzzles.write_puzzles``), checked in so that the benchmark is fixed.
+``--make-suite`` draws positions from seeded playouts (``mmc.games.chess.puzzles.playout_positions``) of gardner,
+baby and mallet, keeps those with a forced mate in 1, 2 or 3 found by the exact search
+(``mmc.games.chess.puzzles.Puzzle.of``) -- ``--per-kind`` of each mate length and of stalemate traps (a mate in one
+beside a stalemating move) per variant -- and keeps a position only where Fairy-Stockfish, asked for a mate in that
+many moves (``go mate N``), reports the same length; it writes the suite (``mmc.games.chess.puzzles.write_puzzles``),
+checked in so that the benchmark is fixed.
 
 The diagnosis trains the study's expert loop for ``--variant`` (``pipelines.expert.inputs`` and
 ``mmc.alphazero.alphazero`` with ``params.yaml``'s recipe and replicate ``--seed``, as ``benchmarks/learning.py``)
@@ -55,10 +56,10 @@ from mmc.alphazero import alphazero, play_games
 from mmc.diagnosis import TERMINATIONS, calibration, game_positions, solved, target_mass, termination_counts
 from mmc.evaluate import EvaluateConfig
 from mmc.fanout import Job
+from mmc.games.chess.puzzles import Puzzle, playout_positions, read_puzzles, write_puzzles
 from mmc.nn import NetworkEvaluator, PolicyValueNet
 from mmc.play import FairyPlayer, GameRecord, GreedyPlayer, PolicyPlayer, close_player, parse_player, play_match
 from mmc.play.search_players import MCTSPlayer
-from mmc.puzzles import Puzzle, playout_positions, read_puzzles, write_puzzles
 from mmc.search import NetworkLeafEvaluator, SearchConfig
 from mmc.seeding import derive, rng
 from pipelines import expert

@@ -18,8 +18,8 @@ import subprocess
 import sys
 import time
 
-from mmc.engine import apply_move, initial_state, legal_moves, outcome, perft
-from mmc.engine import board as K
+from mmc.games.chess import apply_move, initial_state, legal_moves, outcome, perft
+from mmc.games.chess import board as K
 
 FAIRY = "/usr/games/fairy-stockfish"
 
@@ -75,7 +75,7 @@ def warmup_seconds() -> float:
     """A fresh interpreter: import the engine, then legal moves, a move and perft(2) of every variant."""
     code = (
         "import time; t = time.perf_counter()\n"
-        "from mmc.engine import VARIANTS, initial_state, legal_moves, apply_move, outcome, perft\n"
+        "from mmc.games.chess import VARIANTS, initial_state, legal_moves, apply_move, outcome, perft\n"
         "for v in VARIANTS:\n"
         "    s = initial_state(v); outcome(s); perft(s, 2)\n"
         "    m = legal_moves(s)\n"

@@ -43,7 +43,7 @@ from learning import (  # benchmarks/learning.py, beside this script
     write_csv,
 )
 
-from mmc.engine import VARIANTS
+from mmc.games.chess import VARIANTS
 from mmc.meta import Adaptation, adapt_many, meta_train
 from mmc.nn import PolicyValueNet
 from mmc.seeding import derive

@@ -10,9 +10,9 @@ import numpy as np
 import torch
 
 from mmc.diagnosis import solved, target_mass
+from mmc.games.chess.puzzles import read_puzzles
 from mmc.nn import NetworkConfig, build_network
 from mmc.play.search_players import MCTSPlayer
-from mmc.puzzles import read_puzzles
 from mmc.search import NetworkLeafEvaluator, SearchConfig
 
 torch.set_num_threads(1)

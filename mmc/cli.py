@@ -19,7 +19,7 @@ from typing import NoReturn
 
 import numpy as np
 
-from mmc.engine import (
+from mmc.games.chess import (
     VARIANTS,
     Color,
     IllegalMoveError,
@@ -31,8 +31,8 @@ from mmc.engine import (
     perft_divide,
     render,
 )
-from mmc.engine.perft import MAX_DEPTH
-from mmc.engine.state import State
+from mmc.games.chess.perft import MAX_DEPTH
+from mmc.games.chess.state import State
 from mmc.play.arena import play_match
 from mmc.play.fairy import FairyError
 from mmc.play.human import HumanPlayer, Resign
@@ -343,7 +343,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     games = _read_games(args.file, args.game)
     for number, record, states in games:
-        print(f"game {number}: {record.white} (White) vs {record.black} (Black), {record.variant}, seed {record.seed}")
+        print(f"game {number}: {record.first} (White) vs {record.second} (Black), {record.variant}, seed {record.seed}")
         print()
         print("start")
         print(render(states[0], coordinates=True))

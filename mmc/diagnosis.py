@@ -1,5 +1,6 @@
-"""What an agent knows about how games end: termination counts, search targets on mates, value calibration, and
-solve rates on a puzzle suite (``mmc.puzzles``). ``benchmarks/diagnose.py`` runs these on the study's experts.
+"""What a chess agent knows about how games end: termination counts, search targets on mates, value calibration,
+and solve rates on a puzzle suite (``mmc.games.chess.puzzles``). ``benchmarks/diagnose.py`` runs these on the study's
+experts.
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mmc.engine import Color, State, Termination, outcome
+from mmc.games.chess import Color, State, Termination, outcome
+from mmc.games.chess.greedy import material
+from mmc.games.chess.puzzles import Puzzle
 from mmc.nn import NetworkEvaluator, PolicyValueNet
-from mmc.play import GameRecord, Player, material, replay
-from mmc.puzzles import Puzzle
+from mmc.play import GameRecord, Player, replay
 from mmc.search import NetworkLeafEvaluator, SearchConfig, search
 
 __all__ = [
@@ -34,13 +36,13 @@ them."""
 
 
 def termination_counts(records: Sequence[GameRecord], player: str | None = None) -> dict[str, int]:
-    """How ``records`` ended: a count per :class:`~mmc.engine.Termination` value; with ``player`` (a name in the
+    """How ``records`` ended: a count per :class:`~mmc.games.chess.Termination` value; with ``player`` (a name in the
     records), checkmates split into ``checkmate-won`` and ``checkmate-lost`` from that player's view."""
     counts: Counter[str] = Counter()
     for r in records:
         key = r.termination
         if player is not None and r.result != "1/2-1/2":
-            won = (r.result == "1-0") == (r.white == player)
+            won = (r.result == "1-0") == (r.first == player)
             key = f"{key}-{'won' if won else 'lost'}"
         counts[key] += 1
     return dict(counts)

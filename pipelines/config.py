@@ -91,7 +91,7 @@ class ExpertConfig:
     """One variant's expert stage: the AlphaZero loop's settings after that variant's overrides."""
 
     variant: str
-    """The variant the expert learns (``mmc.engine.VARIANTS``)."""
+    """The variant the expert learns (``mmc.games.chess.VARIANTS``)."""
     loop: AlphaZeroConfig
     """Generations, games and their chunks, replay window, arena and gating."""
     search: SearchConfig

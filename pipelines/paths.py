@@ -52,7 +52,7 @@ EXPERT_CODE = (
     "mmc/configs.py",
     "mmc/fanout.py",
     "mmc/seeding.py",
-    "mmc/engine",
+    "mmc/games/chess",
     "mmc/nn",
     "mmc/play",
     "mmc/search",

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from mmc.engine import VARIANTS, initial_state, legal_moves
 from mmc.evaluate import RateConfig
 from mmc.evaluate import slug as opponent_slug
+from mmc.games.chess import VARIANTS, initial_state, legal_moves
 from mmc.meta import MetaConfig, MetaFocusConfig
 from mmc.play import close_player, parse_player
 from mmc.play.fairy import plays

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mmc.engine import legal_moves
-from mmc.puzzles import Puzzle, read_puzzles
+from mmc.games.chess import legal_moves
+from mmc.games.chess.puzzles import Puzzle, read_puzzles
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "pipelines" / "params-tiny.yaml"

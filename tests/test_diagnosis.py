@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from mmc.diagnosis import calibration, game_positions, solved, target_mass, termination_counts
-from mmc.engine import from_fen, outcome
+from mmc.games.chess import from_fen, outcome
+from mmc.games.chess.puzzles import Puzzle
 from mmc.nn import NetworkConfig, build_network
 from mmc.play import GameRecord, GreedyPlayer, RandomPlayer, play_match
-from mmc.puzzles import Puzzle
 from mmc.search import SearchConfig
 
 TRAP = "k4/5/1K3/4Q/5 w - - 0 1"  # Qe5 mates; Qd3, Qc4 and Ka3 stalemate

@@ -19,7 +19,7 @@ from mmc.seeding import derive, root
 
 REPO = Path(__file__).resolve().parents[1]
 AGENT = """
-    from mmc.engine import apply_move, legal_moves, outcome
+    from mmc.games.chess import apply_move, legal_moves, outcome
 
     def agent(state, rng):
         moves = legal_moves(state)

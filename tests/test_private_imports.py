@@ -2,7 +2,8 @@
 or name of another package (``from x import _y``, ``import x._y``, ``from x._y import z``, ``module._y``).
 
 A package's own modules may share private modules and names (``mmc/search/forest.py`` uses ``mmc/search/_tree.py``);
-what another package may use is the package's public modules and names (``mmc.engine.board`` for the compiled layer).
+what another package may use is the package's public modules and names (``mmc.games.chess.board`` for the compiled
+layer).
 """
 
 from __future__ import annotations
@@ -105,11 +106,11 @@ def test_the_check_catches_each_form(tmp_path: Path) -> None:
         (tmp_path / "mmc" / "engine").mkdir()
         bad = search / "bad.py"
         bad.write_text(
-            "from mmc.engine.state import _array\n"
-            "from mmc.engine import _kernels\n"
-            "import mmc.engine._kernels\n"
-            "from mmc.engine._kernels import status\n"
-            "from mmc.engine import actions\n"
+            "from mmc.games.chess.state import _array\n"
+            "from mmc.games.chess import _kernels\n"
+            "import mmc.games.chess._kernels\n"
+            "from mmc.games.chess._kernels import status\n"
+            "from mmc.games.chess import actions\n"
             "actions._move_type(0, 1, None, 4)\n"
         )
         good = search / "good.py"
@@ -117,7 +118,7 @@ def test_the_check_catches_each_form(tmp_path: Path) -> None:
             "from mmc.search import _tree\n"
             "from mmc.search._tree import Nodes\n"
             "from . import _tree as t\n"
-            "from mmc.engine import board\n"
+            "from mmc.games.chess import board\n"
             "board.table('gardner')._replace\n"
             "from mmc.search.forest import _grown\n"
         )

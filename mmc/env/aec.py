@@ -3,7 +3,7 @@
 Agents ``"white"`` and ``"black"`` move in turn. Each observes ``{"observation", "action_mask"}``
 (``mmc.env.views.observation``: the network's planes from its own side, only its own view in dark chess; the
 mask over the variant's action space, zeros when it is not to move). An action is an index of
-``mmc.engine.action_space(variant)``. When the game ends both agents are terminated with rewards +1 / -1 for a
+``mmc.games.chess.action_space(variant)``. When the game ends both agents are terminated with rewards +1 / -1 for a
 win and 0 for a draw (the ply cap, ``max_plies``, is a drawn ending of the rules, so a termination too), and
 ``infos[agent]["termination"]`` holds the engine's ``Termination``. :func:`env` wraps the raw environment as
 ``chess_v6`` does: an illegal action ends the game with -1 for the mover (``TerminateIllegalWrapper``).
@@ -25,9 +25,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import AgentSelector, wrappers
 
-from mmc.engine import NUM_PLANES, Color, State, action_space, apply_move, get_variant, initial_state, outcome
-from mmc.engine.state import DEFAULT_MAX_PLIES
 from mmc.env.views import check_playable, observation, render_position
+from mmc.games.chess import NUM_PLANES, Color, State, action_space, apply_move, get_variant, initial_state, outcome
+from mmc.games.chess.state import DEFAULT_MAX_PLIES
 
 __all__ = ["AGENTS", "MinichessAEC", "env", "observation_space", "raw_env"]
 

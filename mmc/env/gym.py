@@ -19,10 +19,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from mmc.engine import Color, State, action_space, apply_move, initial_state, outcome
-from mmc.engine.state import DEFAULT_MAX_PLIES
 from mmc.env.aec import observation_space
 from mmc.env.views import PLAYABLE, check_playable, observation, render_position
+from mmc.games.chess import Color, State, action_space, apply_move, initial_state, outcome
+from mmc.games.chess.state import DEFAULT_MAX_PLIES
 from mmc.play.fairy import FairyError
 from mmc.play.players import Player, close_player, parse_player
 

@@ -1,8 +1,8 @@
 """What each agent of an environment observes, and how a position is drawn.
 
 The observation of an agent is ``{"observation": float32[NUM_PLANES, H, W], "action_mask": int8[A]}``: the
-network's input planes (``mmc.engine.observation_planes``) from that agent's side, and a mask over the variant's
-action space (``mmc.engine.action_space``) that is all zeros when the agent is not to move. In dark chess the
+network's input planes (``mmc.games.chess.observation_planes``) from that agent's side, and a mask over the variant's
+action space (``mmc.games.chess.action_space``) that is all zeros when the agent is not to move. In dark chess the
 planes hold only what the agent sees: its own pieces and the squares they can move to.
 """
 
@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from mmc.engine import (
+from mmc.games.chess import (
     VARIANTS,
     Color,
     State,
@@ -40,7 +40,7 @@ def check_playable(variant: str) -> str:
 
 
 def agent_planes(state: State, color: Color) -> np.ndarray:
-    """``float32[NUM_PLANES, H, W]``: the planes of ``mmc.engine.observe`` from ``color``'s side (for the side to
+    """``float32[NUM_PLANES, H, W]``: the planes of ``mmc.games.chess.observe`` from ``color``'s side (for the side to
     move exactly the network's input; for the other side the same layout from its view, repetition planes 0)."""
     return observation_planes(state, color=color)
 

@@ -26,8 +26,8 @@ import numpy as np
 
 from mmc.alphazero import play_games
 from mmc.configs import ConfigError, Count, Range, check_fields
-from mmc.engine import VARIANTS
 from mmc.fanout import Job, Runner, serial
+from mmc.games import get_game
 from mmc.meta.adapt import Adaptation, adapt_many
 from mmc.meta.reptile import meta_aggregate, sample_tasks
 from mmc.nn.network import PolicyValueNet
@@ -80,10 +80,15 @@ class MetaConfig:
         variants = self.train_variants
         if not variants:
             raise ConfigError("MetaConfig", "train_variants", "must name at least one variant")
+        families = set()
         for variant in variants:
-            if variant not in VARIANTS:
-                known = ", ".join(VARIANTS)
-                raise ConfigError("MetaConfig", "train_variants", f"unknown variant {variant!r} (known: {known})")
+            try:
+                families.add(get_game(variant).name)
+            except ValueError as error:
+                raise ConfigError("MetaConfig", "train_variants", str(error)) from None
+        if len(families) > 1:
+            found = ", ".join(sorted(families))
+            raise ConfigError("MetaConfig", "train_variants", f"must be variants of one game family, got {found}")
         if len(set(variants)) < len(variants):
             raise ConfigError("MetaConfig", "train_variants", f"names a variant twice: {list(variants)}")
         if self.tasks > len(variants):

@@ -1,6 +1,6 @@
 """The policy-value network: one set of weights for every variant, its checkpoints and its batched evaluator.
 
->>> from mmc.engine import initial_state
+>>> from mmc.games.chess import initial_state
 >>> from mmc.nn import NetworkConfig, NetworkEvaluator, build_network
 >>> evaluator = NetworkEvaluator(build_network(NetworkConfig(blocks=1, filters=8), seed=0))
 >>> priors, values = evaluator([initial_state("gardner"), initial_state("los_alamos")])

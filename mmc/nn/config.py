@@ -7,15 +7,18 @@ from dataclasses import asdict, dataclass
 from typing import Annotated, Any
 
 from mmc.configs import Range, check_fields, config_from_dict
-from mmc.engine.actions import NUM_POLICY_PLANES
-from mmc.engine.observe import NUM_PLANES
+from mmc.games import Game, get_game
+from mmc.games.chess.actions import NUM_POLICY_PLANES
+from mmc.games.chess.observe import NUM_PLANES
 
 __all__ = ["NetworkConfig"]
 
 
 @dataclass(frozen=True)
 class NetworkConfig:
-    """Shape of a :class:`~mmc.nn.network.PolicyValueNet`; every field is a positive ``int`` (``blocks`` may be 0)."""
+    """Shape of a :class:`~mmc.nn.network.PolicyValueNet` and the game family it plays; every shape field is a
+    positive ``int`` (``blocks`` may be 0). One network plays every variant and board size of its family; the
+    defaults are the chess family's (:meth:`for_game` takes another's planes)."""
 
     blocks: Annotated[int, Range(0)] = 4
     """Residual blocks in the tower."""
@@ -24,18 +27,34 @@ class NetworkConfig:
     value_hidden: Annotated[int, Range(1)] = 64
     """Width of the value head's hidden fully-connected layer."""
     in_planes: Annotated[int, Range(1)] = NUM_PLANES
-    """Input planes; ``NUM_PLANES`` for networks that read ``mmc.engine.observation_planes``."""
+    """Input planes: the family's ``Game.num_planes`` (chess: ``NUM_PLANES``)."""
     policy_planes: Annotated[int, Range(1)] = NUM_POLICY_PLANES
-    """Policy output planes; ``NUM_POLICY_PLANES``, the engine's shared action layout."""
+    """Policy output planes: the family's ``Game.num_policy_planes`` (chess: ``NUM_POLICY_PLANES``)."""
+    game: str = "chess"
+    """The game family the network plays (``mmc.games``): a checkpoint of one family is refused by another's."""
 
     def __post_init__(self) -> None:
         check_fields(self)
 
-    def to_dict(self) -> dict[str, int]:
+    @classmethod
+    def for_game(cls, game: Game | str, **shape: int) -> NetworkConfig:
+        """The config of a network for the family ``game`` (a :class:`~mmc.games.Game` or a variant id of it), its
+        planes the family's and its other fields ``shape`` (``blocks``, ``filters``, ``value_hidden``)."""
+        family = get_game(game) if isinstance(game, str) else game
+        return cls(**shape, in_planes=family.num_planes, policy_planes=family.num_policy_planes, game=family.name)
+
+    def check_plays(self, variant: str) -> None:
+        """``ValueError`` in one line unless the network's family plays ``variant``."""
+        family = get_game(variant).name
+        if family != self.game:
+            raise ValueError(f"a {self.game} network cannot play {variant}, a variant of {family}")
+
+    def to_dict(self) -> dict[str, int | str]:
         """The fields as a JSON-ready dict, in declaration order."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NetworkConfig:
-        """The config of ``data``; ``ValueError`` naming any unknown, missing or badly typed key."""
-        return config_from_dict(cls, data)
+        """The config of ``data``; ``ValueError`` naming any unknown, missing or badly typed key. A dict without
+        ``game`` (written before there were several families) is a chess network's."""
+        return config_from_dict(cls, {"game": "chess", **data})

@@ -1,6 +1,6 @@
 """The policy-value network: one set of weights for every variant and board size (AlphaZero's residual tower).
 
-Input ``float32[B, in_planes, H, W]`` (``mmc.engine.observation_planes``, the side to move's view) goes
+Input ``float32[B, in_planes, H, W]`` (``mmc.games.chess.observation_planes``, the side to move's view) goes
 through a 3x3 stem and ``blocks`` residual blocks, then two heads::
 
     policy: conv1x1 -> BN -> ReLU -> conv1x1         -> logits  [B, policy_planes, H, W]
@@ -60,7 +60,7 @@ class PolicyValueNet(nn.Module):
     """AlphaZero's two-headed residual network, fully convolutional so that one set of weights plays every board.
 
     ``forward(x)`` maps the input planes ``float32[B, in_planes, H, W]`` to ``(policy, value)``: policy
-    logits ``float32[B, policy_planes, H, W]`` in the shared action-plane layout of ``mmc.engine.actions``
+    logits ``float32[B, policy_planes, H, W]`` in the shared action-plane layout of ``mmc.games.chess.actions``
     and ``value`` ``float32[B]`` in [-1, 1], the expected result from the side to move's view.
     """
 

@@ -10,10 +10,9 @@
 from typing import TYPE_CHECKING
 
 from mmc.play.arena import MatchResult, gate, play_match, random_opening, split_match, wilson_interval
-from mmc.play.fairy import ENGINE_VARIANTS, FairyError, FairyPlayer
+from mmc.play.fairy import FairyError, FairyPlayer, engine_variants
 from mmc.play.human import HumanPlayer, Resign
 from mmc.play.players import (
-    PIECE_VALUES,
     PLAYER_KINDS,
     GreedyPlayer,
     Player,
@@ -22,7 +21,6 @@ from mmc.play.players import (
     PolicyPlayer,
     RandomPlayer,
     close_player,
-    material,
     parse_options,
     parse_player,
     register_player,
@@ -30,8 +28,6 @@ from mmc.play.players import (
 from mmc.play.records import GameRecord, RecordError, format_records, parse_records, read_records, replay, write_records
 
 __all__ = [
-    "ENGINE_VARIANTS",
-    "PIECE_VALUES",
     "PLAYER_KINDS",
     "FairyError",
     "FairyPlayer",
@@ -48,9 +44,9 @@ __all__ = [
     "Resign",
     "SelfPlayResult",
     "close_player",
+    "engine_variants",
     "format_records",
     "gate",
-    "material",
     "parse_options",
     "parse_player",
     "parse_records",

@@ -1,10 +1,11 @@
 """The arena: two players play a match of concurrent games from paired random openings; gating on the score.
 
 Games ``2k`` and ``2k + 1`` start from the same random opening (``opening_plies`` uniformly random legal
-plies drawn from a per-pair seed), with player ``a`` as White in the even game and as Black in the odd
-one, so that deterministic players still play different games and each opening is played from both
-sides. All unfinished games advance together: each step asks ``a`` for its moves in every game where it
-is to move in one batched ``play`` call, then ``b`` likewise.
+plies drawn from a per-pair seed), with player ``a`` as the first player (White in chess) in the even game and as
+the second in the odd one, so that deterministic players still play different games and each opening is played
+from both sides. All unfinished games advance together: each step asks ``a`` for its moves in every game where it
+is to move in one batched ``play`` call, then ``b`` likewise. Whose move it is comes from the game after every
+move (a player may move twice in a row).
 """
 
 from __future__ import annotations
@@ -13,21 +14,12 @@ import math
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
-from mmc.engine import (
-    Color,
-    IllegalMoveError,
-    Move,
-    State,
-    apply_move,
-    get_variant,
-    initial_state,
-    legal_moves,
-    outcome,
-)
+from mmc.games import FIRST, IllegalMoveError, apply_move, game_of, get_game, initial_state, legal_moves, outcome
 from mmc.play.players import Player
 from mmc.play.records import GameRecord
 
@@ -102,7 +94,7 @@ def split_match(games: int, parts: int) -> list[int]:
     return counts
 
 
-def random_opening(start: State, plies: int, rng: np.random.Generator) -> tuple[State, list[Move]]:
+def random_opening(start: Any, plies: int, rng: np.random.Generator) -> tuple[Any, list[Any]]:
     """``plies`` uniformly random legal moves from ``start`` that leave the game going; re-drawn if one ends it.
 
     Returns the position reached and the moves. ``ValueError`` if ``start`` is over (and ``plies > 0``) or
@@ -130,16 +122,16 @@ def random_opening(start: State, plies: int, rng: np.random.Generator) -> tuple[
 class _Game:
     """A game in progress."""
 
-    white: Player
-    black: Player
+    first: Player
+    second: Player
     seed: int
     opening_plies: int
-    state: State
-    moves: list[Move]
+    state: Any
+    moves: list[Any]
 
 
 def _check_arguments(variant: str, games: int, opening_plies: int, max_plies: int) -> None:
-    get_variant(variant)
+    get_game(variant)
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     if opening_plies < 0:
@@ -157,8 +149,8 @@ def _new_games(
     for i in range(games):
         seed = int(pair_seeds[i // 2])
         state, moves = random_opening(start, opening_plies, np.random.default_rng(seed))
-        white, black = (a, b) if i % 2 == 0 else (b, a)
-        out.append(_Game(white, black, seed, opening_plies, state, moves))
+        first, second = (a, b) if i % 2 == 0 else (b, a)
+        out.append(_Game(first, second, seed, opening_plies, state, moves))
     return out
 
 
@@ -167,11 +159,11 @@ def _record(game: _Game, start_fen: str, variant: str) -> GameRecord:
     assert result is not None
     return GameRecord(
         variant=variant,
-        white=game.white.name,
-        black=game.black.name,
+        first=game.first.name,
+        second=game.second.name,
         seed=game.seed,
         start_fen=start_fen,
-        moves=tuple(m.uci() for m in game.moves),
+        moves=tuple(map(game_of(game.state).move_text, game.moves)),
         result=result.result(),
         termination=result.termination.value,
         opening_plies=game.opening_plies,
@@ -205,14 +197,13 @@ def play_match(
 ) -> MatchResult:
     """Play ``games`` games of ``variant`` between ``a`` and ``b``, all concurrently; tally them from ``a``'s view.
 
-    ``a`` plays White in even-numbered games and Black in odd ones; games ``2k`` and ``2k + 1`` share one
+    ``a`` moves first in even-numbered games and second in odd ones; games ``2k`` and ``2k + 1`` share one
     random opening of ``opening_plies`` plies (its seed is the record's ``seed``). Every random draw comes
     from ``rng``: the per-pair opening seeds, and one child generator per player (``rng.spawn``) passed to
     its ``play`` calls, so the same ``rng`` seed reproduces the same records. ``max_plies`` is the ply cap
     (drawn at that ply). ``progress`` shows a tqdm bar of finished games on stderr.
     """
     _check_arguments(variant, games, opening_plies, max_plies)
-    variant = get_variant(variant).name
     start_fen = initial_state(variant).fen()
     rng_a, rng_b = rng.spawn(2)
     pending = _new_games(a, b, variant, games, rng, opening_plies, max_plies)
@@ -222,12 +213,12 @@ def play_match(
         active = list(range(games))
         while active:
             for player, player_rng, parity in ((a, rng_a, 0), (b, rng_b, 1)):
-                # a is White in even games, b in odd ones: a player moves in game i when (White to move) == (i % 2
-                # is its parity). A game that the other player's move just ended is skipped.
+                # a moves first in even games, b in odd ones: a player moves in game i when (the first player is to
+                # move) == (i % 2 is its parity). A game that the other player's move just ended is skipped.
                 mine = [
                     i
                     for i in active
-                    if (pending[i].state.turn is Color.WHITE) == (i % 2 == parity) and outcome(pending[i].state) is None
+                    if (pending[i].state.turn == FIRST) == (i % 2 == parity) and outcome(pending[i].state) is None
                 ]
                 if mine:
                     _move_all(player, [pending[i] for i in mine], player_rng)
@@ -238,9 +229,9 @@ def play_match(
                     still.append(i)
                     continue
                 records[i] = _record(pending[i], start_fen, variant)
-                a_colour = Color.WHITE if i % 2 == 0 else Color.BLACK
-                wins += result.winner is a_colour
-                losses += result.winner is a_colour.other
+                a_player = FIRST if i % 2 == 0 else -FIRST
+                wins += result.winner is not None and result.winner == a_player
+                losses += result.winner is not None and result.winner == -a_player
                 draws += result.winner is None
                 bar.update()
             active = still

@@ -3,16 +3,16 @@
 ``MODULE`` is an importable module name (the current directory is searched too) or a path to a ``.py`` file;
 ``CALLABLE`` names, in it, either
 
-* a function ``agent(state, rng) -> Move``: one legal move (``mmc.engine.legal_moves(state)``) for a position
-  whose side to move is the agent's, ``rng`` a ``numpy.random.Generator``; or
+* a function ``agent(state, rng) -> Move``: one legal move (``mmc.games.legal_moves(state)``) for a position
+  whose player to move is the agent's, ``rng`` a ``numpy.random.Generator``; or
 * an object with the players' batched method ``play(states, rng) -> list[Move]`` (``mmc.play.Player``), or a class
   whose instances have it (built with no arguments).
 
-In dark chess the ``State`` holds the whole board: a fair agent reads only ``mmc.engine.visible_squares(state,
-state.turn)`` (or the planes of ``mmc.engine.observation_planes``). A ten-line example::
+In dark chess the ``State`` holds the whole board: a fair agent reads only ``mmc.games.chess.visible_squares(state,
+state.turn)`` (or the planes of ``mmc.games.chess.observation_planes``). A ten-line example::
 
-    # my_agent.py, rated with: mmc rate python:my_agent:agent --variant gardner
-    from mmc.engine import apply_move, legal_moves, outcome
+    # my_agent.py, rated with: mmc rate python:my_agent:agent --variant gardner (any variant of any family)
+    from mmc.games import apply_move, legal_moves, outcome
 
     def agent(state, rng):
         moves = legal_moves(state)
@@ -37,19 +37,17 @@ from typing import Any
 
 import numpy as np
 
-from mmc.engine import Move, State
-
 __all__ = ["FunctionPlayer", "external_player", "load_module"]
 
 
 class FunctionPlayer:
     """A :class:`mmc.play.Player` around ``agent(state, rng) -> Move``, called once per position."""
 
-    def __init__(self, agent: Callable[[State, np.random.Generator], Move], name: str) -> None:
+    def __init__(self, agent: Callable[[Any, np.random.Generator], Any], name: str) -> None:
         self.agent = agent
         self.name = name
 
-    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+    def play(self, states: Sequence[Any], rng: np.random.Generator) -> list[Any]:
         """``agent(state, rng)`` for each state."""
         return [self.agent(state, rng) for state in states]
 

@@ -1,9 +1,10 @@
 """Fairy-Stockfish as an opponent, over UCI in a subprocess (it is GPL-3: never linked, never imported).
 
-The Debian package ``fairy-stockfish`` (11.1) plays four of the variants: gardner and los_alamos are
-built in (``gardner``, ``losalamos``); baby and mallet are defined in ``engine-variants.ini``, shipped with
-this package and loaded with ``setoption name VariantPath``. It cannot load atomic, extinction, rifle,
-dark or the colour-bound variants.
+Which variants the Debian package ``fairy-stockfish`` (11.1) plays, and how, each game family says in its
+``Game.engine`` (:class:`mmc.games.EngineBinding`): the engine's variant names, a definitions file loaded with
+``setoption name VariantPath``, and the position and move texts. In the chess family it plays gardner and
+los_alamos (built in), baby and mallet (defined in the family's ``engine-variants.ini``) and chess; it cannot load
+atomic, extinction, rifle, dark or the colour-bound variants.
 
 Each move is searched from the position's FEN alone (``ucinewgame`` clears the hash table first), so a
 move depends only on the position and the node or depth limit: with ``go nodes N`` and one thread the
@@ -14,41 +15,40 @@ steer by threefold repetition; our engine still adjudicates it.
 from __future__ import annotations
 
 import logging
-import os
 import queue
 import shutil
 import subprocess
 import threading
 from collections.abc import Sequence
-from importlib import resources
 from types import TracebackType
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 
-from mmc.engine import Move, State, get_variant, legal_moves
+from mmc.games import EngineBinding, get_game, legal_moves
 
-__all__ = ["DEFAULT_BINARY", "ENGINE_VARIANTS", "FairyError", "FairyPlayer", "plays"]
+__all__ = ["DEFAULT_BINARY", "FairyError", "FairyPlayer", "engine_variants", "plays"]
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_BINARY = "/usr/games/fairy-stockfish"
 """Where ``apt-get install fairy-stockfish`` puts the engine."""
 
-ENGINE_VARIANTS = {
-    "gardner": "gardner",
-    "baby": "baby",
-    "mallet": "mallet",
-    "los_alamos": "losalamos",
-    "chess": "chess",
-}
-"""Project variant id -> the engine's ``UCI_Variant`` name, for the variants the engine plays."""
+
+def _binding(variant: str) -> EngineBinding | None:
+    return get_game(variant).engine
+
+
+def engine_variants(variant: str) -> tuple[str, ...]:
+    """The variants of ``variant``'s family that Fairy-Stockfish plays (its ``Game.engine``)."""
+    binding = _binding(variant)
+    return () if binding is None else tuple(binding.variants)
 
 
 def plays(spec: str, variant: str) -> bool:
     """Whether the player ``spec`` plays ``variant``: every one does except a ``fairy`` one in a variant
-    Fairy-Stockfish does not play (:data:`ENGINE_VARIANTS`)."""
-    return not spec.startswith("fairy") or variant in ENGINE_VARIANTS
+    Fairy-Stockfish does not play (the family's ``Game.engine``)."""
+    return not spec.startswith("fairy") or variant in engine_variants(variant)
 
 
 _TIMEOUT_S = 60.0
@@ -75,10 +75,12 @@ class FairyPlayer:
         depth: int | None = None,
         binary: str = DEFAULT_BINARY,
     ) -> None:
-        self.variant = get_variant(variant).name
-        if self.variant not in ENGINE_VARIANTS:
-            plays = ", ".join(ENGINE_VARIANTS)
-            raise FairyError(f"Fairy-Stockfish does not play {self.variant} (it plays {plays})")
+        binding = _binding(variant)
+        self.variant = variant
+        if binding is None or variant not in binding.variants:
+            known = ", ".join(binding.variants) if binding else "no variant of its family"
+            raise FairyError(f"Fairy-Stockfish does not play {variant} (it plays {known})")
+        self.binding = binding
         if nodes is None and depth is None:
             raise ValueError("FairyPlayer needs nodes=N or depth=N")
         if (nodes is not None and nodes < 1) or (depth is not None and depth < 1):
@@ -144,27 +146,28 @@ class FairyPlayer:
         self._send("uci")
         self._read_until("uciok")
         self._send("setoption name Threads value 1")
-        with resources.as_file(resources.files("mmc.play") / "engine-variants.ini") as ini:
-            self._send(f"setoption name VariantPath value {os.fspath(ini)}")
-            self._send(f"setoption name UCI_Variant value {ENGINE_VARIANTS[self.variant]}")
-            self._send("isready")
-            self._read_until("readyok")
+        if self.binding.variant_file is not None:
+            self._send(f"setoption name VariantPath value {self.binding.variant_file}")
+        engine_name = self.binding.variants[self.variant]
+        self._send(f"setoption name UCI_Variant value {engine_name}")
+        self._send("isready")
+        self._read_until("readyok")
         self._send("position startpos")
         self._send("d")
         board = next(line.split()[1] for line in self._read_until("Fen:") if line.startswith("Fen:"))
-        ours = get_variant(self.variant).start_board
+        ours = self.binding.start_board(self.variant)
         if board != ours:
             raise FairyError(
-                f"Fairy-Stockfish's {ENGINE_VARIANTS[self.variant]} starts from {board}, not {ours}: "
+                f"Fairy-Stockfish's {engine_name} starts from {board}, not {ours}: "
                 "it could not load the variant definition"
             )
         logger.debug("Fairy-Stockfish ready for %s (%s)", self.variant, self.name)
 
-    def best_move(self, state: State) -> Move:
+    def best_move(self, state: Any) -> Any:
         """The engine's move in ``state``; :class:`FairyError` naming the FEN if it is missing or illegal here."""
         return self._search(state, self._go)[0]
 
-    def mate(self, state: State, moves: int, nodes: int = 1_000_000) -> tuple[Move, int | None]:
+    def mate(self, state: Any, moves: int, nodes: int = 1_000_000) -> tuple[Any, int | None]:
         """The engine's move in ``state`` and the mate it reports (``go mate MOVES nodes NODES``: it stops at a
         mate in at most ``moves``), in moves of the side to move (negative: it is mated); ``None``: no mate seen."""
         move, lines = self._search(state, f"go mate {moves} nodes {nodes}")
@@ -174,11 +177,11 @@ class FairyPlayer:
         words = scores[-1]
         return move, int(words[words.index("mate") + 1])
 
-    def _search(self, state: State, go: str) -> tuple[Move, list[str]]:
+    def _search(self, state: Any, go: str) -> tuple[Any, list[str]]:
         """The engine's move in ``state`` after the command ``go`` and its output lines (``info``, ``bestmove``)."""
         if state.variant_name != self.variant:
             raise ValueError(f"{self.name} was set up for {self.variant}, got a {state.variant_name} position")
-        fen = state.fen()
+        fen = self.binding.position(state)
         self._send("ucinewgame")
         self._send(f"position fen {fen}")
         self._send(go)
@@ -186,14 +189,14 @@ class FairyPlayer:
         reply = lines[-1].split()
         text = reply[1] if len(reply) > 1 else "(none)"
         try:
-            move = Move.from_uci(text)
+            move = self.binding.parse_move(state, text)
         except ValueError:
             raise FairyError(f"Fairy-Stockfish answered bestmove {text!r} in {self.variant} position {fen}") from None
         if move not in legal_moves(state):
             raise FairyError(f"Fairy-Stockfish played {text}, illegal in our {self.variant} position {fen}")
         return move, lines
 
-    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+    def play(self, states: Sequence[Any], rng: np.random.Generator) -> list[Any]:
         """One engine move per state, searched one after the other (``rng`` is unused: the engine is deterministic)."""
         return [self.best_move(state) for state in states]
 

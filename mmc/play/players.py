@@ -16,12 +16,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
-from mmc.engine import Move, PieceType, State, apply_move, get_variant, legal_moves, outcome
-from mmc.engine.board import ONGOING, clock_end
+from mmc.games import game_of, get_variant, legal_moves
 from mmc.play.fairy import FairyPlayer
 from mmc.play.human import HumanPlayer
 
@@ -29,9 +28,7 @@ __all__ = [
     "MAX_FAIRY_DEPTH",
     "MAX_FAIRY_NODES",
     "MAX_SIMULATIONS",
-    "PIECE_VALUES",
     "PLAYER_KINDS",
-    "WIN_VALUE",
     "GreedyPlayer",
     "Player",
     "PlayerFactory",
@@ -40,7 +37,6 @@ __all__ = [
     "PositionEvaluator",
     "RandomPlayer",
     "close_player",
-    "material",
     "parse_options",
     "parse_player",
     "register_player",
@@ -52,13 +48,13 @@ class Player(Protocol):
 
     name: str
 
-    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+    def play(self, states: Sequence[Any], rng: np.random.Generator) -> list[Any]:
         """One move for each state (all games not over, side to move is this player's). Batched so that
         network players evaluate many concurrent games in one forward pass."""
         ...
 
 
-PositionEvaluator = Callable[[Sequence[State]], tuple[list[np.ndarray], np.ndarray]]
+PositionEvaluator = Callable[[Sequence[Any]], tuple[list[np.ndarray], np.ndarray]]
 """What a :class:`PolicyPlayer` calls: ``evaluator(states) -> (priors, values)``, as :class:`mmc.nn.NetworkEvaluator`.
 
 ``priors[i]`` is ``float32[len(legal_moves(states[i]))]`` in ``legal_moves`` order, ``values`` is
@@ -66,7 +62,7 @@ PositionEvaluator = Callable[[Sequence[State]], tuple[list[np.ndarray], np.ndarr
 :class:`mmc.search.LeafEvaluator` (a batch of leaf planes in, logits over the policy planes out)."""
 
 
-def _moves(state: State) -> tuple[Move, ...]:
+def _moves(state: Any) -> tuple[Any, ...]:
     moves = legal_moves(state)
     if not moves:
         raise ValueError(f"no legal move to play in {state.variant_name} position {state.fen()} (the game is over)")
@@ -78,7 +74,7 @@ class RandomPlayer:
 
     name: str = "random"
 
-    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+    def play(self, states: Sequence[Any], rng: np.random.Generator) -> list[Any]:
         """One uniformly random legal move per state."""
         out = []
         for state in states:
@@ -87,89 +83,22 @@ class RandomPlayer:
         return out
 
 
-PIECE_VALUES = np.array([0, 1, 3, 3, 5, 9, 100], dtype=np.int64)
-"""Material value by piece type (index = ``PieceType``): P=1, N=3, B=3, R=5, Q=9, K=100 (a king can be
-captured or exploded in dark, extinction and atomic)."""
-
-
-def material(state: State) -> int:
-    """White's material minus Black's, in :data:`PIECE_VALUES` units."""
-    board = state.board_array()
-    return int(np.sum(np.sign(board) * PIECE_VALUES[np.abs(board)]))
-
-
-WIN_VALUE = 1000
-"""What :class:`GreedyPlayer` scores a move that wins at once: more than any material."""
-
-
 class GreedyPlayer:
-    """One-ply material greed: the move after which the material balance is best, ties broken uniformly at random.
-
-    A move scores the material balance (:func:`material`) after it, from the mover's view: so a capture
-    scores the captured piece's value over a quiet move (the most valuable piece is taken first); in
-    atomic, the net material the explosion removes from the opponent minus what it removes of the
-    mover's own (a capture that blows up more of one's own material scores below a quiet move); a
-    promotion its gain. A move that ends the game scores :data:`WIN_VALUE` for a win (checkmate, an
-    exploded or captured king, extinction), 0 for a draw (stalemate, repetition, ...) and
-    ``-WIN_VALUE`` for a loss: so greed takes a mate in one, and avoids stalemating an opponent it is
-    ahead of. In dark chess greed reads only the mover's observation (:func:`_seen_scores`).
-    """
+    """The game's own one-move heuristic (``Game.heuristic``: material greed in chess): the move it scores highest,
+    ties broken uniformly at random. Elo 0 of every ladder."""
 
     name: str = "greedy"
 
-    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+    def play(self, states: Sequence[Any], rng: np.random.Generator) -> list[Any]:
         """One greedy move per state."""
         return [self._choose(state, rng) for state in states]
 
     @staticmethod
-    def _choose(state: State, rng: np.random.Generator) -> Move:
+    def _choose(state: Any, rng: np.random.Generator) -> Any:
         moves = _moves(state)
-        if state.variant.hidden_information:
-            scores = _seen_scores(state, moves)
-        else:
-            scores = np.array([_score(state, apply_move(state, move)) for move in moves])
+        scores = game_of(state).heuristic(state, moves)
         best = np.flatnonzero(scores == scores.max())
         return moves[int(rng.choice(best))]
-
-
-def _score(state: State, after: State) -> int:
-    """The position ``after`` a move in ``state``, from the mover's view: see :class:`GreedyPlayer`."""
-    result = outcome(after)
-    if result is None:
-        return material(after) * state.turn
-    if result.winner is None:
-        return 0
-    return WIN_VALUE if result.winner is state.turn else -WIN_VALUE
-
-
-def _seen_scores(state: State, moves: Sequence[Move]) -> np.ndarray:
-    """:class:`GreedyPlayer`'s scores in dark chess, from the mover's observation (``mmc.search.dark.observe``) alone.
-
-    The material balance after each move, from the mover's pieces and the opponent's known material (every
-    capture target is a seen square); :data:`WIN_VALUE` for taking the king; 0 for a move that reaches the
-    fifty-move rule or the ply cap. A draw that hangs on what the mover cannot see (an opponent left without a
-    move, a repetition of boards it never saw whole) is not foreseen: the true ``outcome`` after the move would
-    read hidden squares.
-    """
-    from mmc.search.dark import observe  # mmc.search imports torch: only when dark chess is played
-
-    obs = observe(state)
-    own = obs.seen_board * obs.side
-    balance = int(PIECE_VALUES[own[own > 0]].sum() - PIECE_VALUES @ obs.opponent_material)
-    scores = np.empty(len(moves), dtype=np.int64)
-    for i, move in enumerate(moves):
-        taken = max(-int(own[move.to_square]), 0)
-        if taken == PieceType.KING:
-            scores[i] = WIN_VALUE
-            continue
-        irreversible = taken or own[move.from_square] == PieceType.PAWN
-        halfmove = 0 if irreversible else obs.halfmove + 1
-        if clock_end(halfmove, obs.ply + 1, state.max_plies) != ONGOING:
-            scores[i] = 0
-            continue
-        promoted = 0 if move.promotion is None else PIECE_VALUES[move.promotion] - PIECE_VALUES[PieceType.PAWN]
-        scores[i] = balance + PIECE_VALUES[taken] + promoted
-    return scores
 
 
 class PolicyPlayer:
@@ -187,12 +116,12 @@ class PolicyPlayer:
         self.temperature = temperature
         self.name = name
 
-    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+    def play(self, states: Sequence[Any], rng: np.random.Generator) -> list[Any]:
         """One move per state from a single batched evaluator call."""
         priors, _ = self.evaluator(states)
         return [self._choose(state, prior, rng) for state, prior in zip(states, priors, strict=True)]
 
-    def _choose(self, state: State, prior: np.ndarray, rng: np.random.Generator) -> Move:
+    def _choose(self, state: Any, prior: np.ndarray, rng: np.random.Generator) -> Any:
         moves = _moves(state)
         p = np.asarray(prior, dtype=np.float64)
         if len(p) != len(moves):

@@ -1,7 +1,7 @@
 """Game records: one finished game as data, and a PGN-like text file of many.
 
 A file holds games separated by blank lines. Each game is a block of header tags, a blank line, and the
-moves in UCI separated by spaces, ending with the result (as PGN)::
+moves in the game's move text (UCI in chess) separated by spaces, ending with the result (as PGN)::
 
     [Variant "gardner"]
     [White "greedy"]
@@ -15,9 +15,11 @@ moves in UCI separated by spaces, ending with the result (as PGN)::
 
     b2b3 d4d3 c2d3 ... 1-0
 
-``FEN`` is the position the moves start from; the first ``OpeningPlies`` moves are the match's random
-opening. ``MaxPlies`` is the ply cap the game was played under (``replay`` needs it to reproduce a
-ply-cap draw). Tag values escape ``\\`` and ``"`` with a backslash. Unknown tags are ignored.
+``FEN`` is the position the moves start from, in the family's position text; the first ``OpeningPlies`` moves
+are the match's random opening. ``MaxPlies`` is the ply cap the game was played under (``replay`` needs it to
+reproduce a ply-cap draw). The two players' tags are named after the family's players (``Game.players``: White
+and Black in chess), the first player's first; the result is from the first player's view. Tag values escape
+``\\`` and ``"`` with a backslash. Unknown tags are ignored.
 """
 
 from __future__ import annotations
@@ -27,10 +29,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mmc.atomic import atomic_write
-from mmc.engine import Move, State, Termination, apply_move, from_fen, outcome
-from mmc.engine.state import DEFAULT_MAX_PLIES
+from mmc.games import Game, get_game
 
 __all__ = [
     "RESULTS",
@@ -44,10 +46,10 @@ __all__ = [
 ]
 
 RESULTS = ("1-0", "0-1", "1/2-1/2")
-"""PGN results: White won, Black won, draw."""
+"""PGN results: the first player (White in chess) won, the second won, draw."""
 
 _TAG = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]$')
-_REQUIRED = ("Variant", "White", "Black", "Seed", "FEN", "Result", "Termination")
+_REQUIRED = ("Variant", "Seed", "FEN", "Result", "Termination")
 
 
 class RecordError(ValueError):
@@ -56,27 +58,28 @@ class RecordError(ValueError):
 
 @dataclass(frozen=True)
 class GameRecord:
-    """One finished game. ``moves`` are UCI strings from ``start_fen``; ``result`` is from White's view."""
+    """One finished game. ``moves`` are the game's move texts from ``start_fen``; ``result`` is from the first
+    player's view."""
 
     variant: str
     """Project variant id."""
-    white: str
-    """Name of the player with White (``Player.name``)."""
-    black: str
-    """Name of the player with Black."""
+    first: str
+    """Name of the player who moved first (``Player.name``; White in chess)."""
+    second: str
+    """Name of the player who moved second."""
     seed: int | str
     """What the game's random opening was drawn from (the arena's per-pair seed)."""
     start_fen: str
-    """The position before the first move."""
+    """The position before the first move (the family's position text)."""
     moves: tuple[str, ...]
-    """Every move in UCI, the random opening included."""
+    """Every move as the family's move text (UCI in chess), the random opening included."""
     result: str
     """``"1-0"``, ``"0-1"`` or ``"1/2-1/2"``."""
     termination: str
-    """Why it ended: a :class:`~mmc.engine.Termination` value such as ``"checkmate"``."""
+    """Why it ended: one of the family's ``Game.terminations``, such as ``"checkmate"``."""
     opening_plies: int = 0
     """How many of the first ``moves`` were the random opening rather than the players' choices."""
-    max_plies: int = DEFAULT_MAX_PLIES
+    max_plies: int = 150
     """The ply cap the game was played under."""
 
 
@@ -92,10 +95,11 @@ def format_records(records: Iterable[GameRecord]) -> str:
     """The records as the text of a record file (see the module docstring)."""
     blocks = []
     for r in records:
+        first, second = _player_tags(get_game(r.variant))
         tags = {
             "Variant": r.variant,
-            "White": r.white,
-            "Black": r.black,
+            first: r.first,
+            second: r.second,
             "Seed": str(r.seed),
             "FEN": r.start_fen,
             "OpeningPlies": str(r.opening_plies),
@@ -106,6 +110,12 @@ def format_records(records: Iterable[GameRecord]) -> str:
         header = "\n".join(f'[{key} "{_escape(value)}"]' for key, value in tags.items())
         blocks.append(f"{header}\n\n{' '.join((*r.moves, r.result))}\n")
     return "\n".join(blocks)
+
+
+def _player_tags(game: Game) -> tuple[str, str]:
+    """The tags naming the first and the second player: ``White`` and ``Black`` in chess."""
+    first, second = game.players
+    return first.capitalize(), second.capitalize()
 
 
 def write_records(records: Iterable[GameRecord], path: str | os.PathLike[str]) -> Path:
@@ -129,33 +139,40 @@ def _record(tags: dict[str, str], tokens: list[tuple[str, int]], where: str, sou
 
     Errors name ``where`` (``file:line`` of the game's first tag) or, for a bad move, that move's line.
     """
-    missing = [key for key in _REQUIRED if key not in tags]
+    if "Variant" not in tags:
+        raise RecordError(f"{where}: game is missing tag(s) Variant")
+    try:
+        game = get_game(tags["Variant"])
+    except ValueError as error:
+        raise RecordError(f"{where}: {error}") from None
+    first, second = _player_tags(game)
+    missing = [key for key in (*_REQUIRED[:1], first, second, *_REQUIRED[1:]) if key not in tags]
     if missing:
         raise RecordError(f"{where}: game is missing tag(s) {', '.join(missing)}")
     result, termination = tags["Result"], tags["Termination"]
     if result not in RESULTS:
         raise RecordError(f"{where}: Result must be one of {', '.join(RESULTS)}, got {result!r}")
-    if termination not in {t.value for t in Termination}:
-        known = ", ".join(t.value for t in Termination)
+    if termination not in game.terminations:
+        known = ", ".join(game.terminations)
         raise RecordError(f"{where}: unknown Termination {termination!r} (known: {known})")
     (last, last_line), moves = tokens[-1], tokens[:-1]
     if last != result:
         raise RecordError(f"{source}:{last_line}: the moves end with {last!r}, but the Result tag says {result!r}")
     for token, line in moves:
         try:
-            Move.from_uci(token)
+            game.parse_move(token)
         except ValueError as error:
             raise RecordError(f"{source}:{line}: {error}") from None
-    max_plies = _int_tag(tags, "MaxPlies", DEFAULT_MAX_PLIES, where)
+    max_plies = _int_tag(tags, "MaxPlies", game.default_max_plies, where)
     try:
-        from_fen(tags["Variant"], tags["FEN"], max_plies=max(max_plies, 1))
+        game.from_text(tags["Variant"], tags["FEN"], max_plies=max(max_plies, 1))
     except ValueError as error:
         raise RecordError(f"{where}: {error}") from None
     seed: int | str = int(tags["Seed"]) if re.fullmatch(r"-?\d+", tags["Seed"]) else tags["Seed"]
     return GameRecord(
         tags["Variant"],
-        tags["White"],
-        tags["Black"],
+        tags[first],
+        tags[second],
         seed,
         tags["FEN"],
         tuple(token for token, _ in moves),
@@ -201,23 +218,24 @@ def read_records(path: str | os.PathLike[str]) -> list[GameRecord]:
     return parse_records(Path(path).read_text(encoding="utf-8"), str(path))
 
 
-def replay(record: GameRecord) -> list[State]:
+def replay(record: GameRecord) -> list[Any]:
     """Every position of the game: the start, then one per move (``len(record.moves) + 1`` states).
 
     Raises :class:`RecordError` if a move is illegal, the game ends before its last move, or the final
     position's outcome (result and termination) disagrees with the record.
     """
-    state = from_fen(record.variant, record.start_fen, max_plies=max(record.max_plies, 1))
+    game = get_game(record.variant)
+    state = game.from_text(record.variant, record.start_fen, max_plies=max(record.max_plies, 1))
     states = [state]
     for ply, text in enumerate(record.moves, start=1):
-        if outcome(state) is not None:
-            raise RecordError(f"game is over before move {ply} ({text}): {outcome(state)}")
+        if game.outcome(state) is not None:
+            raise RecordError(f"game is over before move {ply} ({text}): {game.outcome(state)}")
         try:
-            state = apply_move(state, Move.from_uci(text))
+            state = game.apply_move(state, game.parse_move(text))
         except ValueError as error:
             raise RecordError(f"move {ply}: {error}") from None
         states.append(state)
-    final = outcome(state)
+    final = game.outcome(state)
     if final is None:
         raise RecordError(f"game is not over after its {len(record.moves)} moves, but the record says {record.result}")
     if (final.result(), final.termination.value) != (record.result, record.termination):

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
-from mmc.engine import Move, State
 from mmc.search import LeafEvaluator, RolloutEvaluator, SearchConfig, SearchResult, search, select_move
 
 __all__ = ["MCTSPlayer", "mcts_player", "network_player"]
@@ -33,7 +33,7 @@ class MCTSPlayer:
         self.rollout_plies = rollout_plies
         self.last_results: list[SearchResult] = []
 
-    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+    def play(self, states: Sequence[Any], rng: np.random.Generator) -> list[Any]:
         """One search over all ``states`` together, then one move each."""
         evaluator = self.evaluator or RolloutEvaluator(rng, self.rollout_plies)
         results = search(states, evaluator, self.config, rng)

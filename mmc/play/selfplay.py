@@ -3,19 +3,20 @@
 ``concurrent`` games share one :class:`~mmc.search.Forest` (one evaluator call per search step for all of
 them); when a game ends its tree starts the next game until ``games`` have been played. Every game has its
 own generator, spawned from the ``rng`` argument (its noise and its move choices), and its record names
-``seed_label/index`` so a person can tell games and runs apart. Dark chess searches determinizations
-(``mmc.search.dark``) and so cannot reuse subtrees.
+``seed_label/index`` so a person can tell games and runs apart. A variant with hidden information (dark chess)
+searches determinizations (``Game.determinize``) and so cannot reuse subtrees.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
-from mmc.engine import Move, State, apply_move, initial_state, outcome
+from mmc.games import get_game
 from mmc.play.curriculum import self_play_start
 from mmc.play.records import GameRecord
 from mmc.search import Forest, LeafEvaluator, SearchConfig, SearchResult, result_of, search, select_move
@@ -39,7 +40,7 @@ class SelfPlayResult:
 @dataclass
 class _Game:
     index: int
-    state: State
+    state: Any
     rng: np.random.Generator
     start_fen: str
     moves: list[str]
@@ -73,13 +74,14 @@ def self_play(
         raise ValueError(
             f"SearchConfig.random_opening_plies must be < max_plies={max_plies}, got {config.random_opening_plies}"
         )
+    game = get_game(variant)
     rngs = rng.spawn(games)
     builder = ExampleBuilder()
     records: list[GameRecord] = []
     slots: list[_Game | None] = []
     width = min(concurrent, games)
-    start = initial_state(variant, max_plies=max_plies)
-    dark = start.variant.hidden_information
+    start = game.initial_state(variant, max_plies=max_plies)
+    dark = game.variants[variant].hidden_information
     forest = None if dark else Forest(variant, width, config, max_plies)
     next_game = 0
     plies = 0
@@ -92,39 +94,39 @@ def self_play(
         game_rng = rngs[next_game]
         state, opening = self_play_start(start, config, game_rng)
         first_fen = start.fen() if opening else state.fen()
-        game = _Game(next_game, state, game_rng, first_fen, [m.uci() for m in opening], len(opening))
+        playing = _Game(next_game, state, game_rng, first_fen, list(map(game.move_text, opening)), len(opening))
         next_game += 1
         if forest is not None:
             forest.set_root(t, state)
-        return game
+        return playing
 
     slots = [begin(t) for t in range(width)]
     while any(slots):
-        active = [t for t, game in enumerate(slots) if game is not None]
+        active = [t for t, g in enumerate(slots) if g is not None]
         games_now = [slots[t] for t in active]
-        full = [_full_search(game, config) for game in games_now]  # type: ignore[arg-type]
+        full = [_full_search(g, config) for g in games_now]  # type: ignore[arg-type]
         results = _search(forest, games_now, active, full, evaluator, config)  # type: ignore[arg-type]
         for t, result, searched_fully in zip(active, results, full, strict=True):
-            game = slots[t]
-            assert game is not None
+            playing = slots[t]
+            assert playing is not None
             if searched_fully:
-                game.examples += 1
+                playing.examples += 1
                 value = min(max(result.value, -1.0), 1.0)
-                builder.add(game.state, result.policy, first_game_id + game.index, value)
-            move = select_move(result, config, game.state.ply, game.rng)
-            child = apply_move(game.state, move)
-            game.moves.append(move.uci())
-            game.state = child
+                builder.add(playing.state, result.policy, first_game_id + playing.index, value)
+            move = select_move(result, config, playing.state.ply, playing.rng)
+            child = game.apply_move(playing.state, move)
+            playing.moves.append(game.move_text(move))
+            playing.state = child
             plies += 1
-            ended = outcome(child)
+            ended = game.outcome(child)
             if ended is None:
                 _advance(forest, t, move, child)
                 continue
-            if game.examples:
-                builder.finish_game(first_game_id + game.index, ended, child.ply)
+            if playing.examples:
+                builder.finish_game(first_game_id + playing.index, ended, child.ply)
             records.append(GameRecord(
-                variant, player_name, player_name, f"{seed_label}/{game.index}", game.start_fen,
-                tuple(game.moves), ended.result(), ended.termination.value, game.opening_plies, max_plies,
+                variant, player_name, player_name, f"{seed_label}/{playing.index}", playing.start_fen,
+                tuple(playing.moves), ended.result(), ended.termination.value, playing.opening_plies, max_plies,
             ))  # fmt: skip
             bar.update(1)
             slots[t] = begin(t)
@@ -161,6 +163,6 @@ def _search(forest: Forest | None, games: Sequence[_Game], trees: list[int], ful
     return [result_of(forest.root(t), config) for t in trees]
 
 
-def _advance(forest: Forest | None, t: int, move: Move, child: State) -> None:
+def _advance(forest: Forest | None, t: int, move: Any, child: Any) -> None:
     if forest is not None:
         forest.advance(t, move, child)

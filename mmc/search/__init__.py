@@ -5,7 +5,6 @@
 """
 
 from mmc.search.config import PRECISIONS, SearchConfig
-from mmc.search.dark import DarkObservation, observe, sample_boards
 from mmc.search.evaluators import BF16_TOLERANCE, LeafBatch, LeafEvaluator, NetworkLeafEvaluator, RolloutEvaluator
 from mmc.search.forest import Forest, RootStats
 from mmc.search.mcts import SearchResult, improved_policy, result_of, search, select_move
@@ -13,7 +12,6 @@ from mmc.search.mcts import SearchResult, improved_policy, result_of, search, se
 __all__ = [
     "BF16_TOLERANCE",
     "PRECISIONS",
-    "DarkObservation",
     "Forest",
     "LeafBatch",
     "LeafEvaluator",
@@ -23,9 +21,7 @@ __all__ = [
     "SearchConfig",
     "SearchResult",
     "improved_policy",
-    "observe",
     "result_of",
-    "sample_boards",
     "search",
     "select_move",
 ]

@@ -4,25 +4,35 @@ A *forest* is ``T`` trees held in a few bundles of arrays (see :class:`mmc.searc
 them): :class:`Nodes`, :class:`Slots`, :class:`Trees` and :class:`Leaves`, each field's shape in its
 docstring, with the rules (:class:`Rules`) and the search constants (:class:`Params`) beside them. The
 kernels take the bundles whole. Nodes are created when their parent is expanded (one per legal move, holding
-the edge's prior and statistics); a node's position is *materialised* into a slot (board, side, clocks,
+the edge's prior and statistics); a node's position is *materialised* into a slot (board, player to move, clocks,
 terminal status) only when a simulation first reaches it, so the slot arrays stay as small as the number of
 simulations.
 
-Values: ``value_sum[n]`` is from the view of the player who moved *into* node ``n`` (the parent's side to
-move), so a parent's PUCT reads its children's values directly; ``terminal_value`` and ``net_value`` are
-from the node's own side to move. Node ``ROOT_INDEX`` (0) of each tree is its root. The game-end rules and
-the input planes are the engine's kernels (``mmc.engine.board``: ``game_end``, ``fill_planes``).
+Values: ``value_sum[n]`` is from the view of the player who moved *into* node ``n`` (the parent's player to move),
+so a parent's PUCT reads its children's values directly; ``terminal_value`` and ``net_value`` are from the node's
+own player to move. Node ``ROOT_INDEX`` (0) of each tree is its root.
+
+The tree is generic over the game: the functions marked :func:`template` call the rules only through ``G``, a game
+family's compiled kernel bundle (``Game.kernels``, the protocol of ``mmc.games.protocol``), and
+:func:`compiled_tree` compiles them once per family (``mmc.games.jit.specialise``). The player to move comes from
+the game (``G.play`` returns it): a value is negated only where the player changes, repetitions compare positions
+with the same player to move, and a proof climbs by the same rule; where ``G.ALTERNATES`` (the turn passes after
+every move, as in chess) the compiled tree negates at every level without reading the players.
 """
 
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from collections.abc import Callable
+from functools import cache
+from types import SimpleNamespace
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
-from mmc.engine import board as K
+from mmc.games import Game
+from mmc.games.jit import specialise
 
 MAX_HISTORY = 128
 ROOT_INDEX = 0
@@ -34,6 +44,22 @@ UNKNOWN, ONGOING, TERMINAL = -1, 0, 1
 PROVEN_LOSS, UNPROVEN, PROVEN_WIN = -1, 0, 1
 # select_leaves return codes per tree.
 IDLE, LEAF, DONE = 0, 1, 2
+
+G: Any = None
+"""The game family's kernel bundle the templates read (``Game.kernels``): bound in each family's copy of them by
+:func:`compiled_tree`, ``None`` here."""
+_TEMPLATES: list[tuple[Callable[..., Any], dict[str, Any]]] = []
+
+
+def template(**options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark a function that reads the rules through ``G`` (module docstring): compiled per family by
+    :func:`compiled_tree` with numba's ``options``, never on its own."""
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        _TEMPLATES.append((fn, options))
+        return fn
+
+    return mark
 
 
 class Nodes(NamedTuple):
@@ -70,19 +96,19 @@ class Slots(NamedTuple):
     """The materialised positions, each field ``[T, slot_cap]`` (``board`` ``[T, slot_cap, BOARD_LEN]``)."""
 
     board: np.ndarray
-    """``int8[T, S, BOARD_LEN]``: the kernels' board (castling rights and en-passant square included)."""
+    """``int8[T, S, BOARD_LEN]``: the game's position array (``G.BOARD_LEN``)."""
     side: np.ndarray
-    """``int8[T, S]``: the side to move, +1 White, -1 Black."""
+    """``int8[T, S]``: the player to move, +1 or -1."""
     halfmove: np.ndarray
-    """``int16[T, S]``: plies since the last capture or pawn move."""
+    """``int16[T, S]``: moves since the last irreversible move (the repetition clock; chess's fifty-move clock)."""
     ply: np.ndarray
     """``int16[T, S]``: plies since the game's start."""
     terminal: np.ndarray
     """``int8[T, S]``: ``UNKNOWN`` until the position is first reached, then ``ONGOING`` or ``TERMINAL``."""
     terminal_value: np.ndarray
-    """``float32[T, S]``: a finished game's value for the side to move."""
+    """``float32[T, S]``: a finished game's value for the player to move."""
     net_value: np.ndarray
-    """``float32[T, S]``: the evaluator's value for the side to move."""
+    """``float32[T, S]``: the evaluator's value for the player to move."""
 
 
 class Trees(NamedTuple):
@@ -101,9 +127,11 @@ class Trees(NamedTuple):
     pending_count: np.ndarray
     """``int32[T]``: that leaf's legal moves."""
     pending_moves: np.ndarray
-    """``int32[T, MAX_MOVES]``: those moves' codes."""
+    """``int32[T, G.MAX_MOVES]``: those moves' codes."""
     history: np.ndarray
     """``int8[T, MAX_HISTORY, BOARD_LEN]``: boards before the root since its last irreversible move, oldest first."""
+    history_side: np.ndarray
+    """``int8[T, MAX_HISTORY]``: the player to move in each of them."""
     history_len: np.ndarray
     """``int32[T]``: boards in ``history``."""
 
@@ -112,7 +140,7 @@ class Leaves(NamedTuple):
     """The leaves of one step, row ``i`` for the ``i``-th leaf (``T`` rows, the first ``n`` in use)."""
 
     planes: np.ndarray
-    """``float32[T, NUM_PLANES, H, W]``: the leaves' input planes."""
+    """``float32[T, num_planes, H, W]``: the leaves' input planes (``Game.num_planes``)."""
     boards: np.ndarray
     """``int8[T, BOARD_LEN]``."""
     sides: np.ndarray
@@ -122,16 +150,14 @@ class Leaves(NamedTuple):
 
 
 class Rules(NamedTuple):
-    """The game the forest searches."""
+    """The variant the forest searches."""
 
     tab: np.ndarray
-    """``int16[TABLE_SIZE]``: the variant's rule table (``mmc.engine.board.table``)."""
+    """The variant's rule table (``Game.table``)."""
     max_plies: int
-    """The ply cap."""
-    hidden: bool
-    """Dark chess: the planes show only what the mover sees, and repetitions are not counted."""
-    insufficient: bool
-    """Whether insufficient material draws."""
+    """The move cap."""
+    repetitions: bool
+    """Whether the tree counts repetitions (off in dark chess: the mover cannot see them)."""
 
 
 class Params(NamedTuple):
@@ -157,68 +183,89 @@ class Params(NamedTuple):
 
 @njit(cache=True)
 def _same_board(a, b):
-    for i in range(K.BOARD_LEN):  # noqa: SIM110 (a compiled loop that stops at the first difference)
+    for i in range(a.shape[0]):  # noqa: SIM110 (a compiled loop that stops at the first difference)
         if a[i] != b[i]:
             return False
     return True
 
 
-@njit(cache=True, inline="always")
+@template(inline="always")
+def _same_mover(dist, side, other_side):
+    """Whether a position ``dist`` moves back, whose player to move is ``other_side``, has ``side`` to move too."""
+    if G.ALTERNATES:
+        return dist % 2 == 0
+    return side == other_side
+
+
+@template(inline="always")
 def repetitions(t, node, nodes, slots, trees):
-    """How many times node's position occurred before, since the last irreversible move (root history included)."""
+    """How many times node's position (board and player to move) occurred before, since the last irreversible move
+    (root history included)."""
     s = nodes.slot[t, node]
     clock = slots.halfmove[t, s]
+    side = slots.side[t, s]
     count = 0
     cur = node
     dist = 0
     while dist < clock and cur != ROOT_INDEX:
         cur = nodes.parent[t, cur]
         dist += 1
-        if dist % 2 == 0 and _same_board(slots.board[t, nodes.slot[t, cur]], slots.board[t, s]):
+        cs = nodes.slot[t, cur]
+        if _same_mover(dist, side, slots.side[t, cs]) and _same_board(slots.board[t, cs], slots.board[t, s]):
             count += 1
-    # Beyond the root: history[-1] is one ply before the root, history[-2] two, ...
+    # Beyond the root: history[-1] is one move before the root, history[-2] two, ...
     hl = trees.history_len[t]
     j = 1
     while dist < clock and j <= hl:
         dist += 1
-        if dist % 2 == 0 and _same_board(trees.history[t, hl - j], slots.board[t, s]):
+        if _same_mover(dist, side, trees.history_side[t, hl - j]) and _same_board(
+            trees.history[t, hl - j], slots.board[t, s]
+        ):
             count += 1
         j += 1
     return count
 
 
-@njit(cache=True, inline="always")
+@template(inline="always")
 def _materialise(t, node, nodes, slots, trees, tab):
-    """Give ``node`` a slot holding its position, played from its parent's; return the slot."""
+    """Give ``node`` a slot holding its position, played from its parent's (``G.play``); return the slot."""
     ps = nodes.slot[t, nodes.parent[t, node]]
     s = trees.nslots[t]
     trees.nslots[t] += 1
     nodes.slot[t, node] = s
-    m = nodes.move[t, node]
-    frm, to = m & 63, (m >> 6) & 63
-    pb = slots.board[t, ps]
-    irreversible = pb[to] != 0 or pb[frm] == K.PAWN or pb[frm] == -K.PAWN
-    slots.board[t, s] = pb
-    K.play_inplace(slots.board[t, s], m, tab)
-    slots.side[t, s] = -slots.side[t, ps]
+    slots.board[t, s] = slots.board[t, ps]
+    side, irreversible = G.play(slots.board[t, s], np.int64(slots.side[t, ps]), nodes.move[t, node], tab)
+    slots.side[t, s] = side
     slots.halfmove[t, s] = 0 if irreversible else slots.halfmove[t, ps] + 1
     slots.ply[t, s] = slots.ply[t, ps] + 1
     slots.terminal[t, s] = UNKNOWN
     return s
 
 
-@njit(cache=True, inline="always")
-def _backup(t, node, value, nodes):
-    """Add one visit along the path from ``node`` to the root; ``value`` is from node's side to move."""
+@template(inline="always")
+def _turn_passes(t, node, parent, nodes, slots):
+    """Whether the player to move changes from ``parent`` to its child ``node`` (both materialised)."""
+    if G.ALTERNATES:
+        return True
+    return slots.side[t, nodes.slot[t, node]] != slots.side[t, nodes.slot[t, parent]]
+
+
+@template(inline="always")
+def _backup(t, node, value, nodes, slots):
+    """Add one visit along the path from ``node`` to the root; ``value`` is from node's player to move. The root's
+    ``value_sum`` is kept from the view of its player's opponent (``RootStats.value`` negates it back)."""
     cur = node
     v = value
     while True:
         nodes.visits[t, cur] += 1
-        nodes.value_sum[t, cur] -= v  # the player who moved into cur sees the negation
         if cur == ROOT_INDEX:
+            nodes.value_sum[t, cur] -= v
             return
-        cur = nodes.parent[t, cur]
-        v = -v
+        parent = nodes.parent[t, cur]
+        if _turn_passes(t, cur, parent, nodes, slots):
+            v = -v
+        nodes.value_sum[t, cur] += v  # v is now from the view of the player who moved into cur
+        cur = parent
 
 
 @njit(cache=True, inline="always")
@@ -310,47 +357,64 @@ def _winning_child(t, node, nodes):
     return -1
 
 
-@njit(cache=True, inline="always")
-def _prove(t, node, value, nodes):
-    """MCTS-Solver (Winands, Bjornsson & Saito 2008): ``node`` is a finished game worth ``value`` to its side to
-    move; mark it proven (a draw proves nothing) and carry the proof up: a parent with a child proven won for it
-    is proven lost for the player who moved into it; a parent all of whose children are proven lost for it (each
-    one's mover) is proven won for the player who moved into it."""
+@template(inline="always")
+def _prove(t, node, value, nodes, slots):
+    """MCTS-Solver (Winands, Bjornsson & Saito 2008): ``node`` is a finished game worth ``value`` to its player to
+    move; mark it proven (a draw proves nothing) and carry the proof up. A proof is from the view of the player who
+    moved into the node: a parent one of whose children is proven won for the parent's player has that win, and
+    a parent all of whose children are proven lost for the parent's player has that loss; the parent's own proof is
+    then the same result for the player who moved into it when the turn passed there, the opposite when that
+    player moved again."""
     if value == 0.0:
         return
-    nodes.proven[t, node] = PROVEN_WIN if value < 0.0 else PROVEN_LOSS
+    won = PROVEN_WIN if value > 0.0 else PROVEN_LOSS  # for node's player to move
+    parent = nodes.parent[t, node]
+    nodes.proven[t, node] = -won if _turn_passes(t, node, parent, nodes, slots) else won
     cur = node
     while cur != ROOT_INDEX:
         p = nodes.parent[t, cur]
         if nodes.proven[t, p] != UNPROVEN:
             return
         if nodes.proven[t, cur] == PROVEN_WIN:
-            nodes.proven[t, p] = PROVEN_LOSS
+            result = PROVEN_WIN  # for p's player to move
         else:
             start = nodes.first_child[t, p]
             for i in range(nodes.num_children[t, p]):
                 if nodes.proven[t, start + i] != PROVEN_LOSS:
                     return
-            nodes.proven[t, p] = PROVEN_WIN
+            result = PROVEN_LOSS
+        if p == ROOT_INDEX:
+            nodes.proven[t, p] = -result
+        else:
+            grand = nodes.parent[t, p]
+            nodes.proven[t, p] = -result if _turn_passes(t, p, grand, nodes, slots) else result
         cur = p
 
 
-@njit(cache=True, inline="always")
+@template(inline="always")
+def _mover_wins(t, node, nodes, slots):
+    """Whether ``node``'s player to move has a proven win (a child proven won for it): ``node``'s proof, read from
+    the view of the player who moved into it (the root's: of its player's opponent)."""
+    if node == ROOT_INDEX or _turn_passes(t, node, nodes.parent[t, node], nodes, slots):
+        return nodes.proven[t, node] == PROVEN_LOSS
+    return nodes.proven[t, node] == PROVEN_WIN
+
+
+@template(inline="always")
 def leaf_end(t, node, nodes, slots, trees, rules):
-    """Whether the position of ``node`` (materialised) is over, by the engine's rules (``board.game_end``):
-    returns ``(code, legal moves, repetitions)``, the moves written to ``trees.pending_moves[t]``. In dark chess
-    repetitions are not counted (the mover cannot see them)."""
+    """Whether the position of ``node`` (materialised) is over, by the game's rules (``G.game_end``): returns
+    ``(code, legal moves, repetitions)``, the moves written to ``trees.pending_moves[t]``. Repetitions are counted
+    only where ``rules.repetitions`` (not in dark chess: the mover cannot see them)."""
     s = nodes.slot[t, node]
     b = slots.board[t, s]
     mover = np.int64(slots.side[t, s])
-    k = K.legal_moves_into(b, mover, rules.tab, trees.pending_moves[t])
-    count = 0 if rules.hidden else repetitions(t, node, nodes, slots, trees)
-    code = K.game_end(b, mover, rules.tab, k, count, slots.halfmove[t, s], slots.ply[t, s], rules.max_plies,
-                      rules.insufficient)  # fmt: skip
+    k = G.legal_moves_into(b, mover, rules.tab, trees.pending_moves[t])
+    count = repetitions(t, node, nodes, slots, trees) if rules.repetitions else 0
+    code = G.game_end(b, mover, rules.tab, k, count, slots.halfmove[t, s], slots.ply[t, s], rules.max_plies)
     return code, k, count
 
 
-@njit(cache=True)
+@template()
 def prove_root_children(active, nodes, slots, trees, rules):
     """MCTS-Solver at the root of each active, expanded tree: materialise every child not yet reached and mark
     the finished games among them proven (``_prove``), so that a mate in one is known before the first
@@ -367,14 +431,14 @@ def prove_root_children(active, nodes, slots, trees, rules):
                 s = _materialise(t, ch, nodes, slots, trees, rules.tab)
             if slots.terminal[t, s] == UNKNOWN:
                 code, _, _ = leaf_end(t, ch, nodes, slots, trees, rules)
-                if code != K.ONGOING:
+                if code != G.ONGOING:
                     slots.terminal[t, s] = TERMINAL
-                    slots.terminal_value[t, s] = K.end_value(code)
+                    slots.terminal_value[t, s] = G.end_value(code)
             if slots.terminal[t, s] == TERMINAL and nodes.proven[t, ch] == UNPROVEN:
-                _prove(t, ch, slots.terminal_value[t, s], nodes)
+                _prove(t, ch, slots.terminal_value[t, s], nodes, slots)
 
 
-@njit(cache=True)
+@template()
 def select_leaves(active, roots_only, nodes, slots, trees, leaves, rules, params):
     """Run simulations until each active tree has one leaf waiting for the evaluator (or has finished).
 
@@ -393,7 +457,7 @@ def select_leaves(active, roots_only, nodes, slots, trees, leaves, rules, params
             node = ROOT_INDEX
             depth = 0
             while nodes.first_child[t, node] >= 0:
-                if params.solver and nodes.proven[t, node] == PROVEN_LOSS:
+                if params.solver and _mover_wins(t, node, nodes, slots):
                     child = _winning_child(t, node, nodes)
                 elif depth == 0 and params.use_gumbel:
                     raw = slots.net_value[t, nodes.slot[t, ROOT_INDEX]]
@@ -406,19 +470,19 @@ def select_leaves(active, roots_only, nodes, slots, trees, leaves, rules, params
             if s < 0:
                 s = _materialise(t, node, nodes, slots, trees, rules.tab)
             if slots.terminal[t, s] == TERMINAL:
-                _backup(t, node, slots.terminal_value[t, s], nodes)
+                _backup(t, node, slots.terminal_value[t, s], nodes, slots)
                 trees.sims_done[t] += 1
                 continue
             code, k, count = leaf_end(t, node, nodes, slots, trees, rules)
-            if code != K.ONGOING:
+            if code != G.ONGOING:
                 if depth == 0:
                     raise ValueError("search from a finished game")
-                value = K.end_value(code)
+                value = G.end_value(code)
                 slots.terminal[t, s] = TERMINAL
                 slots.terminal_value[t, s] = value
                 if params.solver:
-                    _prove(t, node, value, nodes)
-                _backup(t, node, value, nodes)
+                    _prove(t, node, value, nodes, slots)
+                _backup(t, node, value, nodes, slots)
                 trees.sims_done[t] += 1
                 continue
             slots.terminal[t, s] = ONGOING
@@ -426,8 +490,8 @@ def select_leaves(active, roots_only, nodes, slots, trees, leaves, rules, params
             trees.pending_count[t] = k
             b = slots.board[t, s]
             mover = np.int64(slots.side[t, s])
-            K.fill_planes(b, mover, rules.tab, rules.hidden, count, slots.halfmove[t, s], slots.ply[t, s],
-                          rules.max_plies, leaves.planes[n])  # fmt: skip
+            G.fill_planes(b, mover, rules.tab, count, slots.halfmove[t, s], slots.ply[t, s], rules.max_plies,
+                          leaves.planes[n])  # fmt: skip
             leaves.boards[n] = b
             leaves.sides[n] = mover
             leaves.tree[n] = t
@@ -436,10 +500,10 @@ def select_leaves(active, roots_only, nodes, slots, trees, leaves, rules, params
     return n
 
 
-@njit(cache=True)
+@template()
 def expand_leaves(n, logits, values, nodes, slots, trees, leaves, lookup, policy_index):
     """Expand each pending leaf with the evaluator's ``logits[i]`` (flattened policy planes, softmax over the
-    legal moves gives the children's priors) and back up ``values[i]`` (from the leaf's side to move)."""
+    legal moves gives the children's priors) and back up ``values[i]`` (from the leaf's player to move)."""
     parent, move, action, prior = nodes.parent, nodes.move, nodes.action, nodes.prior
     for i in range(n):
         t = leaves.tree[i]
@@ -475,17 +539,21 @@ def expand_leaves(n, logits, values, nodes, slots, trees, leaves, lookup, policy
         nodes.first_child[t, node] = start
         nodes.num_children[t, node] = k
         slots.net_value[t, s] = values[i]
-        _backup(t, node, values[i], nodes)
+        _backup(t, node, values[i], nodes, slots)
         if node != ROOT_INDEX or nodes.visits[t, ROOT_INDEX] > 1:
             trees.sims_done[t] += 1
 
 
 @njit(cache=True)
 def reroot(t, new_root, nodes, slots, trees):
-    """Make ``new_root`` (a child of the root) the root of tree ``t``, keeping its subtree and dropping the rest.
+    """Make ``new_root`` (a child of the root, materialised) the root of tree ``t``, keeping its subtree and dropping
+    the rest.
 
-    Nodes are copied breadth-first into fresh positions (children stay contiguous); slots are renumbered.
+    Nodes are copied breadth-first into fresh positions (children stay contiguous); slots are renumbered. A root's
+    value sum and proof are kept from the view of its player's opponent: where the same player moves again at
+    ``new_root``, both are turned round.
     """
+    same_player = slots.side[t, nodes.slot[t, new_root]] == slots.side[t, nodes.slot[t, ROOT_INDEX]]
     parent, move, action, prior, visits = nodes.parent, nodes.move, nodes.action, nodes.prior, nodes.visits
     value_sum, first_child, num_children, slot, gumbel = (
         nodes.value_sum, nodes.first_child, nodes.num_children, nodes.slot, nodes.gumbel,
@@ -559,28 +627,32 @@ def reroot(t, new_root, nodes, slots, trees):
         fields_i[0, i] = slot_map[s] if s >= 0 else -1
     for i in range(count):
         slot[t, i] = fields_i[0, i]
+    if same_player:
+        value_sum[t, ROOT_INDEX] = -value_sum[t, ROOT_INDEX]
+        nodes.proven[t, ROOT_INDEX] = -nodes.proven[t, ROOT_INDEX]
     nnodes[t] = count
     nslots[t] = new_slots
 
 
-@njit(cache=True)
+@template()
 def rollout_values(boards, sides, tab, max_plies, seeds):
-    """Value of each position for its side to move after one uniformly random playout (pure MCTS's evaluator).
+    """Value of each position for its player to move after one uniformly random playout (pure MCTS's evaluator).
 
-    The playout stops at a game end found by the move generator (no repetition or fifty-move tracking) or
-    after ``max_plies`` plies (a draw); its random numbers come from a per-position splitmix64 ``seeds[i]``.
+    The playout stops where the game's move generator finds no move (``G.status`` gives the end: no repetition or
+    clock rule is tracked) or after ``max_plies`` moves (``G.cutoff_value``: a draw in chess); its random numbers
+    come from a per-position splitmix64 ``seeds[i]``.
     """
     n = boards.shape[0]
     values = np.zeros(n, dtype=np.float32)
-    out = np.empty(K.MAX_MOVES, dtype=np.int32)
+    out = np.empty(G.MAX_MOVES, dtype=np.int32)
     for i in range(n):
         b = boards[i].copy()
         s = np.int64(sides[i])
         state = np.uint64(seeds[i])
         for _ in range(max_plies):
-            k = K.legal_moves_into(b, s, tab, out)
+            k = G.legal_moves_into(b, s, tab, out)
             if k == 0:
-                v = K.end_value(K.status(b, s, tab))
+                v = G.end_value(G.status(b, s, tab))
                 values[i] = v if s == sides[i] else -v
                 break
             state += np.uint64(0x9E3779B97F4A7C15)
@@ -588,6 +660,18 @@ def rollout_values(boards, sides, tab, max_plies, seeds):
             z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
             z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
             z = z ^ (z >> np.uint64(31))
-            K.play_inplace(b, out[np.int64(z % np.uint64(k))], tab)
-            s = -s
+            s, _ = G.play(b, s, out[np.int64(z % np.uint64(k))], tab)
+        else:
+            v = G.cutoff_value(b, s, tab)
+            if v != 0.0:
+                values[i] = v if s == sides[i] else -v
     return values
+
+
+@cache
+def compiled_tree(game: Game) -> SimpleNamespace:
+    """The tree's templates compiled against ``game.kernels`` (once per family and process; cached on disk, see
+    ``mmc.games.jit.specialise``): a namespace with ``select_leaves``, ``expand_leaves``, ``prove_root_children``,
+    ``reroot`` and ``rollout_values``."""
+    compiled = specialise(_TEMPLATES, globals(), game.kernels, game.name)
+    return SimpleNamespace(reroot=reroot, **compiled)

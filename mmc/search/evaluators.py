@@ -1,8 +1,9 @@
 """Leaf evaluators: the one batched protocol that search calls, for a network and for random rollouts.
 
 ``evaluator(batch) -> (logits, values)`` with ``batch`` a :class:`LeafBatch` of ``n`` positions of one
-variant; ``logits`` is ``float32[n, P * H * W]`` over the flattened shared policy planes (search takes the
-softmax over each position's legal moves), ``values`` is ``float32[n]`` in [-1, 1] from the side to move.
+variant; ``logits`` is ``float32[n, P * H * W]`` over the flattened policy planes of the variant's game family
+(``Game.num_policy_planes``; search takes the softmax over each position's legal moves), ``values`` is
+``float32[n]`` in [-1, 1] from the player to move.
 """
 
 from __future__ import annotations
@@ -12,8 +13,7 @@ from typing import NamedTuple, Protocol
 import numpy as np
 import torch
 
-from mmc.engine.actions import NUM_POLICY_PLANES
-from mmc.engine.board import table
+from mmc.games import get_game
 from mmc.nn.network import PolicyValueNet, inference_copy
 from mmc.search import _tree
 from mmc.search.config import PRECISIONS
@@ -31,12 +31,12 @@ class LeafBatch(NamedTuple):
 
     variant: str
     planes: np.ndarray
-    """``float32[n, NUM_PLANES, H, W]``: each side to move's observation planes (``observation_planes``)."""
+    """``float32[n, C, H, W]``: each player to move's observation planes (``Game.observation_planes``)."""
     boards: np.ndarray
-    """``int8[n, BOARD_LEN]``: the kernels' boards (``mmc.engine.board``), for evaluators that play (rollouts); a
-    network must read only ``planes``."""
+    """``int8[n, BOARD_LEN]``: the kernels' position arrays (``Game.kernels``), for evaluators that play (rollouts);
+    a network must read only ``planes``."""
     sides: np.ndarray
-    """``int8[n]``: +1 White to move, -1 Black."""
+    """``int8[n]``: the player to move, +1 (first) or -1."""
 
 
 class LeafEvaluator(Protocol):
@@ -70,6 +70,7 @@ class NetworkLeafEvaluator:
         """Positions evaluated so far (for throughput measurements)."""
 
     def __call__(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+        self.net.config.check_plays(batch.variant)
         x = torch.from_numpy(batch.planes).to(self.device, self.dtype).contiguous(memory_format=self.memory_format)
         if self.module is self.net:  # the live network: evaluate in eval mode, then restore its mode
             was_training = self.net.training
@@ -102,6 +103,8 @@ class RolloutEvaluator:
 
     def __call__(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
         n, _, h, w = batch.planes.shape
+        game = get_game(batch.variant)
         seeds = self.rng.integers(0, 2**63, size=n, dtype=np.int64).astype(np.uint64)
-        values = _tree.rollout_values(batch.boards, batch.sides, table(batch.variant), self.max_plies, seeds)
-        return np.zeros((n, NUM_POLICY_PLANES * h * w), dtype=np.float32), values
+        rollout = _tree.compiled_tree(game).rollout_values
+        values = rollout(batch.boards, batch.sides, game.table(batch.variant), self.max_plies, seeds)
+        return np.zeros((n, game.num_policy_planes * h * w), dtype=np.float32), values

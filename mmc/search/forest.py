@@ -2,19 +2,18 @@
 
 Each step selects one leaf in every tree that still has simulations to run (PUCT below the root; PUCT or
 Gumbel sequential halving at the root), evaluates all leaves in one batch, then expands and backs up. The
-trees live in compiled arrays (``mmc.search._tree``); this class owns them, grows them and reads results.
+trees live in compiled arrays (``mmc.search._tree``, compiled against the variant's game family); this class owns
+them, grows them and reads results. It reaches the game only through its :class:`mmc.games.Game`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from mmc.engine import Move, State, get_variant
-from mmc.engine.actions import action_space
-from mmc.engine.board import BOARD_LEN, MAX_MOVES, MOVES, NUM_PLANES, kernel_board, table
+from mmc.games import get_game
 from mmc.search import _tree
 from mmc.search._tree import Leaves, Nodes, Params, Rules, Slots, Trees
 from mmc.search.config import SearchConfig
@@ -36,7 +35,7 @@ _SLOT_FIELDS = {
 class RootStats(NamedTuple):
     """A root's children after search, in ``legal_moves`` order."""
 
-    moves: tuple[Move, ...]
+    moves: tuple[Any, ...]
     visit_counts: np.ndarray
     """``int32[k]``."""
     prior: np.ndarray
@@ -78,7 +77,7 @@ def considered_visits_table(max_considered: int, simulations: int) -> np.ndarray
 
 
 class Forest:
-    """``num_trees`` search trees for positions of ``variant`` with ply cap ``max_plies``.
+    """``num_trees`` search trees for positions of ``variant`` (of any game family) with move cap ``max_plies``.
 
     The arrays are bundled as ``mmc.search._tree`` defines them: :attr:`nodes` (:class:`~mmc.search._tree.Nodes`),
     :attr:`slots` (:class:`~mmc.search._tree.Slots`), :attr:`trees` (:class:`~mmc.search._tree.Trees`) and
@@ -86,17 +85,20 @@ class Forest:
     """
 
     def __init__(self, variant: str, num_trees: int, config: SearchConfig, max_plies: int) -> None:
-        v = get_variant(variant)
+        self.game = game = get_game(variant)
+        v = game.variants[variant]
         self.variant, self.config, self.max_plies, self.num_trees = v.name, config, max_plies, num_trees
-        self.rules = Rules(table(v.name), max_plies, v.hidden_information, v.insufficient_material)
-        space = action_space(v.name)
+        self.rules = Rules(game.table(v.name), max_plies, not v.hidden_information)
+        self.tree = _tree.compiled_tree(game)
+        space = game.action_space(v.name)
         self.lookup, self.policy_index = space.lookup, space.policy_index
+        board_len, max_moves = game.kernels.BOARD_LEN, game.kernels.MAX_MOVES
         t = num_trees
         node_cap = max(64, 8 * config.simulations)
         slot_cap = config.simulations + 2
         self.nodes = Nodes(**{name: np.zeros((t, node_cap), dtype=dt) for name, dt in _NODE_FIELDS.items()})
         self.slots = Slots(
-            board=np.zeros((t, slot_cap, BOARD_LEN), dtype=np.int8),
+            board=np.zeros((t, slot_cap, board_len), dtype=np.int8),
             **{name: np.zeros((t, slot_cap), dtype=dt) for name, dt in _SLOT_FIELDS.items()},
         )
         self.trees = Trees(
@@ -106,13 +108,14 @@ class Forest:
             sims_target=np.zeros(t, dtype=np.int32),
             pending_node=np.full(t, -1, dtype=np.int32),
             pending_count=np.zeros(t, dtype=np.int32),
-            pending_moves=np.zeros((t, MAX_MOVES), dtype=np.int32),
-            history=np.zeros((t, _tree.MAX_HISTORY, BOARD_LEN), dtype=np.int8),
+            pending_moves=np.zeros((t, max_moves), dtype=np.int32),
+            history=np.zeros((t, _tree.MAX_HISTORY, board_len), dtype=np.int8),
+            history_side=np.zeros((t, _tree.MAX_HISTORY), dtype=np.int8),
             history_len=np.zeros(t, dtype=np.int32),
         )
         self.leaves = Leaves(
-            planes=np.zeros((t, NUM_PLANES, v.height, v.width), dtype=np.float32),
-            boards=np.zeros((t, BOARD_LEN), dtype=np.int8),
+            planes=np.zeros((t, game.num_planes, v.height, v.width), dtype=np.float32),
+            boards=np.zeros((t, board_len), dtype=np.int8),
             sides=np.zeros(t, dtype=np.int8),
             tree=np.zeros(t, dtype=np.int32),
         )
@@ -124,23 +127,25 @@ class Forest:
         )  # fmt: skip
 
     # -- roots ---------------------------------------------------------------------------------------------
-    def set_root(self, t: int, state: State) -> None:
+    def set_root(self, t: int, state: Any) -> None:
         """Start tree ``t`` afresh at ``state`` (its history since the last irreversible move included)."""
         if state.variant_name != self.variant or state.max_plies != self.max_plies:
             raise ValueError(f"forest for {self.variant} (cap {self.max_plies}) got a {state!r}")
-        self._set_history(t, state)
-        board = kernel_board(state)
-        self.set_root_board(t, board, int(state.turn), state.halfmove_clock, state.ply, keep_history=True)
+        root = self.game.kernel_state(state)
+        self._set_history(t, root.history)
+        self.set_root_board(t, root.board, root.side, root.clock, root.ply, keep_history=True)
 
-    def _set_history(self, t: int, state: State) -> None:
-        history = state.history[-_tree.MAX_HISTORY :]
-        for i, past in enumerate(history):
+    def _set_history(self, t: int, history: Sequence[tuple[bytes, int]]) -> None:
+        history = history[-_tree.MAX_HISTORY :]
+        for i, (past, side) in enumerate(history):
             self.trees.history[t, i] = np.frombuffer(past, dtype=np.int8)
+            self.trees.history_side[t, i] = side
         self.trees.history_len[t] = len(history)
 
     def set_root_board(self, t: int, board: np.ndarray, side: int, halfmove: int, ply: int, *,
                        keep_history: bool = False) -> None:  # fmt: skip
-        """Start tree ``t`` afresh at a raw ``int8[BOARD_LEN]`` board (a dark-chess determinization: no history)."""
+        """Start tree ``t`` afresh at a raw ``int8[BOARD_LEN]`` position (a determinization of a hidden-information
+        state: no history) with player ``side`` to move, ``halfmove`` moves since the last irreversible one."""
         trees = self.trees
         if not keep_history:
             trees.history_len[t] = 0
@@ -158,7 +163,7 @@ class Forest:
         s.terminal[t, 0] = _tree.UNKNOWN
         trees.nnodes[t], trees.nslots[t], trees.sims_done[t] = 1, 1, 0
 
-    def advance(self, t: int, move: Move, child_state: State) -> None:
+    def advance(self, t: int, move: Any, child_state: Any) -> None:
         """Play ``move`` at tree ``t``'s root: keep the child's subtree, its statistics included, if
         ``config.reuse_tree`` and not ``config.gumbel`` (and the child was expanded), else start afresh at
         ``child_state``. The next :meth:`search` counts the kept visits and runs only the missing simulations."""
@@ -168,13 +173,13 @@ class Forest:
         child = -1
         if self.config.reuse_tree and not self.config.gumbel and start >= 0:
             codes = n.move[t, start : start + k]
-            hits = np.flatnonzero(codes == move.code)
+            hits = np.flatnonzero(codes == self.game.code_of(move))
             child = start + int(hits[0]) if len(hits) else -1
         if child < 0 or n.first_child[t, child] < 0:
             self.set_root(t, child_state)
             return
-        _tree.reroot(t, child, n, self.slots, self.trees)
-        self._set_history(t, child_state)
+        self.tree.reroot(t, child, n, self.slots, self.trees)
+        self._set_history(t, self.game.kernel_state(child_state).history)
 
     # -- search --------------------------------------------------------------------------------------------
     def search(
@@ -191,11 +196,11 @@ class Forest:
         bookkeeping = self.trees
         bookkeeping.sims_target[trees] = sims
         bookkeeping.sims_done[trees] = np.maximum(self.nodes.visits[trees, _tree.ROOT_INDEX] - 1, 0)
-        extra = MAX_MOVES if self.config.solver else 0  # the solver materialises every root child
+        extra = self.game.kernels.MAX_MOVES if self.config.solver else 0  # the solver materialises every root child
         self._reserve_slots(int((bookkeeping.nslots[trees] + np.max(sims) + 2 + extra).max()))
         self._step(active, evaluator, roots_only=True)
         if self.config.solver:
-            _tree.prove_root_children(active, self.nodes, self.slots, bookkeeping, self.rules)
+            self.tree.prove_root_children(active, self.nodes, self.slots, bookkeeping, self.rules)
         noisy = np.broadcast_to(np.asarray(add_noise, dtype=np.bool_), np.shape(trees))
         if self.config.gumbel:
             self._root_noise(trees, rng, dirichlet=False)
@@ -206,14 +211,15 @@ class Forest:
 
     def _step(self, active: np.ndarray, evaluator: LeafEvaluator, *, roots_only: bool) -> int:
         trees, leaves = self.trees, self.leaves
-        count = _tree.select_leaves(active, roots_only, self.nodes, self.slots, trees, leaves, self.rules, self.params)
+        count = self.tree.select_leaves(active, roots_only, self.nodes, self.slots, trees, leaves, self.rules,
+                                        self.params)  # fmt: skip
         if count == 0:
             return 0
         pending = trees.pending_node >= 0
         self._reserve_nodes(int((trees.nnodes + trees.pending_count)[pending].max()))
         batch = LeafBatch(self.variant, leaves.planes[:count], leaves.boards[:count], leaves.sides[:count])
         logits, values = evaluator(batch)
-        _tree.expand_leaves(
+        self.tree.expand_leaves(
             count, np.ascontiguousarray(logits, dtype=np.float32), np.ascontiguousarray(values, dtype=np.float32),
             self.nodes, self.slots, trees, leaves, self.lookup, self.policy_index,
         )  # fmt: skip
@@ -255,7 +261,7 @@ class Forest:
         q = np.divide(n.value_sum[t, children], visits, out=np.zeros(k, dtype=np.float32), where=visits > 0)
         root_visits = max(int(n.visits[t, root]), 1)
         return RootStats(
-            moves=tuple(MOVES[int(code)] for code in n.move[t, children]),
+            moves=tuple(map(self.game.move_of_code, n.move[t, children].tolist())),
             visit_counts=visits,
             prior=n.prior[t, children].copy(),
             q_values=q.astype(np.float32),

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from mmc.engine import Move, State, legal_moves, outcome
+from mmc.games import game_of, get_game, legal_moves, outcome
 from mmc.search import _tree
 from mmc.search.config import SearchConfig
-from mmc.search.dark import observe, sample_boards
 from mmc.search.evaluators import LeafEvaluator
 from mmc.search.forest import Forest, RootStats
 
@@ -29,7 +28,7 @@ __all__ = ["SearchResult", "improved_policy", "result_of", "search", "select_mov
 class SearchResult(NamedTuple):
     """One root's search, over its legal moves in ``legal_moves`` order."""
 
-    moves: tuple[Move, ...]
+    moves: tuple[Any, ...]
     visit_counts: np.ndarray
     """``int32[k]``, summing to the simulations run: ``SearchConfig.simulations``, rounded up to a multiple of
     ``determinizations`` in dark chess (more after :meth:`Forest.advance` if the kept subtree held more)."""
@@ -85,7 +84,7 @@ def result_of(stats: RootStats, config: SearchConfig) -> SearchResult:
     )
 
 
-def select_move(result: SearchResult, config: SearchConfig, ply: int, rng: np.random.Generator) -> Move:
+def select_move(result: SearchResult, config: SearchConfig, ply: int, rng: np.random.Generator) -> Any:
     """The move to play after search.
 
     PUCT: sample with probability ~ N ** (1 / temperature) while ``ply < temperature_plies``, else the most
@@ -116,14 +115,15 @@ def select_move(result: SearchResult, config: SearchConfig, ply: int, rng: np.ra
 
 
 def search(
-    states: Sequence[State], evaluator: LeafEvaluator, config: SearchConfig, rng: np.random.Generator, *,
+    states: Sequence[Any], evaluator: LeafEvaluator, config: SearchConfig, rng: np.random.Generator, *,
     add_noise: bool = False,
 ) -> list[SearchResult]:  # fmt: skip
     """Search every state (games not over; any mix of variants) and return one result per state.
 
-    States of one variant and ply cap share a :class:`Forest` and one evaluator call per step. In dark chess
-    each state is searched on ``config.determinizations`` sampled boards (see ``mmc.search.dark``), the
-    simulations split between them and their visit counts summed; the true board is never searched.
+    States of one variant and move cap share a :class:`Forest` and one evaluator call per step. In a variant with
+    hidden information (dark chess) each state is searched on ``config.determinizations`` positions its game samples
+    from what the player to move sees (``Game.determinize``), the simulations split between them and their visit
+    counts summed; the true position is never searched.
     """
     for state in states:
         if outcome(state) is not None:
@@ -133,7 +133,7 @@ def search(
         groups[(state.variant_name, state.max_plies)].append(i)
     results: list[SearchResult | None] = [None] * len(states)
     for (variant, max_plies), rows in groups.items():
-        if states[rows[0]].variant.hidden_information:
+        if get_game(variant).variants[variant].hidden_information:
             found = _search_dark([states[i] for i in rows], evaluator, config, rng, add_noise=add_noise)
         else:
             forest = Forest(variant, len(rows), config, max_plies)
@@ -146,14 +146,16 @@ def search(
     return [r for r in results if r is not None]
 
 
-def _search_dark(states: list[State], evaluator: LeafEvaluator, config: SearchConfig, rng: np.random.Generator, *,
+def _search_dark(states: list[Any], evaluator: LeafEvaluator, config: SearchConfig, rng: np.random.Generator, *,
                  add_noise: bool) -> list[SearchResult]:  # fmt: skip
     d = config.determinizations
+    game = game_of(states[0])
+    if game.determinize is None:
+        raise ValueError(f"game {game.name} has hidden information but no determinize hook")
     forest = Forest(states[0].variant_name, len(states) * d, config, states[0].max_plies)
     for g, state in enumerate(states):
-        obs = observe(state)
-        for j, board in enumerate(sample_boards(obs, d, rng)):
-            forest.set_root_board(g * d + j, board, obs.side, obs.halfmove, obs.ply)
+        for j, sample in enumerate(game.determinize(state, d, rng)):
+            forest.set_root_board(g * d + j, sample.board, sample.side, sample.clock, sample.ply)
     share = max(1, -(-config.simulations // d))
     forest.search(np.arange(len(states) * d), evaluator, rng, add_noise=add_noise, simulations=share)
     results = []
@@ -161,7 +163,7 @@ def _search_dark(states: list[State], evaluator: LeafEvaluator, config: SearchCo
         roots = [forest.root(g * d + j) for j in range(d)]
         moves = legal_moves(state)
         if any(root.moves != moves for root in roots):
-            raise RuntimeError(f"a dark-chess sample changed the mover's legal moves in {state!r}")
+            raise RuntimeError(f"a determinization changed the mover's legal moves in {state!r}")
         visits = np.sum([root.visit_counts for root in roots], axis=0).astype(np.int32)
         weights = [np.maximum(r.visit_counts, 1e-9) for r in roots]
         q = np.average([r.q_values for r in roots], axis=0, weights=weights)

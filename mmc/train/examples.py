@@ -1,12 +1,13 @@
 """Training examples: positions, their search policy targets and game results, as arrays of one board size.
 
-An :class:`Examples` holds ``N`` rows of one board size ``H x W`` (a 5x5 and a 6x6 batch cannot share an
-array; :func:`group_by_size` splits and merges). Every array is indexed by row first::
+An :class:`Examples` holds ``N`` rows of one board size ``H x W`` of one game family (a 5x5 and a 6x6 batch cannot
+share an array; :func:`group_by_size` splits and merges). Every array is indexed by row first, ``C`` and ``P`` the
+family's ``Game.num_planes`` and ``Game.num_policy_planes``::
 
-    planes   float32[N, NUM_PLANES, H, W]         the side to move's input planes (mmc.engine.observation_planes)
-    policy   float32[N, NUM_POLICY_PLANES, H, W]  search policy target on the shared policy planes
-                                                  (mmc.engine.actions); >= 0, 0 off the legal actions, sums to 1
-    legal    bool[N, NUM_POLICY_PLANES, H, W]     the legal actions, same layout
+    planes   float32[N, C, H, W]                  the side to move's input planes (``Game.observation_planes``)
+    policy   float32[N, P, H, W]                  search policy target on the family's policy planes
+                                                  (``Game.action_space``); >= 0, 0 off the legal actions, sums to 1
+    legal    bool[N, P, H, W]                     the legal actions, same layout
     value    float32[N]                           game result from the side to move's view, in [-1, 1]
                                                   (+1 win, 0 draw, -1 loss)
     search_value float32[N]                       the root search's mean value from the side to move's view,
@@ -19,7 +20,7 @@ array; :func:`group_by_size` splits and merges). Every array is indexed by row f
 
 On disk (:func:`save_examples`, :func:`load_examples`) a file is one ``.npz`` (zip-compressed: the policy
 planes are mostly zeros) with the same names, except that ``legal`` is stored bit-packed as
-``legal_packed: uint8[N, ceil(NUM_POLICY_PLANES * H * W / 8)]`` (``np.packbits`` of each flattened row), plus
+``legal_packed: uint8[N, ceil(P * H * W / 8)]`` (``np.packbits`` of each flattened row), plus
 ``format_version: int64[]`` (:data:`FORMAT_VERSION`). No pickled objects: files load with
 ``allow_pickle=False``.
 
@@ -35,14 +36,12 @@ import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from mmc.atomic import atomic_write
-from mmc.engine.actions import NUM_POLICY_PLANES, action_space
-from mmc.engine.observe import NUM_PLANES, observation_planes
-from mmc.engine.state import Color, Outcome, State, legal_moves
-from mmc.engine.variants import get_variant
+from mmc.games import Game, Outcome, game_of, get_game, get_variant
 
 __all__ = [
     "FORMAT_VERSION",
@@ -86,11 +85,11 @@ class Examples:
     """``N`` training rows of one board size; see the module docstring for the schema. Treat as immutable."""
 
     planes: np.ndarray
-    """``float32[N, NUM_PLANES, H, W]``: the side to move's input planes."""
+    """``float32[N, C, H, W]``: the side to move's input planes."""
     policy: np.ndarray
-    """``float32[N, NUM_POLICY_PLANES, H, W]``: search policy target, a distribution over the legal actions."""
+    """``float32[N, P, H, W]``: search policy target, a distribution over the legal actions."""
     legal: np.ndarray
-    """``bool[N, NUM_POLICY_PLANES, H, W]``: legal-action mask."""
+    """``bool[N, P, H, W]``: legal-action mask."""
     value: np.ndarray
     """``float32[N]``: game result from the side to move's view, in [-1, 1]."""
     search_value: np.ndarray
@@ -124,12 +123,14 @@ class Examples:
         return Examples(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
 
     @classmethod
-    def empty(cls, height: int, width: int) -> Examples:
-        """No rows, board ``height x width``."""
+    def empty(cls, variant: str) -> Examples:
+        """No rows, of ``variant``'s board and game family."""
+        game, v = get_game(variant), get_variant(variant)
+        height, width = v.height, v.width
         return cls(
-            planes=np.zeros((0, NUM_PLANES, height, width), np.float32),
-            policy=np.zeros((0, NUM_POLICY_PLANES, height, width), np.float32),
-            legal=np.zeros((0, NUM_POLICY_PLANES, height, width), bool),
+            planes=np.zeros((0, game.num_planes, height, width), np.float32),
+            policy=np.zeros((0, game.num_policy_planes, height, width), np.float32),
+            legal=np.zeros((0, game.num_policy_planes, height, width), bool),
             value=np.zeros(0, np.float32),
             search_value=np.zeros(0, np.float32),
             variant=np.zeros(0, VARIANT_DTYPE),
@@ -147,12 +148,18 @@ def _validate(examples: Examples) -> None:
             got = array.dtype if isinstance(array, np.ndarray) else type(array).__name__
             raise ValueError(f"Examples.{name} must be a numpy array of dtype {dtype}, got {got}")
     planes = examples.planes
-    if planes.ndim != 4 or planes.shape[1] != NUM_PLANES:
-        raise ValueError(f"Examples.planes must have shape [N, {NUM_PLANES}, H, W], got {list(planes.shape)}")
+    game = _family(examples.variant)
+    if planes.ndim != 4 or (game is not None and planes.shape[1] != game.num_planes):
+        channels = "C" if game is None else game.num_planes
+        raise ValueError(f"Examples.planes must have shape [N, {channels}, H, W], got {list(planes.shape)}")
     n, _, height, width = planes.shape
+    if game is not None:
+        policy_planes = game.num_policy_planes
+    else:  # no rows: any plane count will do
+        policy_planes = examples.policy.shape[1] if examples.policy.ndim == 4 else -1
     expected = {
-        "policy": (n, NUM_POLICY_PLANES, height, width),
-        "legal": (n, NUM_POLICY_PLANES, height, width),
+        "policy": (n, policy_planes, height, width),
+        "legal": (n, policy_planes, height, width),
         **{name: (n,) for name in ("value", "search_value", "variant", "game_id", "ply", "plies_left")},
     }
     for name, shape in expected.items():
@@ -170,8 +177,18 @@ def _validate(examples: Examples) -> None:
             raise ValueError(f"Examples.{name} must be finite and in [-1, 1]")
     if np.any(examples.plies_left < 1):
         raise ValueError("Examples.plies_left must be >= 1")
-    size = NUM_POLICY_PLANES * height * width
+    size = examples.policy[0].size if n else 0
     _check_policy(examples.policy.reshape(n, size), examples.legal.reshape(n, size), "Examples.policy")
+
+
+def _family(variants: np.ndarray) -> Game | None:
+    """The one game family of the rows' variants (``None`` without rows); ``ValueError`` for an unknown variant or
+    rows of two families."""
+    families = {get_game(str(name)) for name in np.unique(variants)}
+    if len(families) > 1:
+        names = ", ".join(sorted(game.name for game in families))
+        raise ValueError(f"Examples.variant: the rows come from several game families ({names})")
+    return next(iter(families), None)
 
 
 def _check_policy(policy: np.ndarray, legal: np.ndarray, name: str, chunk: int = 4096) -> None:
@@ -195,29 +212,30 @@ def _check_policy(policy: np.ndarray, legal: np.ndarray, name: str, chunk: int =
             raise ValueError(f"{name} must sum to 1 over the legal actions; row {row} sums to {sums[bad[0]]}")
 
 
-def policy_target(state: State, policy: np.ndarray | Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    """Scatter a distribution over ``legal_moves(state)`` onto the shared policy planes.
+def policy_target(state: Any, policy: np.ndarray | Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Scatter a distribution over ``legal_moves(state)`` onto the family's policy planes.
 
     ``policy`` is ``float[len(legal_moves(state))]`` in ``legal_moves`` order (e.g. normalised visit counts);
     it must be finite, non-negative and sum to 1 (it is renormalised exactly). Returns ``(target, legal)``:
-    ``float32[NUM_POLICY_PLANES, H, W]`` and ``bool[NUM_POLICY_PLANES, H, W]``, in the side to move's
+    ``float32[P, H, W]`` and ``bool[P, H, W]`` (``P = Game.num_policy_planes``), in the side to move's
     coordinates. ``ValueError`` if the state has no legal move or ``policy`` is not such a distribution.
     """
-    v = state.variant
-    moves = legal_moves(state)
+    game = game_of(state)
+    v = game.variants[state.variant_name]
+    moves = game.legal_moves(state)
     probs = np.asarray(policy, dtype=np.float64)
     if len(moves) == 0:
         raise ValueError(f"{state.variant_name} position {state.fen()} has no legal move: no policy target")
     if probs.shape != (len(moves),):
         raise ValueError(f"policy has shape {list(probs.shape)}, expected [{len(moves)}] (one per legal move)")
     _check_policy(probs[None], np.ones((1, len(moves)), dtype=bool), "policy")
-    space = action_space(v)
+    space = game.action_space(v.name)
     index = space.policy_index[space.legal_actions(state)]
-    target = np.zeros(NUM_POLICY_PLANES * v.height * v.width, dtype=np.float32)
+    target = np.zeros(game.num_policy_planes * v.height * v.width, dtype=np.float32)
     legal = np.zeros(target.shape, dtype=bool)
     target[index] = probs / probs.sum()
     legal[index] = True
-    shape = (NUM_POLICY_PLANES, v.height, v.width)
+    shape = (game.num_policy_planes, v.height, v.width)
     return target.reshape(shape), legal.reshape(shape)
 
 
@@ -226,7 +244,7 @@ class _Row:
     planes: np.ndarray
     policy: np.ndarray
     legal: np.ndarray
-    turn: Color
+    turn: int
     variant: str
     ply: int
     search_value: float
@@ -248,7 +266,7 @@ class ExampleBuilder:
         self._finished: dict[tuple[int, int], list[Examples]] = {}
         self._finished_ids: set[int] = set()
 
-    def add(self, state: State, policy: np.ndarray | Sequence[float], game_id: int, search_value: float) -> None:
+    def add(self, state: Any, policy: np.ndarray | Sequence[float], game_id: int, search_value: float) -> None:
         """Record ``state`` with its search policy (``float[len(legal_moves(state))]``, see :func:`policy_target`)
         and the search's value of it (the side to move's view, in [-1, 1])."""
         if game_id in self._finished_ids:
@@ -256,11 +274,11 @@ class ExampleBuilder:
         if not -1 <= search_value <= 1:  # NaN fails too
             raise ValueError(f"search_value must be in [-1, 1], got {search_value!r}")
         target, legal = policy_target(state, policy)
-        row = _Row(observation_planes(state), target, legal, state.turn, state.variant_name, state.ply,
+        row = _Row(game_of(state).observation_planes(state), target, legal, state.turn, state.variant_name, state.ply,
                    float(search_value))  # fmt: skip
         self._playing.setdefault(game_id, []).append(row)
 
-    def finish_game(self, game_id: int, result: Outcome | Color | None, final_ply: int | None = None) -> int:
+    def finish_game(self, game_id: int, result: Outcome | int | None, final_ply: int | None = None) -> int:
         """End game ``game_id``: ``result`` is its :class:`Outcome` or just the winner (``None`` for a draw), and
         ``final_ply`` the ply of its final position (default: one after the last position added, right when
         every position was added).
@@ -345,8 +363,7 @@ def save_examples(examples: Examples, path: str | os.PathLike[str]) -> Path:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     arrays = {f.name: getattr(examples, f.name) for f in fields(examples) if f.name != "legal"}
-    height, width = examples.board_shape
-    flat_legal = examples.legal.reshape(len(examples), NUM_POLICY_PLANES * height * width)
+    flat_legal = examples.legal.reshape(len(examples), -1)
     arrays["legal_packed"] = np.packbits(flat_legal, axis=1)
     arrays["format_version"] = np.asarray(FORMAT_VERSION, dtype=np.int64)
     atomic_write(target, lambda file: np.savez_compressed(file, **arrays))
@@ -378,21 +395,27 @@ def load_examples(path: str | os.PathLike[str]) -> Examples:
     version = arrays.pop("format_version")
     if version.shape != () or int(version) != FORMAT_VERSION:
         raise ExamplesFileError(f"examples file {source}: format_version {version} is not {FORMAT_VERSION}")
-    arrays["legal"] = _unpack_legal(arrays.pop("legal_packed"), arrays["planes"], source)
+    arrays["legal"] = _unpack_legal(arrays.pop("legal_packed"), arrays["planes"], arrays["variant"], source)
     try:
         return Examples(**arrays)
     except ValueError as error:
         raise ExamplesFileError(f"examples file {source}: {error}") from error
 
 
-def _unpack_legal(packed: np.ndarray, planes: np.ndarray, source: Path) -> np.ndarray:
-    """``bool[N, NUM_POLICY_PLANES, H, W]`` from the packed bits, sized by ``planes``."""
-    if planes.ndim != 4 or planes.shape[1] != NUM_PLANES:
+def _unpack_legal(packed: np.ndarray, planes: np.ndarray, variants: np.ndarray, source: Path) -> np.ndarray:
+    """``bool[N, P, H, W]`` from the packed bits, sized by ``planes`` and the rows' game family."""
+    try:
+        game = _family(variants)
+    except ValueError as error:
+        raise ExamplesFileError(f"examples file {source}: {error}") from None
+    if planes.ndim != 4 or (game is not None and planes.shape[1] != game.num_planes):
+        channels = "C" if game is None else game.num_planes
         raise ExamplesFileError(
-            f"examples file {source}: array 'planes' has shape {list(planes.shape)}, expected [N, {NUM_PLANES}, H, W]"
+            f"examples file {source}: array 'planes' has shape {list(planes.shape)}, expected [N, {channels}, H, W]"
         )
     n, _, height, width = planes.shape
-    size = NUM_POLICY_PLANES * height * width
+    policy_planes = 0 if game is None else game.num_policy_planes
+    size = policy_planes * height * width
     expected = (n, (size + 7) // 8)
     if packed.dtype != np.uint8 or packed.shape != expected:
         raise ExamplesFileError(
@@ -400,4 +423,4 @@ def _unpack_legal(packed: np.ndarray, planes: np.ndarray, source: Path) -> np.nd
             f"expected uint8{list(expected)}"
         )
     bits = np.unpackbits(packed, axis=1, count=size).astype(bool)
-    return bits.reshape(n, NUM_POLICY_PLANES, height, width)
+    return bits.reshape(n, policy_planes, height, width)

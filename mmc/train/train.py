@@ -24,7 +24,7 @@ cross-variant comparison.
 
 A minibatch never mixes board sizes (5x5 and 6x6 rows cannot share a tensor): each size's rows are
 shuffled and cut into minibatches, and the minibatches of all sizes are shuffled together, so sizes
-interleave through each epoch in proportion to their rows. All randomness (shuffles, mirror coin flips)
+interleave through each epoch in proportion to their rows. All randomness (shuffles, symmetry draws)
 comes from the ``torch.Generator`` passed in: the same seed, data and starting weights give the same
 weights on the same device and thread count.
 """
@@ -44,10 +44,10 @@ from torch import Tensor
 from torch.utils.hooks import RemovableHandle
 
 from mmc.configs import ConfigError, Count, Range, check_fields, config_from_dict
+from mmc.games import get_game
 from mmc.nn.device import resolve_device
 from mmc.nn.network import PolicyValueNet, masked_log_softmax
 from mmc.seeding import torch_generator
-from mmc.train.augment import is_mirror_symmetric, mirror_batch
 from mmc.train.examples import Examples, group_by_size
 
 __all__ = [
@@ -92,8 +92,10 @@ class TrainConfig:
     value_discount: Annotated[float, Range(0, 1, low_open=True)] = 0.99
     """``gamma`` in (0, 1]: the result counts ``gamma ** plies_left`` in the value target (1: undiscounted)."""
     augment_mirror: bool = True
-    """Mirror each row left-right with probability 1/2 every time it is drawn (see ``mmc.train.augment``): the rows
-    of mirror-symmetric variants only (a board size with any other variant, chess's 8x8, is never mirrored)."""
+    """Augment with the board symmetries of the game (``Game.symmetries``; in chess the left-right mirror, see
+    ``mmc.games.chess.mirror``): every time a row is drawn it is transformed by one of the symmetries its board
+    size's variants all keep, or by none, each with equal probability (in chess: mirrored with probability 1/2,
+    never on a board size with a variant the mirror breaks, chess's 8x8)."""
     lr_schedule: str = "constant"
     """The learning rate across one training's minibatch steps (:data:`LR_SCHEDULES`): ``constant``, or ``cosine``
     from ``learning_rate`` down to ``lr_floor * learning_rate`` at the last step (Loshchilov & Hutter 2017, one
@@ -212,20 +214,37 @@ def _minibatches(sizes: Sequence[int], batch_size: int, generator: torch.Generat
     return [batches[i] for i in order.tolist()]
 
 
-def _draw(data: _Batch, rows: Tensor, mirror: bool, generator: torch.Generator, device: torch.device) -> _Batch:
-    """The rows ``rows`` on ``device``; with ``mirror``, each one mirrored with probability 1/2."""
+Symmetry = Callable[[Tensor, Tensor, Tensor], tuple[Tensor, Tensor, Tensor]]
+
+
+def _draw(data: _Batch, rows: Tensor, symmetries: Sequence[Symmetry], generator: torch.Generator,
+          device: torch.device) -> _Batch:  # fmt: skip
+    """The rows ``rows`` on ``device``, each transformed by one of ``symmetries`` or by none (equally likely): row
+    ``i`` by ``symmetries[j]`` where ``floor(u_i * (len(symmetries) + 1)) == j``, ``u_i ~ U[0, 1)``."""
     batch = _Batch(*(t.index_select(0, rows).to(device) for t in (data.planes, data.policy, data.legal, data.value)))
-    if not mirror:
+    if not symmetries:
         return batch
-    flip = (torch.rand(len(rows), generator=generator) < 0.5).to(device)
-    planes, policy, legal = mirror_batch(batch.planes, batch.policy, batch.legal)
-    pick = flip[:, None, None, None]
-    return _Batch(
-        torch.where(pick, planes, batch.planes),
-        torch.where(pick, policy, batch.policy),
-        torch.where(pick, legal, batch.legal),
-        batch.value,
-    )
+    draw = torch.rand(len(rows), generator=generator)
+    planes, policy, legal = batch.planes, batch.policy, batch.legal
+    for j, transform in enumerate(symmetries):
+        pick = (draw < (j + 1) / (len(symmetries) + 1)) & (draw >= j / (len(symmetries) + 1))
+        pick = pick.to(device)[:, None, None, None]
+        moved = transform(batch.planes, batch.policy, batch.legal)
+        planes, policy, legal = (torch.where(pick, new, old) for new, old in zip(moved, (planes, policy, legal), strict=True))
+    return _Batch(planes, policy, legal, batch.value)
+
+
+def _symmetries(examples: Examples, config: TrainConfig) -> Sequence[Symmetry]:
+    """The symmetries every variant of ``examples`` keeps (none without ``config.augment_mirror``); ``ValueError``
+    if the rows come from two game families (one network plays one family)."""
+    variants = sorted(set(examples.variant.tolist()))
+    families = {get_game(v).name for v in variants}
+    if len(families) > 1:
+        raise ValueError(f"examples of one network come from one game family, got {', '.join(sorted(families))}")
+    game = get_game(variants[0])
+    if not config.augment_mirror or game.symmetries is None:
+        return []
+    return list(game.symmetries(variants))
 
 
 def _losses(net: PolicyValueNet, batch: _Batch) -> tuple[Tensor, Tensor]:
@@ -262,7 +281,7 @@ def train(
     groups = [group for group in group_by_size(examples) if len(group)]
     _check_examples(net, groups, config)
     data = [_as_batch(group, config) for group in groups]
-    mirrored = [config.augment_mirror and all(map(is_mirror_symmetric, set(g.variant.tolist()))) for g in groups]
+    symmetries = [_symmetries(group, config) for group in groups]
     device = next(net.parameters()).device
     optimizer = torch.optim.SGD(
         net.parameters(), lr=config.learning_rate, momentum=config.momentum, weight_decay=config.weight_decay
@@ -280,7 +299,7 @@ def train(
                     for param_group in optimizer.param_groups:
                         param_group["lr"] = learning_rate_at(step, steps, config)
                 step += 1
-                batch = _draw(data[group], rows, mirrored[group], generator, device)
+                batch = _draw(data[group], rows, symmetries[group], generator, device)
                 policy_loss, value_loss = _losses(net, batch)
                 total = policy_loss + config.value_loss_weight * value_loss
                 optimizer.zero_grad(set_to_none=True)

@@ -35,8 +35,8 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from mmc.engine import Color, get_variant
 from mmc.env.views import PLAYABLE
+from mmc.games.chess import Color, get_variant
 from mmc.play.players import MAX_SIMULATIONS, PLAYER_KINDS
 from mmc.play.records import RecordError, read_records, replay
 from mmc.web.games import MODEL_KINDS, REFUSED_KINDS, GameError, Games, position_json
@@ -223,10 +223,10 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
             except (OSError, RecordError):
                 continue
             for index, record in enumerate(found):
-                if _matches(record.variant, record.white, record.black, wanted):
+                if _matches(record.variant, record.first, record.second, wanted):
                     listed.append({
-                        "file": name, "index": index, "variant": record.variant, "white": record.white,
-                        "black": record.black, "result": record.result, "termination": record.termination,
+                        "file": name, "index": index, "variant": record.variant, "white": record.first,
+                        "black": record.second, "result": record.result, "termination": record.termination,
                         "plies": len(record.moves),
                     })  # fmt: skip
                 if len(listed) >= MAX_LISTED:
@@ -249,7 +249,7 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
         except RecordError as error:
             raise GameError(f"{name}: {error}") from None
         return JSONResponse({
-            "file": name, "index": index, "variant": record.variant, "white": record.white, "black": record.black,
+            "file": name, "index": index, "variant": record.variant, "white": record.first, "black": record.second,
             "result": record.result, "termination": record.termination, "opening_plies": record.opening_plies,
             "moves": list(record.moves), "positions": [position_json(s, None)["svg"] for s in states],
         })  # fmt: skip

@@ -12,7 +12,7 @@ from html import escape
 
 import numpy as np
 
-from mmc.engine import square_name
+from mmc.games.chess import square_name
 
 __all__ = ["GLYPHS", "SQUARE", "board_svg"]
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from mmc.engine import (
+from mmc.env.views import check_playable
+from mmc.games.chess import (
     Color,
     Move,
     State,
@@ -27,7 +28,6 @@ from mmc.engine import (
     outcome,
     visible_squares,
 )
-from mmc.env.views import check_playable
 from mmc.play.players import Player, close_player, parse_player
 from mmc.web.board import board_svg
 from mmc.web.study import Study

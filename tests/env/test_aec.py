@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-from mmc.engine import Color, Termination, apply_move, initial_state, legal_moves, observation_planes
 from mmc.env import PLAYABLE, agent_planes, env, raw_env
+from mmc.games.chess import Color, Termination, apply_move, initial_state, legal_moves, observation_planes
 
 
 def test_every_variant_but_monochromatic_is_playable() -> None:

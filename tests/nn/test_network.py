@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.engine import (
+from mmc.games.chess import (
     NUM_PLANES,
     State,
     action_space,
@@ -29,7 +29,7 @@ from mmc.engine import (
     observation_planes,
     outcome,
 )
-from mmc.engine.actions import NUM_POLICY_PLANES
+from mmc.games.chess.actions import NUM_POLICY_PLANES
 from mmc.nn import (
     CheckpointError,
     NetworkConfig,

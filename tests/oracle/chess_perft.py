@@ -1,4 +1,5 @@
-"""Write ``chess_perft.csv``: Fairy-Stockfish's perft of 8x8 chess positions (the oracle of tests/engine/test_chess.py).
+"""Write ``chess_perft.csv``: Fairy-Stockfish's perft of 8x8 chess positions (the oracle of
+tests/games/chess/test_chess.py).
 
     python tests/oracle/chess_perft.py [--binary /usr/games/fairy-stockfish] [--random 32] [--seed 24]
 

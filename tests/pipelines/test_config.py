@@ -15,8 +15,8 @@ import torch
 import yaml
 
 from mmc.alphazero import AlphaZeroConfig
-from mmc.engine import VARIANTS, initial_state, legal_moves
 from mmc.evaluate import EvaluateConfig, RateConfig
+from mmc.games.chess import VARIANTS, initial_state, legal_moves
 from mmc.meta import AdaptConfig, MetaConfig
 from mmc.play import PLAYER_KINDS, Player, register_player
 from mmc.play.fairy import FairyPlayer

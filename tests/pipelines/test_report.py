@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from mmc.analysis import VERDICT_COLOURS
-from mmc.engine import initial_state
-from mmc.engine.render import render
+from mmc.games.chess import initial_state
+from mmc.games.chess.render import render
 from mmc.play import GreedyPlayer, MatchResult, RandomPlayer, play_match, write_records
 from pipelines.report import (
     COMPARISON_COLUMNS,

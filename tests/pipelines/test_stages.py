@@ -142,8 +142,8 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
                     assert m["games"] == m["wins"] + m["draws"] + m["losses"] == 4
                     assert 0 <= m["ci_low"] <= m["score"] <= m["ci_high"] <= 1
     records = read_records(paths.jobs("evaluate", "atomic") / "match-atomic-joat-b2-r1-vs-unadapted.pgn")
-    assert len(records) == 4 and records[0].white == records[1].black == "joat-b2-r1"
-    assert records[0].black == "joat-b0-r1"  # its own start, of its own replicate
+    assert len(records) == 4 and records[0].first == records[1].second == "joat-b2-r1"
+    assert records[0].second == "joat-b0-r1"  # its own start, of its own replicate
     # the replicates' cells against one opponent are played from the same openings
     twin = read_records(paths.jobs("evaluate", "atomic") / "match-atomic-joat-b2-r0-vs-unadapted.pgn")
     assert [r.moves[: r.opening_plies] for r in twin] == [r.moves[: r.opening_plies] for r in records]

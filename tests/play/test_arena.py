@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from mmc.engine import Move, State
+from mmc.games.chess import Move, State
 from mmc.play import GreedyPlayer, MatchResult, RandomPlayer, gate, play_match, replay
 
 
@@ -26,7 +26,7 @@ class Counting:
 
 def test_a_plays_white_in_even_games_and_black_in_odd() -> None:
     result = play_match(GreedyPlayer(), RandomPlayer(), "gardner", 10, np.random.default_rng(0))
-    assert [(r.white, r.black) for r in result.records] == [("greedy", "random"), ("random", "greedy")] * 5
+    assert [(r.first, r.second) for r in result.records] == [("greedy", "random"), ("random", "greedy")] * 5
 
 
 def test_tally_adds_up_and_greedy_beats_random_in_gardner() -> None:

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from mmc.configs import ConfigError
-from mmc.engine import from_fen, initial_state, outcome
 from mmc.evaluate import EvaluateConfig
+from mmc.games.chess import from_fen, initial_state, outcome
 from mmc.nn import NetworkConfig, build_network
 from mmc.play import replay
 from mmc.play.curriculum import KING, endgame, self_play_start

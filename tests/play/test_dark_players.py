@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from mmc.engine import Move, State, apply_move, from_fen, legal_moves, observation_planes
-from mmc.engine.state import _array
+from mmc.games.chess import Move, State, apply_move, from_fen, legal_moves, observation_planes
+from mmc.games.chess.state import _array
 from mmc.nn import NetworkConfig, build_network, save_checkpoint
 from mmc.play import GreedyPlayer, Player, PolicyPlayer, parse_player
 from mmc.play.search_players import MCTSPlayer

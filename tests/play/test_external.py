@@ -10,7 +10,7 @@ import pytest
 from mmc.play import GreedyPlayer, parse_player, play_match
 
 MODULE = """
-from mmc.engine import legal_moves
+from mmc.games.chess import legal_moves
 from mmc.play import GreedyPlayer
 
 def first(state, rng):

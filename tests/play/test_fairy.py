@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmc.engine import initial_state, legal_moves
+from mmc.games.chess import initial_state, legal_moves
 from mmc.play import ENGINE_VARIANTS, FairyError, FairyPlayer, RandomPlayer, parse_player, play_match, replay
 from mmc.play.fairy import DEFAULT_BINARY
 
@@ -25,7 +25,7 @@ def test_plays_legal_moves_to_the_end_of_games(variant: str) -> None:
         result = play_match(engine, RandomPlayer(), variant, 2, np.random.default_rng(0), max_plies=60)
     for record in result.records:
         replay(record)  # every move legal in our engine, and the recorded result is the real one
-    assert result.records[0].white == "fairy:nodes=20"
+    assert result.records[0].first == "fairy:nodes=20"
 
 
 @needs_engine

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmc.engine import State, apply_move, from_fen, initial_state, legal_moves, outcome
+from mmc.games.chess import State, apply_move, from_fen, initial_state, legal_moves, outcome
 from mmc.nn import NetworkConfig, NetworkEvaluator, build_network, save_checkpoint
 from mmc.play import (
     PLAYER_KINDS,

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmc.engine import outcome
+from mmc.games.chess import outcome
 from mmc.play import (
     GameRecord,
     GreedyPlayer,
@@ -68,7 +68,7 @@ def test_text_format_is_pgn_like() -> None:
 
 
 def test_names_with_quotes_and_text_seeds_round_trip() -> None:
-    record = dataclasses.replace(records(games=1)[0], white='net:"a\\b".pt', seed="stage/gen-3")
+    record = dataclasses.replace(records(games=1)[0], first='net:"a\\b".pt', seed="stage/gen-3")
     assert parse_records(format_records([record])) == [record]
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmc.engine import Move, Termination, apply_move, from_fen, initial_state, legal_moves, outcome
+from mmc.games.chess import Move, Termination, apply_move, from_fen, initial_state, legal_moves, outcome
 from mmc.nn import NetworkConfig, build_network, save_checkpoint
 from mmc.play import RandomPlayer, parse_player, play_match, replay
 from mmc.play.search_players import MCTSPlayer

@@ -1,7 +1,8 @@
 """One game-end rule, seen alike by the engine, the search tree and the players, on random playouts of every variant.
 
 The engine's ``outcome``, the tree's leaf check (``mmc.search._tree.leaf_end``) and the greedy player's look-ahead in
-dark chess all call the engine's kernels (``mmc.engine.board.game_end`` and ``clock_end``); here each view is compared,
+dark chess all call the engine's kernels (``mmc.games.chess.board.game_end`` and ``clock_end``); here each view is
+compared,
 position by position, with ``outcome`` on seeded random playouts: the reason, not only whether the game is over.
 """
 
@@ -12,8 +13,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from mmc.engine import VARIANTS, State, Termination, apply_move, board, from_fen, get_variant, legal_moves, outcome
-from mmc.engine.actions import NUM_POLICY_PLANES
+from mmc.games.chess import VARIANTS, State, Termination, apply_move, board, from_fen, get_variant, legal_moves, outcome
+from mmc.games.chess.actions import NUM_POLICY_PLANES
 from mmc.play.players import _seen_scores
 from mmc.search import Forest, LeafBatch, SearchConfig, _tree
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from mmc.alphazero import play_games
-from mmc.engine import observation_planes
-from mmc.engine.actions import action_space
+from mmc.games.chess import observation_planes
+from mmc.games.chess.actions import action_space
 from mmc.nn import NetworkConfig, build_network
 from mmc.play import replay
 from mmc.search import BF16_TOLERANCE, LeafBatch, NetworkLeafEvaluator, SearchConfig

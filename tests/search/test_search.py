@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from mmc.engine import (
+from mmc.games.chess import (
     Move,
     State,
     Termination,
@@ -18,7 +18,7 @@ from mmc.engine import (
     observation_planes,
     outcome,
 )
-from mmc.engine.actions import NUM_POLICY_PLANES
+from mmc.games.chess.actions import NUM_POLICY_PLANES
 from mmc.nn import NetworkConfig, build_network
 from mmc.search import (
     Forest,

@@ -7,10 +7,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from mmc.engine import apply_move, from_fen
-from mmc.engine.actions import NUM_POLICY_PLANES
+from mmc.games.chess import apply_move, from_fen
+from mmc.games.chess.actions import NUM_POLICY_PLANES
+from mmc.games.chess.puzzles import mating_moves
 from mmc.nn import NetworkConfig, build_network
-from mmc.puzzles import mating_moves
 from mmc.search import Forest, LeafBatch, NetworkLeafEvaluator, SearchConfig, _tree, search, select_move
 
 # Gardner: Qb4, among others, mates; Qc4 stalemates. Then two mates in one of benchmarks/data/mates.csv.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mmc.engine import State, apply_move, from_fen, initial_state, legal_moves, outcome
+from mmc.games.chess import State, apply_move, from_fen, initial_state, legal_moves, outcome
 from mmc.train import ExampleBuilder, Examples
 
 

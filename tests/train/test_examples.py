@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmc.engine import (
+from mmc.games.chess import (
     NUM_PLANES,
     Color,
     Outcome,
@@ -20,7 +20,7 @@ from mmc.engine import (
     legal_moves,
     observation_planes,
 )
-from mmc.engine.actions import NUM_POLICY_PLANES
+from mmc.games.chess.actions import NUM_POLICY_PLANES
 from mmc.train import (
     ExampleBuilder,
     Examples,

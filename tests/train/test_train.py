@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.engine import NUM_PLANES, VARIANTS, apply_move, from_fen, legal_moves, outcome
-from mmc.engine.actions import NUM_POLICY_PLANES
-from mmc.engine.variants import CaptureRule
+from mmc.games.chess import NUM_PLANES, VARIANTS, apply_move, from_fen, legal_moves, outcome
+from mmc.games.chess.actions import NUM_POLICY_PLANES
+from mmc.games.chess.variants import CaptureRule
 from mmc.nn import NetworkConfig, PolicyValueNet, build_network
 from mmc.seeding import root
 from mmc.train import (

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmc.engine import apply_move, initial_state, legal_moves, outcome
+from mmc.games.chess import apply_move, initial_state, legal_moves, outcome
 from mmc.play.players import RandomPlayer
 from mmc.play.records import GameRecord, write_records
 

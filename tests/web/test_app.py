@@ -181,7 +181,7 @@ class _SlowPlayer:
         self.started = started
 
     def play(self, states, rng):  # type: ignore[no-untyped-def]
-        from mmc.engine import legal_moves
+        from mmc.games.chess import legal_moves
 
         self.started.set()
         time.sleep(1.5)

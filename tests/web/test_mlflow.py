@@ -46,7 +46,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
     config = NetworkConfig(blocks=1, filters=8)
     for path in ("starts/r0/joat.pt", "starts/r1/joat.pt", "adapted/mallet/r1/joat_b100.pt"):
         save_checkpoint(build_network(config, seed=0), config, root / "models" / path)
-    record = dataclasses.replace(random_record("mallet", 5), white="joat-b100-r1", black="random")
+    record = dataclasses.replace(random_record("mallet", 5), first="joat-b100-r1", second="random")
     write_records([record], root / "data" / "jobs" / "evaluate" / "mallet" / "m.pgn")
     write_records(
         [random_record("gardner", 6)], root / "data" / "jobs" / "adapt" / "mallet-r1" / "self-play-joat-b100.pgn"

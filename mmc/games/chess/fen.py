@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from mmc.engine.variants import Variant
+from mmc.games.chess.variants import Variant
 
 __all__ = ["FenError", "board_fen", "castling_fen", "parse_fen"]
 
 BOARD_LEN, CASTLING, EP = 66, 64, 65
-"""The board's bytes (``mmc.engine._kernels``): 64 squares, the castling rights and the en-passant square."""
+"""The board's bytes (``mmc.games.chess._kernels``): 64 squares, the castling rights and the en-passant square."""
 _RIGHTS = {"K": (1, 4, 7, 1), "Q": (2, 4, 0, 1), "k": (4, 60, 63, -1), "q": (8, 60, 56, -1)}
 """FEN castling letter: (rights bit, king square, rook square, colour)."""
 
@@ -23,7 +23,7 @@ class FenError(ValueError):
 def parse_fen(fen: str, variant: Variant) -> tuple[bytes, int, int, int]:
     """Parse ``fen`` for ``variant`` into ``(board, side, halfmove_clock, fullmove_number)``.
 
-    ``board`` is the board bytes of ``mmc.engine._kernels``; ``side`` is +1 (White) or -1 (Black).
+    ``board`` is the board bytes of ``mmc.games.chess._kernels``; ``side`` is +1 (White) or -1 (Black).
     Castling and en-passant fields must be ``-`` except in variants with castling and the double step (chess),
     where castling rights must name a king and rook on their start squares and an en-passant square must be one a
     pawn just passed; the en-passant square is kept only when the capture is legal (the caller's

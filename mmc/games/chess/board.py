@@ -1,7 +1,7 @@
 """The compiled array layer under the game API, for code that runs many positions without a :class:`State` each.
 
 The search tree, dark chess's board sampling, training's augmentation and the benchmarks work here, on the
-same arrays and numba kernels the game API (``mmc.engine.state``) runs on, so that a rule has one
+same arrays and numba kernels the game API (``mmc.games.chess.state``) runs on, so that a rule has one
 implementation::
 
     board   int8[BOARD_LEN]   squares 0..63: +type for a White piece, -type for Black, 0 empty (also off the
@@ -21,7 +21,7 @@ game), :func:`play_inplace`, :func:`advance`, :func:`status`, :func:`visible_squ
 :func:`random_playout`; the game-end rules :func:`game_end` (whether a position is over and why: a code, ``ONGOING``
 or one of ``CHECKMATED STALEMATE KING_LOST EXTINCT OPPONENT_EXTINCT INSUFFICIENT_MATERIAL REPETITION FIFTY_MOVES
 PLY_CAP``), :func:`clock_end` (its clock rules alone) and :func:`end_value`; the network's input planes
-:func:`fill_planes` with the plane indices ``*_PLANE`` (layout in ``mmc.engine.observe``).
+:func:`fill_planes` with the plane indices ``*_PLANE`` (layout in ``mmc.games.chess.observe``).
 
 From a state: :func:`kernel_board` (the state's board as the kernels take it) and ``table(state.variant_name)``.
 """
@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mmc.engine._kernels import (
+from mmc.games.chess._kernels import (
+    ALTERNATES,
     BISHOP,
     BLACK_OO,
     BLACK_OOO,
@@ -50,6 +51,8 @@ from mmc.engine._kernels import (
     H_END,
     H_FILTER,
     H_HEIGHT,
+    H_HIDDEN,
+    H_INSUFFICIENT,
     H_KING_CAPTURES,
     H_NSQ,
     H_PROMO,
@@ -75,6 +78,7 @@ from mmc.engine._kernels import (
     advance,
     build_table,
     clock_end,
+    cutoff_value,
     end_value,
     game_end,
     in_check,
@@ -84,13 +88,14 @@ from mmc.engine._kernels import (
     legal_moves_into,
     make_move,
     perft,
+    play,
     play_inplace,
     pseudo_moves,
     random_playout,
     status,
     visible_squares,
 )
-from mmc.engine.observe import (
+from mmc.games.chess.observe import (
     EN_PASSANT_PLANE,
     HALFMOVE_PLANE,
     LIGHT_SQUARES_PLANE,
@@ -106,9 +111,10 @@ from mmc.engine.observe import (
     WHITE_TO_MOVE_PLANE,
     fill_planes,
 )
-from mmc.engine.state import _MOVES, State, _array, table
+from mmc.games.chess.state import _MOVES, State, _array, table
 
 __all__ = [
+    "ALTERNATES",
     "BISHOP",
     "BLACK_OO",
     "BLACK_OOO",
@@ -130,6 +136,8 @@ __all__ = [
     "H_END",
     "H_FILTER",
     "H_HEIGHT",
+    "H_HIDDEN",
+    "H_INSUFFICIENT",
     "H_KING_CAPTURES",
     "H_NSQ",
     "H_PROMO",
@@ -167,6 +175,7 @@ __all__ = [
     "advance",
     "build_table",
     "clock_end",
+    "cutoff_value",
     "end_value",
     "fill_planes",
     "game_end",
@@ -178,6 +187,7 @@ __all__ = [
     "legal_moves_into",
     "make_move",
     "perft",
+    "play",
     "play_inplace",
     "pseudo_moves",
     "random_playout",
@@ -187,7 +197,7 @@ __all__ = [
 ]
 
 MOVES = _MOVES
-"""``tuple[Move, ...]`` indexed by move code: ``MOVES[code]`` is the :class:`~mmc.engine.Move` (shared objects)."""
+"""``tuple[Move, ...]`` indexed by move code: ``MOVES[code]`` is the :class:`~mmc.games.chess.Move` (shared objects)."""
 
 
 def kernel_board(state: State) -> np.ndarray:

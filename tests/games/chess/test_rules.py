@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from mmc.engine import (
+from mmc.games.chess import (
     Color,
     FenError,
     Move,

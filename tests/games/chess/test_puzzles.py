@@ -9,10 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmc.engine import Color, Move, State, apply_move, from_fen, initial_state, legal_moves, outcome
-from mmc.play import FairyPlayer
-from mmc.play.fairy import DEFAULT_BINARY
-from mmc.puzzles import (
+from mmc.games.chess import Color, Move, State, apply_move, from_fen, initial_state, legal_moves, outcome
+from mmc.games.chess.puzzles import (
     Puzzle,
     mate_distance,
     mating_moves,
@@ -21,6 +19,8 @@ from mmc.puzzles import (
     stalemating_moves,
     write_puzzles,
 )
+from mmc.play import FairyPlayer
+from mmc.play.fairy import DEFAULT_BINARY
 
 MATE_IN_ONE = "k4/5/1K3/4Q/5 w - - 0 1"  # Qe5 mates; Qd3, Qc4 and Ka3 stalemate
 MATE_IN_TWO = "k4/5/2K2/5/3R1 w - - 0 1"

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.engine import VARIANTS, Move, State, apply_move, from_fen, initial_state, legal_moves
-from mmc.engine.actions import NUM_POLICY_PLANES
-from mmc.engine.variants import CaptureRule
+from mmc.games.chess import VARIANTS, Move, State, apply_move, from_fen, initial_state, legal_moves
+from mmc.games.chess.actions import NUM_POLICY_PLANES
+from mmc.games.chess.variants import CaptureRule
 from mmc.train import MIRROR_PLANES, Examples, check_mirror_symmetric, is_mirror_symmetric, mirror, mirror_batch
 
 from . import assert_examples_equal, examples_of, random_policy, random_positions

@@ -23,19 +23,19 @@ Everything a kernel needs about the variant travels in one ``int16`` table built
 :func:`build_table`: the rule hooks, then for each square and direction the ray of squares
 (-1 terminated), then the knight jumps. Directions, in order: N NE E SE S SW W NW (even = orthogonal).
 
-This module is the engine's own; other packages use it through its public face, ``mmc.engine.board``.
+This module is the engine's own; other packages use it through its public face, ``mmc.games.chess.board``.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from mmc.engine.variants import CaptureRule, CheckRule, EndRule, MoveFilter, Variant
+from mmc.games.chess.variants import CaptureRule, CheckRule, EndRule, MoveFilter, Variant
+from mmc.games.jit import kernel
 
 # Header slots of the variant table.
 H_HEIGHT, H_WIDTH, H_CAPTURE, H_FILTER, H_CHECK, H_END, H_PROMO, H_KING_CAPTURES, H_NSQ = range(9)
-H_DOUBLE_STEP, H_CASTLING, H_BISHOPS_DRAW = range(9, 12)
+H_DOUBLE_STEP, H_CASTLING, H_BISHOPS_DRAW, H_INSUFFICIENT, H_HIDDEN = range(9, 14)
 RAY_OFF = 16
 KNIGHT_OFF = RAY_OFF + 64 * 8 * 8
 SQ_OFF = KNIGHT_OFF + 64 * 8
@@ -69,9 +69,10 @@ def build_table(variant: Variant) -> np.ndarray:
     h, w = variant.height, variant.width
     tab = np.full(TABLE_SIZE, -1, dtype=np.int16)
     promo_mask = sum(1 << int(p) for p in variant.promotions)
-    tab[:H_BISHOPS_DRAW + 1] = (
+    tab[:H_HIDDEN + 1] = (
         h, w, variant.capture, variant.move_filter, variant.check, variant.end,
         promo_mask, variant.king_captures, h * w, variant.double_step, variant.castling, variant.bishops_draw,
+        variant.insufficient_material, variant.hidden_information,
     )  # fmt: skip
     squares = [8 * r + f for r in range(h) for f in range(w)]
     tab[SQ_OFF : SQ_OFF + len(squares)] = squares
@@ -90,7 +91,7 @@ def build_table(variant: Variant) -> np.ndarray:
     return tab
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _allowed(tab, steps):
     """Whether a move whose file + rank displacement is ``steps`` passes the colour filter."""
     flt = tab[H_FILTER]
@@ -101,12 +102,12 @@ def _allowed(tab, steps):
     return True
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _encode(frm, to, promo):
     return np.int32(frm | (to << 6) | (promo << 12))
 
 
-@njit(cache=True)
+@kernel
 def _push_pawn_move(board, tab, frm, to, is_capture, side, out, n):
     """Append a pawn move, expanded into one move per promotion piece on the last rank."""
     last = tab[H_HEIGHT] - 1 if side > 0 else 0
@@ -121,7 +122,7 @@ def _push_pawn_move(board, tab, frm, to, is_capture, side, out, n):
     return n + 1
 
 
-@njit(cache=True)
+@kernel
 def pseudo_moves(board, side, tab, out):
     """Write the side's pseudo-legal moves (colour filter applied, king safety not) to ``out``; return the count."""
     n = 0
@@ -184,7 +185,7 @@ def pseudo_moves(board, side, tab, out):
     return n
 
 
-@njit(cache=True)
+@kernel
 def _castling_moves(board, side, king, tab, out, n):
     """Append the castling moves (the king's two-square step) the rights allow, with the squares between king and
     rook empty and the king neither in check nor passing an attacked square (its landing square is left to the
@@ -207,7 +208,7 @@ def _castling_moves(board, side, king, tab, out, n):
     return n
 
 
-@njit(cache=True)
+@kernel
 def make_move(board, move, tab):
     """Return a new board with ``move`` played; the capture hook decides what a capture removes."""
     b = board.copy()
@@ -215,7 +216,7 @@ def make_move(board, move, tab):
     return b
 
 
-@njit(cache=True)
+@kernel
 def play_inplace(b, move, tab):
     """Play ``move`` on board ``b`` in place."""
     frm, to, promo = move & 63, (move >> 6) & 63, move >> 12
@@ -245,7 +246,7 @@ _RIGHTS_KEPT[0], _RIGHTS_KEPT[4], _RIGHTS_KEPT[7] = 15 - WHITE_OOO, 15 - WHITE_O
 _RIGHTS_KEPT[56], _RIGHTS_KEPT[60], _RIGHTS_KEPT[63] = 15 - BLACK_OOO, 15 - BLACK_OO - BLACK_OOO, 15 - BLACK_OO
 
 
-@njit(cache=True)
+@kernel
 def _play_chess(b, frm, to, promo, piece, tab):
     """:func:`play_inplace` for the variants with castling or the double step (ordinary captures): the rook's
     half of castling, the en-passant capture, the castling rights a move from or to a corner or king square
@@ -273,7 +274,7 @@ def _play_chess(b, frm, to, promo, piece, tab):
                 break
 
 
-@njit(cache=True)
+@kernel
 def _ep_capture_legal(b, frm, to, captured, side, tab):
     """Whether ``side``'s pawn on ``frm`` may take en passant on ``to`` (removing ``captured``) without leaving
     its king attacked."""
@@ -285,7 +286,7 @@ def _ep_capture_legal(b, frm, to, captured, side, tab):
     return king < 0 or not is_attacked(after, king, -side, tab)
 
 
-@njit(cache=True)
+@kernel
 def advance(board, move, side, tab, board_out, moves_out):
     """Play ``move`` into ``board_out`` and write the opponent's legal moves to ``moves_out``; return their count.
 
@@ -296,7 +297,7 @@ def advance(board, move, side, tab, board_out, moves_out):
     return legal_moves_into(board_out, -side, tab, moves_out)
 
 
-@njit(cache=True)
+@kernel
 def is_attacked(board, sq, by, tab):
     """Whether side ``by`` could capture on ``sq`` with a move the variant allows (filter, king rule)."""
     for d in range(8):
@@ -328,7 +329,7 @@ def is_attacked(board, sq, by, tab):
     return False
 
 
-@njit(cache=True)
+@kernel
 def _king_square(board, side, tab):
     for i in range(tab[H_NSQ]):
         sq = tab[SQ_OFF + i]
@@ -337,7 +338,7 @@ def _king_square(board, side, tab):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def in_check(board, side, tab):
     """Whether the side's king is attacked; always False where kings are not royal or touch in atomic."""
     if tab[H_CHECK] != _ROYAL:
@@ -350,7 +351,7 @@ def in_check(board, side, tab):
     return is_attacked(board, king, -side, tab)
 
 
-@njit(cache=True)
+@kernel
 def _kings_touch(board, king, side, tab):
     for d in range(8):
         nb = tab[RAY_OFF + (king * 8 + d) * 8]
@@ -359,7 +360,7 @@ def _kings_touch(board, king, side, tab):
     return False
 
 
-@njit(cache=True)
+@kernel
 def _is_legal(board, move, side, tab):
     """Whether a pseudo-legal move keeps the mover's royal king safe (atomic: or explodes the enemy king)."""
     if tab[H_CHECK] != _ROYAL:
@@ -376,7 +377,7 @@ def _is_legal(board, move, side, tab):
     return not is_attacked(after, king, -side, tab)
 
 
-@njit(cache=True)
+@kernel
 def legal_moves_into(board, side, tab, out):
     """Write the legal moves to ``out`` and return the count (0 once the game has ended by a variant rule)."""
     if _variant_end(board, side, tab) != ONGOING:
@@ -407,7 +408,7 @@ def legal_moves_into(board, side, tab, out):
     return kept
 
 
-@njit(cache=True)
+@kernel
 def legal_moves(board, side, tab):
     """The legal moves as a fresh ``int32`` array."""
     out = np.empty(MAX_MOVES, dtype=np.int32)
@@ -415,7 +416,7 @@ def legal_moves(board, side, tab):
     return out[:n].copy()
 
 
-@njit(cache=True)
+@kernel
 def _variant_end(board, side, tab):
     """The status imposed by the end hook alone, before looking at legal moves."""
     rule = tab[H_END]
@@ -436,7 +437,7 @@ def _variant_end(board, side, tab):
     return ONGOING
 
 
-@njit(cache=True)
+@kernel
 def status(board, side, tab):
     """The game-end status from the side to move's view (one of the module's status codes)."""
     code = _variant_end(board, side, tab)
@@ -450,7 +451,7 @@ def status(board, side, tab):
     return CHECKMATED if in_check(board, side, tab) else STALEMATE
 
 
-@njit(cache=True)
+@kernel
 def perft(board, side, depth, tab):
     """Count leaf nodes of the legal-move tree ``depth`` plies deep; the tree stops where a game ends.
 
@@ -488,7 +489,7 @@ def perft(board, side, depth, tab):
     return total
 
 
-@njit(cache=True)
+@kernel
 def random_playout(board, side, tab, seed, max_plies):
     """Play uniformly random legal moves until the game ends or ``max_plies``; return the plies played.
 
@@ -506,7 +507,7 @@ def random_playout(board, side, tab, seed, max_plies):
     return max_plies
 
 
-@njit(cache=True)
+@kernel
 def visible_squares(board, side, tab):
     """``bool[64]``: the side's own pieces and every square its pieces can move to (dark chess)."""
     seen = np.zeros(64, dtype=np.bool_)
@@ -521,7 +522,7 @@ def visible_squares(board, side, tab):
     return seen
 
 
-@njit(cache=True)
+@kernel
 def insufficient_material(board, tab):
     """K v K or K + one knight or bishop v K (the draw of variants with ``insufficient_material``); where the
     table's ``H_BISHOPS_DRAW`` is set (chess, as Fairy-Stockfish counts it), also kings with any bishops all on
@@ -544,7 +545,7 @@ def insufficient_material(board, tab):
     return pieces == 2 or (pieces == 3 and minors == 1)
 
 
-@njit(cache=True)
+@kernel
 def _insufficient_with_bishops(board, tab):
     knights = 0
     light = 0
@@ -568,7 +569,7 @@ def _insufficient_with_bishops(board, tab):
     return knights == 1 and light + dark == 0
 
 
-@njit(cache=True)
+@kernel
 def clock_end(halfmove, ply, max_plies):
     """``FIFTY_MOVES`` once ``halfmove`` reaches :data:`FIFTY_MOVE_PLIES`, else ``PLY_CAP`` once ``ply`` reaches
     ``max_plies``, else ``ONGOING``: the rules that read only the clocks."""
@@ -579,13 +580,14 @@ def clock_end(halfmove, ply, max_plies):
     return ONGOING
 
 
-@njit(cache=True)
-def game_end(board, side, tab, num_moves, repetitions, halfmove, ply, max_plies, insufficient_rule):
+@kernel
+def game_end(board, side, tab, num_moves, repetitions, halfmove, ply, max_plies):
     """Whether the game is over, and why: ``ONGOING`` or one end code, the first that applies of
 
     - a side to move without a legal move (``num_moves == 0``): the :func:`status` code (``CHECKMATED``,
       ``STALEMATE``, ``KING_LOST``, ``EXTINCT``, ``OPPONENT_EXTINCT``);
-    - ``INSUFFICIENT_MATERIAL`` if ``insufficient_rule`` (the variant's flag) and :func:`insufficient_material`;
+    - ``INSUFFICIENT_MATERIAL`` where the variant draws it (``tab[H_INSUFFICIENT]``) and
+      :func:`insufficient_material`;
     - ``REPETITION`` when the position occurred twice before (``repetitions >= 2``: threefold);
     - :func:`clock_end`: ``FIFTY_MOVES``, then ``PLY_CAP``.
 
@@ -595,14 +597,14 @@ def game_end(board, side, tab, num_moves, repetitions, halfmove, ply, max_plies,
     if num_moves == 0:
         code = status(board, side, tab)
         return STALEMATE if code == ONGOING else code
-    if insufficient_rule and insufficient_material(board, tab):
+    if tab[H_INSUFFICIENT] != 0 and insufficient_material(board, tab):
         return INSUFFICIENT_MATERIAL
     if repetitions >= 2:
         return REPETITION
     return clock_end(halfmove, ply, max_plies)
 
 
-@njit(cache=True)
+@kernel
 def end_value(code):
     """The finished game's value for the side to move (a :func:`game_end` code other than ``ONGOING``):
     +1 if the opponent wiped out a piece type of its own, -1 for the other decisive ends, 0 for a draw."""
@@ -610,4 +612,24 @@ def end_value(code):
         return 1.0
     if code == CHECKMATED or code == KING_LOST or code == EXTINCT:  # noqa: SIM109 (plain comparisons compile simply)
         return -1.0
+    return 0.0
+
+
+ALTERNATES = True
+"""The turn passes after every move (the game protocol's flag: ``mmc.games.protocol``)."""
+
+
+@kernel(inline="always")
+def play(board, side, move, tab):
+    """Play the legal ``move`` of ``side`` on ``board`` in place; return ``(next side, irreversible)``: the opponent,
+    and whether the move was a capture or a pawn move (it restarts the fifty-move and repetition clocks)."""
+    frm, to = move & 63, (move >> 6) & 63
+    irreversible = board[to] != 0 or board[frm] == PAWN or board[frm] == -PAWN
+    play_inplace(board, move, tab)
+    return -side, irreversible
+
+
+@kernel(inline="always")
+def cutoff_value(board, side, tab):
+    """A random playout stopped before the game's end counts as a draw: 0."""
     return 0.0

@@ -32,9 +32,9 @@ from functools import cache
 
 import numpy as np
 
-from mmc.engine._kernels import DIRECTIONS, KNIGHT_JUMPS
-from mmc.engine.state import Move, State, _codes, get_variant, legal_moves
-from mmc.engine.variants import PieceType, Variant
+from mmc.games.chess._kernels import DIRECTIONS, KNIGHT_JUMPS
+from mmc.games.chess.state import Move, State, _codes, get_variant, legal_moves
+from mmc.games.chess.variants import PieceType, Variant
 
 __all__ = ["MAX_REACH", "NUM_POLICY_PLANES", "ActionSpace", "action_space", "move_type"]
 

@@ -2,7 +2,7 @@
 
 A *mate in n* is a win the side to move forces within ``n`` of its own moves whatever the opponent does (a mate
 in one: a move that checkmates). The search is exhaustive over the compiled kernels' legal moves
-(``mmc.engine.board``) and their game-end rules, with a table of positions already decided; it reads the board,
+(``mmc.games.chess.board``) and their game-end rules, with a table of positions already decided; it reads the board,
 the side to move and the variant's insufficient-material rule, never the clocks: a suite's positions start with
 fresh clocks (:func:`fresh`), so no clock or repetition rule can end a game within a few moves of them.
 
@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from mmc.atomic import atomic_write
-from mmc.engine import Move, State, Termination, apply_move, from_fen, initial_state, legal_moves, outcome
-from mmc.engine import board as K
-from mmc.engine.board import kernel_board, table
+from mmc.games.chess import Move, State, Termination, apply_move, from_fen, initial_state, legal_moves, outcome
+from mmc.games.chess import board as K
+from mmc.games.chess.board import kernel_board, table
 
 __all__ = [
     "KINDS",
@@ -50,13 +50,12 @@ _NEVER = 1 << 30
 class _Search:
     """Exact mate search in one variant, with a table of decided (board, side, moves) triples."""
 
-    def __init__(self, variant: str, insufficient_rule: bool) -> None:
+    def __init__(self, variant: str) -> None:
         self.tab = table(variant)
-        self.insufficient_rule = insufficient_rule
         self.known: dict[tuple[bytes, int, int, bool], bool] = {}
 
     def end(self, board: np.ndarray, side: int, moves: np.ndarray) -> int:
-        return int(K.game_end(board, side, self.tab, len(moves), 0, 0, 0, _NEVER, self.insufficient_rule))
+        return int(K.game_end(board, side, self.tab, len(moves), 0, 0, 0, _NEVER))
 
     def wins(self, board: np.ndarray, side: int, n: int) -> bool:
         """Whether ``side`` (to move, game not over) mates within ``n`` of its moves."""
@@ -80,7 +79,7 @@ class _Search:
 
 
 def _search(state: State) -> _Search:
-    return _Search(state.variant_name, state.variant.insufficient_material)
+    return _Search(state.variant_name)
 
 
 def mating_moves(state: State, n: int) -> tuple[Move, ...]:

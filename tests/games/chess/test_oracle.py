@@ -31,7 +31,17 @@ from pathlib import Path
 import pyffish
 import pytest
 
-from mmc.engine import Color, Outcome, PieceType, State, Termination, apply_move, initial_state, legal_moves, outcome
+from mmc.games.chess import (
+    Color,
+    Outcome,
+    PieceType,
+    State,
+    Termination,
+    apply_move,
+    initial_state,
+    legal_moves,
+    outcome,
+)
 
 ENGINE_NAMES = {
     "gardner": "gardner",
@@ -67,7 +77,7 @@ CLAIMABLE_DRAWS = {Termination.REPETITION, Termination.FIFTY_MOVES}
 KING, BISHOP, KNIGHT = PieceType.KING, PieceType.BISHOP, PieceType.KNIGHT
 
 
-VARIANTS_INI = Path(__file__).resolve().parents[1] / "oracle" / "variants.ini"
+VARIANTS_INI = Path(__file__).resolve().parents[2] / "oracle" / "variants.ini"
 """The repository's copy of ``shared/oracle/variants.ini`` (Fairy-Stockfish definitions of the custom variants)."""
 
 

@@ -1,7 +1,7 @@
 """What a side sees, and the network's input planes built from it.
 
 Input planes, ``float32[NUM_PLANES, H, W]``, in the side to move's coordinates (row ``r'`` counts
-ranks from the mover's home rank, files unchanged; see ``mmc.engine.actions``)::
+ranks from the mover's home rank, files unchanged; see ``mmc.games.chess.actions``)::
 
     0 .. 5    the mover's pawns, knights, bishops, rooks, queens, kings
     6 .. 11   the opponent's, in the same order (only on visible squares in dark)
@@ -23,10 +23,10 @@ are 0 on the boards without castling or a pawn double step (every variant but ch
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from mmc.engine import _kernels as K
-from mmc.engine.state import Color, State, _array, table
+from mmc.games.chess import _kernels as K
+from mmc.games.chess.state import Color, State, _array, table
+from mmc.games.jit import kernel
 
 __all__ = [
     "EN_PASSANT_PLANE",
@@ -83,18 +83,20 @@ def visible_squares(state: State, color: Color | int) -> np.ndarray:
     return K.visible_squares(_array(state), int(color), table(state.variant_name))
 
 
-@njit(cache=True)
-def fill_planes(board, side, tab, hidden, repetitions, halfmove, ply, max_plies, out):
+@kernel
+def fill_planes(board, side, tab, repetitions, halfmove, ply, max_plies, out):
     """Write the input planes of a position into ``out`` (``float32[NUM_PLANES, H, W]``, zeroed first).
 
     ``board`` the kernels' ``int8[BOARD_LEN]`` (squares, castling rights, en-passant square), ``side`` the mover
-    (+1 White, -1 Black), ``tab`` the variant's table; ``hidden`` (dark chess) shows the opponent only on the
-    squares the mover sees and leaves the repetition planes and the opponent's castling rights 0 (an en-passant
-    square shows only where the mover sees it); ``repetitions`` how many times the position occurred before,
+    (+1 White, -1 Black), ``tab`` the variant's table; in a variant with hidden information (dark chess,
+    ``tab[H_HIDDEN]``) the planes show the opponent only on the squares the mover sees and leave the repetition
+    planes and the opponent's castling rights 0 (an en-passant square shows only where the mover sees it);
+    ``repetitions`` how many times the position occurred before,
     ``halfmove`` the plies since the last capture or pawn move, ``ply`` and ``max_plies`` the ply and its cap. The
     one implementation of the planes: :func:`observation_planes` and the search tree both call it.
     """
     out[:] = 0.0
+    hidden = tab[K.H_HIDDEN] != 0
     seen = K.visible_squares(board, side, tab) if hidden else np.ones(64, dtype=np.bool_)
     height = tab[K.H_HEIGHT]
     width = tab[K.H_WIDTH]
@@ -142,8 +144,7 @@ def observation_planes(state: State, out: np.ndarray | None = None, *, color: Co
     if out is None:
         out = np.zeros((NUM_PLANES, v.height, v.width), dtype=np.float32)
     side = state.turn if color is None else Color(color)
-    hidden = v.hidden_information
-    repetitions = 0 if hidden or side is not state.turn else state.repetitions()
-    fill_planes(_array(state), int(side), table(state.variant_name), hidden, repetitions,
-                state.halfmove_clock, state.ply, state.max_plies, out)  # fmt: skip
+    repetitions = 0 if v.hidden_information or side is not state.turn else state.repetitions()
+    fill_planes(_array(state), int(side), table(state.variant_name), repetitions, state.halfmove_clock, state.ply,
+                state.max_plies, out)  # fmt: skip
     return out

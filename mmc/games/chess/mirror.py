@@ -1,4 +1,5 @@
-"""Left-right mirror augmentation: every example also teaches the position with its files reversed.
+"""Left-right mirror augmentation (the chess game's ``symmetries``): an example also teaches the position with its
+files reversed.
 
 The family has no castling, so its rules do not tell the a-file from the e-file: mirroring a position
 (file ``f`` -> ``W - 1 - f``) mirrors its legal moves, its search policy and keeps its game result. So a
@@ -23,19 +24,24 @@ mirror swaps square colours (the colour plane is recomputed, not flipped, for th
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import torch
 from torch import Tensor
 
-from mmc.engine.actions import MAX_REACH, NUM_POLICY_PLANES, move_type
-from mmc.engine.board import DIRECTIONS, KNIGHT_JUMPS, LIGHT_SQUARES_PLANE, WHITE_TO_MOVE_PLANE
-from mmc.engine.variants import CaptureRule, CheckRule, EndRule, MoveFilter, PieceType, Variant, get_variant
-from mmc.train.examples import Examples
+from mmc.games.chess.actions import MAX_REACH, NUM_POLICY_PLANES, move_type
+from mmc.games.chess.board import DIRECTIONS, KNIGHT_JUMPS, LIGHT_SQUARES_PLANE, WHITE_TO_MOVE_PLANE
+from mmc.games.chess.variants import CaptureRule, CheckRule, EndRule, MoveFilter, PieceType, Variant, get_variant
 
-__all__ = ["MIRROR_PLANES", "check_mirror_symmetric", "is_mirror_symmetric", "mirror", "mirror_batch"]
+__all__ = [
+    "MIRROR_PLANES",
+    "check_mirror_symmetric",
+    "is_mirror_symmetric",
+    "mirror",
+    "mirror_batch",
+    "symmetries",
+]
 
 # Rule hooks whose effect does not depend on the side of the board: captures (atomic explodes all 8
 # neighbours), royalty and the end rules never name a file, and the colour filters look at displacement
@@ -51,7 +57,7 @@ _SYMMETRIC_HOOKS: dict[str, frozenset[object]] = {
 def _mirror_planes() -> np.ndarray:
     """``int64[NUM_POLICY_PLANES]``: plane ``p`` of the mirrored policy is plane ``MIRROR_PLANES[p]`` of the original.
 
-    Derived from the engine's own plane numbering (``mmc.engine.actions.move_type``): every move displacement
+    Derived from the engine's own plane numbering (``mmc.games.chess.actions.move_type``): every move displacement
     ``(df, dr)`` (with its promotion) and its mirror ``(-df, dr)`` must land on planes that pair up one to one.
     """
     moves: list[tuple[int, int, PieceType | None]] = []
@@ -98,25 +104,21 @@ def _light_squares(height: int, width: int, white_to_move: bool) -> np.ndarray:
     return ((rank + np.arange(width)[None, :]) % 2).astype(np.float32)
 
 
-def mirror(examples: Examples) -> Examples:
-    """The examples of the mirrored positions: same rows, values, variants, games and plies.
-
-    ``planes`` ``[N, NUM_PLANES, H, W]``, ``policy`` and ``legal`` ``[N, NUM_POLICY_PLANES, H, W]`` as the module
-    docstring describes. ``ValueError`` if a row's variant is not mirror-symmetric. An involution:
-    ``mirror(mirror(x))`` equals ``x``.
+def mirror(planes: np.ndarray, policy: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The arrays of the mirrored positions: ``planes`` ``[N, NUM_PLANES, H, W]``, ``policy`` and ``legal``
+    ``[N, NUM_POLICY_PLANES, H, W]`` as the module docstring describes. Checking the variants is the caller's job
+    (:func:`check_mirror_symmetric`). An involution: mirroring twice gives the arrays back.
     """
-    check_mirror_symmetric(str(name) for name in np.unique(examples.variant))
-    height, width = examples.board_shape
-    planes = np.ascontiguousarray(examples.planes[..., ::-1])
-    white = examples.planes[:, WHITE_TO_MOVE_PLANE, 0, 0] > 0.5
-    planes[:, LIGHT_SQUARES_PLANE] = np.where(
+    height, width = planes.shape[2:]
+    mirrored = np.ascontiguousarray(planes[..., ::-1])
+    white = planes[:, WHITE_TO_MOVE_PLANE, 0, 0] > 0.5
+    mirrored[:, LIGHT_SQUARES_PLANE] = np.where(
         white[:, None, None], _light_squares(height, width, True), _light_squares(height, width, False)
     )
-    return dataclasses.replace(
-        examples,
-        planes=planes,
-        policy=np.ascontiguousarray(examples.policy[:, MIRROR_PLANES, :, ::-1]),
-        legal=np.ascontiguousarray(examples.legal[:, MIRROR_PLANES, :, ::-1]),
+    return (
+        mirrored,
+        np.ascontiguousarray(policy[:, MIRROR_PLANES, :, ::-1]),
+        np.ascontiguousarray(legal[:, MIRROR_PLANES, :, ::-1]),
     )
 
 
@@ -136,3 +138,9 @@ def mirror_batch(planes: Tensor, policy: Tensor, legal: Tensor) -> tuple[Tensor,
     mirrored[:, LIGHT_SQUARES_PLANE] = light[white]
     index = _MIRROR_INDEX.to(policy.device)
     return mirrored, policy.index_select(1, index).flip(-1), legal.index_select(1, index).flip(-1)
+
+
+def symmetries(variants: Sequence[str]) -> list[Callable[[Tensor, Tensor, Tensor], tuple[Tensor, Tensor, Tensor]]]:
+    """The chess game's ``symmetries`` hook: ``[mirror_batch]`` when every one of ``variants`` is mirror-symmetric
+    (:func:`is_mirror_symmetric`), else none."""
+    return [mirror_batch] if all(map(is_mirror_symmetric, variants)) else []

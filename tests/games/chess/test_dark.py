@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmc.engine import State, from_fen, observation_planes
-from mmc.engine import _kernels as K
-from mmc.engine.fen import board_fen
-from mmc.engine.state import _array, table
+from mmc.games.chess import State, from_fen, observation_planes
+from mmc.games.chess import _kernels as K
+from mmc.games.chess.fen import board_fen
+from mmc.games.chess.state import _array, table
 from mmc.search import LeafBatch, SearchConfig, observe, sample_boards, search
 from tests.search.test_search import random_positions, uniform
 

@@ -9,8 +9,8 @@
 
 from __future__ import annotations
 
-from mmc.engine.observe import visible_squares
-from mmc.engine.state import Color, State
+from mmc.games.chess.observe import visible_squares
+from mmc.games.chess.state import Color, State
 
 __all__ = ["EMPTY", "HIDDEN", "render"]
 

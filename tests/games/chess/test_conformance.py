@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmc.engine import (
+from mmc.games.chess import (
     NUM_PLANES,
     VARIANTS,
     ActionSpace,
@@ -37,7 +37,7 @@ from mmc.engine import (
     outcome,
     visible_squares,
 )
-from mmc.engine.actions import NUM_POLICY_PLANES
+from mmc.games.chess.actions import NUM_POLICY_PLANES
 
 GAMES_PER_VARIANT = 30
 # Monochromatic's start is stalemate at ply 0; its playouts start with the b- and d-pawns removed.

@@ -1,19 +1,19 @@
 """The rules engine: every variant of ``shared/spec/variants.md`` behind one small API.
 
->>> from mmc.engine import initial_state, legal_moves, apply_move, outcome
+>>> from mmc.games.chess import initial_state, legal_moves, apply_move, outcome
 >>> s = initial_state("gardner")
 >>> s = apply_move(s, legal_moves(s)[0])
 
-Under it, ``mmc.engine.board`` is the compiled array layer (boards, move codes, rule tables and the kernels,
+Under it, ``mmc.games.chess.board`` is the compiled array layer (boards, move codes, rule tables and the kernels,
 the game-end rules and the input planes among them) for code that runs many positions at once, like the search.
 """
 
-from mmc.engine.actions import ActionSpace, action_space
-from mmc.engine.fen import FenError
-from mmc.engine.observe import NUM_PLANES, observation_planes, visible_squares
-from mmc.engine.perft import perft, perft_divide
-from mmc.engine.render import render
-from mmc.engine.state import (
+from mmc.games.chess.actions import ActionSpace, action_space
+from mmc.games.chess.fen import FenError
+from mmc.games.chess.observe import NUM_PLANES, observation_planes, visible_squares
+from mmc.games.chess.perft import perft, perft_divide
+from mmc.games.chess.render import render
+from mmc.games.chess.state import (
     Color,
     IllegalMoveError,
     Move,
@@ -27,7 +27,7 @@ from mmc.engine.state import (
     outcome,
     square_name,
 )
-from mmc.engine.variants import VARIANTS, PieceType, Variant, get_variant
+from mmc.games.chess.variants import VARIANTS, PieceType, Variant, get_variant
 
 __all__ = [
     "NUM_PLANES",

@@ -1,6 +1,6 @@
 """The variant family as data: board size, start position, promotion pieces and a few named hooks.
 
-Every variant shares one move generator (``mmc.engine._kernels``). A variant only chooses, from a
+Every variant shares one move generator (``mmc.games.chess._kernels``). A variant only chooses, from a
 short fixed list, how a capture resolves, which moves the colour rule filters out, whether the king
 is royal (may not be left attacked) and what else ends the game. The rule book is
 ``shared/spec/variants.md``; :data:`VARIANTS` gives each variant's data and hooks, with a one-line ``description``.
@@ -67,7 +67,7 @@ class EndRule(enum.IntEnum):
 
 @dataclass(frozen=True)
 class Variant:
-    """One member of the family. Every field is data; ``mmc.engine`` interprets the hooks."""
+    """One member of the family. Every field is data; ``mmc.games.chess`` interprets the hooks."""
 
     name: str
     """Project id, e.g. ``"gardner"``."""

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from mmc.engine import VARIANTS, from_fen, get_variant, initial_state, legal_moves, perft, perft_divide
+from mmc.games.chess import VARIANTS, from_fen, get_variant, initial_state, legal_moves, perft, perft_divide
 
 SLOW_NODES = 3_000_000
 
 
-PERFT_CSV = Path(__file__).resolve().parents[1] / "oracle" / "perft.csv"
+PERFT_CSV = Path(__file__).resolve().parents[2] / "oracle" / "perft.csv"
 
 
 def oracle_rows() -> list[object]:
@@ -50,7 +50,7 @@ def test_perft_matches_oracle(variant: str, fen: str, depth: int, nodes: int) ->
     assert perft(from_fen(variant, fen), depth) == nodes, f"{variant} {fen} depth {depth}"
 
 
-CHESS_PERFT_CSV = Path(__file__).resolve().parents[1] / "oracle" / "chess_perft.csv"
+CHESS_PERFT_CSV = Path(__file__).resolve().parents[2] / "oracle" / "chess_perft.csv"
 """8x8 chess: Fairy-Stockfish's ``go perft`` counts, written by ``tests/oracle/chess_perft.py`` (the start to depth 5,
 Kiwipete and the chessprogramming wiki's positions 3-6 to depth 4, 32 positions of pyffish's random games to
 depth 4)."""

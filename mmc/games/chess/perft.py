@@ -7,8 +7,8 @@ oracle counts of ``shared/oracle/perft.csv``.
 
 from __future__ import annotations
 
-from mmc.engine import _kernels as K
-from mmc.engine.state import State, _array, apply_move, legal_moves, table
+from mmc.games.chess import _kernels as K
+from mmc.games.chess.state import State, _array, apply_move, legal_moves, table
 
 __all__ = ["MAX_DEPTH", "perft", "perft_divide"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from mmc.engine import (
+from mmc.games.chess import (
     FenError,
     Move,
     State,
@@ -21,7 +21,7 @@ from mmc.engine import (
     legal_moves,
     outcome,
 )
-from mmc.engine.actions import NUM_POLICY_PLANES
+from mmc.games.chess.actions import NUM_POLICY_PLANES
 
 
 def play(state: State, *moves: str) -> State:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from mmc.engine import (
+from mmc.games.chess import (
     VARIANTS,
     Color,
     Move,

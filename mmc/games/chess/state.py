@@ -1,9 +1,9 @@
 """The game API: an immutable state and four verbs (initial_state, legal_moves, apply_move, outcome).
 
 A :class:`State` is a hashable tuple in absolute coordinates (White at the bottom); the side to
-move's perspective is applied only when encoding for the network (``mmc.engine.actions``,
-``mmc.engine.observe``). Move generation and the game-end rules run in the compiled kernels (public as
-``mmc.engine.board``); this module keeps what they need from the game's history: the repetition count, the
+move's perspective is applied only when encoding for the network (``mmc.games.chess.actions``,
+``mmc.games.chess.observe``). Move generation and the game-end rules run in the compiled kernels (public as
+``mmc.games.chess.board``); this module keeps what they need from the game's history: the repetition count, the
 fifty-move clock and the ply.
 """
 
@@ -16,9 +16,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mmc.engine import _kernels as K
-from mmc.engine.fen import FenError, board_fen, castling_fen, parse_fen
-from mmc.engine.variants import CaptureRule, CheckRule, EndRule, PieceType, Variant, get_variant
+from mmc.games.chess import _kernels as K
+from mmc.games.chess.fen import FenError, board_fen, castling_fen, parse_fen
+from mmc.games.chess.variants import CaptureRule, CheckRule, EndRule, PieceType, Variant, get_variant
+from mmc.games.protocol import IllegalMoveError, Outcome
 
 __all__ = [
     "Color",
@@ -65,17 +66,6 @@ class Termination(enum.Enum):
     KING_EXPLODED = "king-exploded"
     KING_CAPTURED = "king-captured"
     EXTINCTION = "extinction"
-
-
-class Outcome(NamedTuple):
-    """How a game ended: the winner (``None`` for a draw) and the reason."""
-
-    winner: Color | None
-    termination: Termination
-
-    def result(self) -> str:
-        """PGN-style result: ``1-0``, ``0-1`` or ``1/2-1/2``."""
-        return {Color.WHITE: "1-0", Color.BLACK: "0-1", None: "1/2-1/2"}[self.winner]
 
 
 def square_name(square: int) -> str:
@@ -128,13 +118,9 @@ def _all_moves() -> tuple[Move, ...]:
 _MOVES = _all_moves()
 
 
-class IllegalMoveError(ValueError):
-    """A move that is not legal in the given state."""
-
-
 class _StateFields(NamedTuple):
     variant_name: str
-    board: bytes  # K.BOARD_LEN signed bytes: 64 squares, castling rights, en-passant square (mmc.engine._kernels)
+    board: bytes  # K.BOARD_LEN signed bytes: 64 squares, castling rights, en-passant square (mmc.games.chess._kernels)
     turn: Color
     halfmove_clock: int  # plies since the last capture or pawn move
     fullmove_number: int
@@ -317,12 +303,12 @@ def outcome(state: State) -> Outcome | None:
     """How the game has ended, or ``None`` while it goes on.
 
     Decisive ends and stalemate come first, then insufficient material, threefold repetition, the
-    fifty-move rule (100 plies without capture or pawn move) and the ply cap (``mmc.engine.board.game_end``).
+    fifty-move rule (100 plies without capture or pawn move) and the ply cap (``mmc.games.chess.board.game_end``).
     """
     repetitions = state.repetitions() if len(state.history) >= 4 else 0
     code = K.game_end(
         _array(state), int(state.turn), table(state.variant_name), len(_codes(state)), repetitions,
-        state.halfmove_clock, state.ply, state.max_plies, state.variant.insufficient_material,
+        state.halfmove_clock, state.ply, state.max_plies,
     )  # fmt: skip
     if code == K.ONGOING:
         return None

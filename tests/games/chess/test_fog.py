@@ -8,9 +8,9 @@ from pathlib import Path
 import pyffish
 import pytest
 
-from mmc.engine import State, apply_move, initial_state, legal_moves, outcome, visible_squares
+from mmc.games.chess import State, apply_move, initial_state, legal_moves, outcome, visible_squares
 
-VARIANTS_INI = Path(__file__).resolve().parents[1] / "oracle" / "variants.ini"
+VARIANTS_INI = Path(__file__).resolve().parents[2] / "oracle" / "variants.ini"
 
 
 def fog_hidden(state: State) -> set[int]:

@@ -16,10 +16,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from mmc.engine import State
-from mmc.engine import board as K
+from mmc.games.chess import board as K
+from mmc.games.chess.state import State
+from mmc.games.protocol import KernelState
 
-__all__ = ["DarkObservation", "observe", "sample_boards"]
+__all__ = ["DarkObservation", "determinize", "observe", "sample_boards"]
 
 
 class DarkObservation(NamedTuple):
@@ -80,6 +81,14 @@ def sample_boards(obs: DarkObservation, count: int, rng: np.random.Generator, *,
         else:
             raise RuntimeError(f"no {obs.variant} board consistent with the observation after {tries} draws")
     return boards
+
+
+def determinize(state: State, count: int, rng: np.random.Generator) -> list[KernelState]:
+    """``count`` full positions consistent with what ``state``'s player to move sees (:func:`sample_boards` of its
+    :func:`observe`), as the search takes them (the chess game's ``determinize`` hook): no history, since the
+    mover never saw the earlier positions whole."""
+    obs = observe(state)
+    return [KernelState(board, obs.side, obs.halfmove, obs.ply, ()) for board in sample_boards(obs, count, rng)]
 
 
 def _draw(obs: DarkObservation, hidden: np.ndarray, pawn_ok: np.ndarray, piece_ok: np.ndarray, pieces: np.ndarray,

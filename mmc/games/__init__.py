@@ -1,0 +1,162 @@
+"""Game families behind one protocol (:class:`Game`), and the game API for any variant of any family.
+
+>>> from mmc.games import initial_state, legal_moves, apply_move, outcome
+>>> s = initial_state("gardner")
+>>> s = apply_move(s, legal_moves(s)[0])
+
+A variant id names its family (:func:`get_game`); the verbs here look the family up from the variant id or the
+state and call its own. Layout: ``mmc/games/protocol.py`` (the protocol), ``mmc/games/jit.py`` (compiled kernels
+and their cache) and one package per family, a family being one folder to read and a new game one folder to add
+(README, "Adding a game"):
+
+- ``chess/``: the chess family of ``shared/spec/variants.md`` (Gardner minichess, its rule variants, Los Alamos
+  and 8x8 chess).
+
+A family outside this package (a user's own, a test's) plugs in with :func:`register_game`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mmc.games.protocol import (
+    FIRST,
+    SECOND,
+    ActionSpace,
+    EngineBinding,
+    Game,
+    IllegalMoveError,
+    KernelState,
+    Outcome,
+    VariantInfo,
+)
+
+__all__ = [
+    "FIRST",
+    "SECOND",
+    "ActionSpace",
+    "EngineBinding",
+    "Game",
+    "IllegalMoveError",
+    "KernelState",
+    "Outcome",
+    "VariantInfo",
+    "apply_move",
+    "from_text",
+    "game_of",
+    "games",
+    "get_family",
+    "get_game",
+    "get_variant",
+    "initial_state",
+    "legal_moves",
+    "move_text",
+    "outcome",
+    "register_game",
+    "unregister_game",
+    "variant_ids",
+]
+
+_GAMES: dict[str, Game] = {}
+_BY_VARIANT: dict[str, Game] = {}
+
+
+def register_game(game: Game) -> Game:
+    """Add a family, so that its variant ids resolve to it everywhere; ``ValueError`` if its name or a variant id is
+    taken by another family. Registering the same game again changes nothing. Returns ``game``."""
+    if _GAMES.get(game.name) is game:
+        return game
+    if game.name in _GAMES:
+        raise ValueError(f"a game family named {game.name!r} is already registered")
+    taken = sorted(v for v in game.variants if v in _BY_VARIANT)
+    if taken:
+        raise ValueError(f"game {game.name!r}: variant ids already taken by another family: {', '.join(taken)}")
+    _GAMES[game.name] = game
+    for name in game.variants:
+        _BY_VARIANT[name] = game
+    return game
+
+
+def unregister_game(name: str) -> None:
+    """Remove the family ``name`` (a test's game, say); nothing happens if there is none."""
+    game = _GAMES.pop(name, None)
+    if game is not None:
+        for variant in game.variants:
+            _BY_VARIANT.pop(variant, None)
+
+
+def games() -> tuple[Game, ...]:
+    """Every registered family, in registration order."""
+    return tuple(_GAMES.values())
+
+
+def get_family(name: str) -> Game:
+    """The family called ``name`` (``Game.name``); ``ValueError`` naming the registered families otherwise."""
+    try:
+        return _GAMES[name]
+    except KeyError:
+        raise ValueError(f"unknown game family {name!r} (known: {', '.join(_GAMES)})") from None
+
+
+def variant_ids() -> tuple[str, ...]:
+    """Every variant id of every family, family by family."""
+    return tuple(_BY_VARIANT)
+
+
+def get_game(variant: str) -> Game:
+    """The family of the variant ``variant``; ``ValueError`` naming the known ids otherwise."""
+    try:
+        return _BY_VARIANT[variant]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown variant {variant!r} (known: {', '.join(_BY_VARIANT)})") from None
+
+
+def get_variant(variant: str) -> VariantInfo:
+    """The variant ``variant`` of whichever family has it; ``ValueError`` naming the known ids otherwise."""
+    return get_game(variant).variants[variant]
+
+
+def game_of(state: Any) -> Game:
+    """The family of a state (by its ``variant_name``)."""
+    return _BY_VARIANT[state.variant_name]
+
+
+def initial_state(variant: str, *, max_plies: int | None = None) -> Any:
+    """The start position of ``variant``, under the move cap ``max_plies`` (the family's default if ``None``)."""
+    game = get_game(variant)
+    return game.initial_state(variant, max_plies=game.default_max_plies if max_plies is None else max_plies)
+
+
+def from_text(variant: str, text: str, *, max_plies: int | None = None) -> Any:
+    """A position of ``variant`` from its text; ``ValueError`` naming what is wrong."""
+    game = get_game(variant)
+    return game.from_text(variant, text, max_plies=game.default_max_plies if max_plies is None else max_plies)
+
+
+def legal_moves(state: Any) -> tuple[Any, ...]:
+    """The legal moves of ``state``; empty once the board's rules have ended the game."""
+    return _BY_VARIANT[state.variant_name].legal_moves(state)
+
+
+def apply_move(state: Any, move: Any) -> Any:
+    """The state after ``move``; :class:`IllegalMoveError` if it is not legal."""
+    return _BY_VARIANT[state.variant_name].apply_move(state, move)
+
+
+def outcome(state: Any) -> Outcome | None:
+    """How the game of ``state`` ended, or ``None`` while it goes on."""
+    return _BY_VARIANT[state.variant_name].outcome(state)
+
+
+def move_text(state: Any, move: Any) -> str:
+    """The text of ``move`` (a move of ``state``'s family)."""
+    return _BY_VARIANT[state.variant_name].move_text(move)
+
+
+def _register_builtin() -> None:
+    from mmc.games.chess.game import GAME as CHESS
+
+    register_game(CHESS)
+
+
+_register_builtin()

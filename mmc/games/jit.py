@@ -1,0 +1,82 @@
+"""Compiled kernels whose numba cache follows their source: :func:`kernel`, :func:`source_stamp`, :func:`specialise`.
+
+numba's on-disk cache (``cache=True``) keys a compiled function by its own file's timestamp and its bytecode. A
+kernel that calls a kernel of another file embeds the callee's machine code, so an edit of the callee alone
+leaves the caller's cache stale: it keeps running the old rule. Two tools tie a cache to every file it depends on:
+
+- :func:`kernel`, numba's ``njit(cache=True)`` with the function's cache named after a hash of every ``.py`` file of
+  its package (:func:`source_stamp`): an edit anywhere in a game family's package gives all its kernels fresh cache
+  entries, so a family's kernels may call each other across files;
+- :func:`specialise`, for code generic over a game (the search tree, ``mmc.search``): a fresh copy of each template
+  function bound to one family's kernel bundle (the global name ``G``), compiled and cached once per family and
+  named after the bundle's :func:`source_stamp`, so that no family recompiles another's tree and a kernel edit
+  recompiles the tree that calls it.
+
+The names are the cache's only key besides numba's own, so two families (or two versions of one) never share an
+entry. Stale entries are left in ``__pycache__`` (a few hundred KB a version).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import types
+from collections.abc import Callable, Iterable
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar
+
+from numba import njit
+
+__all__ = ["kernel", "source_stamp", "specialise"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@cache
+def source_stamp(module: str) -> str:
+    """A short hash of the source of ``module``'s package: every ``.py`` file in the directory of the module, when it
+    is a package's (an ``__init__.py`` beside it), else the module's own file."""
+    path = Path(sys.modules[module].__file__ or "")
+    package = sys.modules[module].__package__ or ""
+    files = sorted(path.parent.glob("*.py")) if package and (path.parent / "__init__.py").exists() else [path]
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.name.encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def kernel(fn: F | None = None, **options: Any) -> Any:
+    """``numba.njit(cache=True, **options)``, its cache tied to the source of the function's whole package.
+
+    Use as ``@kernel`` or ``@kernel(inline="always")``.
+    """
+
+    def wrap(f: F) -> F:
+        f.__qualname__ = f"{f.__qualname__}__{source_stamp(f.__module__)}"
+        return njit(cache=True, **options)(f)  # type: ignore[no-any-return]
+
+    return wrap(fn) if fn is not None else wrap
+
+
+def specialise(templates: Iterable[tuple[Callable[..., Any], dict[str, Any]]], home: dict[str, Any],
+               bundle: types.ModuleType, tag: str) -> dict[str, Any]:  # fmt: skip
+    """Compile ``templates`` (plain functions with their ``njit`` options) against the kernel ``bundle``.
+
+    Every template is copied with a globals dict of its own: ``home`` (the template module's globals) with ``G``
+    bound to ``bundle`` and each template's name bound to its compiled copy, so that templates calling templates
+    call the same family's copies. Each copy is cached under its template's name, ``tag`` and the bundle's
+    :func:`source_stamp`. Returns the compiled copies by name.
+    """
+    scope = dict(home)
+    scope["G"] = bundle
+    suffix = f"{tag}_{source_stamp(bundle.__name__)}"
+    compiled: dict[str, Any] = {}
+    for fn, options in templates:
+        copy = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
+        copy.__qualname__ = f"{fn.__qualname__}__{suffix}"
+        copy.__module__ = fn.__module__
+        copy.__doc__ = fn.__doc__
+        compiled[fn.__name__] = scope[fn.__name__] = njit(cache=True, **options)(copy)
+    return compiled

@@ -1,0 +1,251 @@
+"""The game protocol: everything the layers above the rules know of a game family.
+
+A family (chess and its variants, a k-in-a-row family, a jump game, a user's own) is one package that builds one
+:class:`Game`: its variants as data, the verbs of its Python API, its text formats, its network layout and its
+compiled kernels. Search, self-play, training, players, the arena, rating, records, ``mmc.env``, ``mmc.web``, the
+CLI and the pipelines reach a game only through its :class:`Game`, found from a variant id by
+:func:`mmc.games.get_game` (variant ids are unique across families).
+
+Conventions every family keeps:
+
+- **Players** are ``+1`` (the first to move: White in chess) and ``-1`` (the second), as ``int``-valued enums
+  (chess's ``Color``). A state's ``turn`` is the player to move; a player may move several times in a row (the
+  search, the arena and self-play read ``turn`` after every move, never assume that it alternates).
+- **States** are immutable and hashable, and carry ``variant_name``, ``max_plies`` (the move cap), ``ply`` (moves
+  played since the start), ``turn`` and ``fen()`` (the family's position text, which :attr:`Game.from_text`
+  reads back).
+- **Moves** are hashable values; :attr:`Game.move_text` and :attr:`Game.parse_move` are their text. Each legal
+  move has an ``int32`` *code* for the kernels (:attr:`Game.code_of`, :attr:`Game.move_of_code`), and
+  ``legal_moves(state)`` lists the moves in the order of the kernels' ``legal_moves_into`` codes.
+- **Outcome** (:class:`Outcome`): the winner (``+1``, ``-1`` or ``None`` for a draw) and the family's termination
+  (an enum whose value is its text).
+
+The compiled kernels (:attr:`Game.kernels`, a module) are what the search tree is compiled against
+(``mmc.search``; see :func:`mmc.games.jit.specialise`): every one a numba function of the family's position array
+``board`` (``int8[BOARD_LEN]``), the player to move ``side`` (+1 or -1) and the variant's rule table ``tab``
+(:attr:`Game.table`)::
+
+    BOARD_LEN                    int   bytes of a position array
+    MAX_MOVES                    int   the most legal moves a position can have
+    ONGOING                      int   the end code of a game that goes on (0)
+    ALTERNATES                   bool  True when the turn passes after every move (the tree then negates values
+                                       at every level without reading the players)
+    legal_moves_into(board, side, tab, out) -> n
+                                       the legal move codes into ``out`` (``int32[MAX_MOVES]``); 0 once the
+                                       board's own rules have ended the game
+    play(board, side, move, tab) -> (next_side, irreversible)
+                                       play a legal move in place; the player to move next, and whether the move
+                                       can never be undone (it restarts the repetition clock)
+    game_end(board, side, tab, num_moves, repetitions, clock, ply, max_plies) -> code
+                                       ONGOING, or why the game is over: num_moves from legal_moves_into,
+                                       repetitions the earlier occurrences of the position with the same player
+                                       to move since the last irreversible move, clock the moves since then
+    end_value(code) -> float           a finished game's value for the side to move: +1 won, -1 lost, 0 drawn
+                                       (a score decided at the move cap is a code too)
+    status(board, side, tab) -> code   the end code of a position without legal moves (random playouts)
+    cutoff_value(board, side, tab) -> float
+                                       a playout's value for ``side`` when it stops before the game ends
+    fill_planes(board, side, tab, repetitions, clock, ply, max_plies, out)
+                                       the network's input planes of ``side``'s view into ``out``
+                                       (``float32[num_planes, H, W]``)
+"""
+
+from __future__ import annotations
+
+import enum
+import types
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
+
+import numpy as np
+
+__all__ = [
+    "FIRST",
+    "SECOND",
+    "ActionSpace",
+    "EngineBinding",
+    "Game",
+    "IllegalMoveError",
+    "KernelState",
+    "Outcome",
+    "VariantInfo",
+]
+
+FIRST, SECOND = 1, -1
+"""The two players: ``FIRST`` moves first (White in chess), ``SECOND`` second."""
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not legal in the given state (every family's ``apply_move`` raises it, naming the move)."""
+
+
+class Outcome(NamedTuple):
+    """How a game ended: the winner (``+1`` first player, ``-1`` second, ``None`` for a draw) and the reason."""
+
+    winner: Any
+    """``None`` for a draw, else the winning player (an ``int``-valued enum of the family, ``+1`` or ``-1``)."""
+    termination: enum.Enum
+    """The family's reason (its ``value`` is the text records store, e.g. ``"checkmate"``)."""
+
+    def result(self) -> str:
+        """PGN-style result from the first player's view: ``1-0``, ``0-1`` or ``1/2-1/2``."""
+        if self.winner is None:
+            return "1/2-1/2"
+        return "1-0" if int(self.winner) == FIRST else "0-1"
+
+
+class VariantInfo(Protocol):
+    """What every layer may read of a variant (each family's variant type has these and more)."""
+
+    name: str
+    """The variant id, unique across families."""
+    description: str
+    """One line for ``mmc variants``."""
+    height: int
+    """Ranks (rows) of the board."""
+    width: int
+    """Files (columns) of the board."""
+    hidden_information: bool
+    """Whether a player sees only part of the position (the search then samples what it cannot see)."""
+    in_default_study: bool
+    """Whether a study may take it as a task or target."""
+
+
+class ActionSpace(Protocol):
+    """A variant's action encoding for the network: an action is an index of the mover's view of a move."""
+
+    num_actions: int
+    policy_index: np.ndarray
+    """``int64[num_actions]``: each action's position in the flattened ``[num_policy_planes, H, W]`` policy output."""
+    lookup: np.ndarray
+    """``int32[2, num_codes]``: the action of each kernel move code, for the first player (row 0) and the second
+    (row 1); -1 for none."""
+
+    def encode(self, move: Any, turn: int) -> int: ...
+
+    def legal_actions(self, state: Any) -> np.ndarray: ...
+
+    def legal_mask(self, state: Any) -> np.ndarray: ...
+
+    def decode(self, action: int, state: Any) -> Any: ...
+
+
+class EngineBinding(NamedTuple):
+    """How Fairy-Stockfish (a separate program, over UCI) plays a family's variants (``mmc.play.fairy``)."""
+
+    variants: Mapping[str, str]
+    """Variant id -> the engine's ``UCI_Variant`` name, for the variants it plays."""
+    variant_file: str | None
+    """The variant definitions file to load (``setoption name VariantPath``), or ``None``."""
+    start_board: Callable[[str], str]
+    """``start_board(variant)``: the board field of the engine's FEN of the start (checked after loading)."""
+    position: Callable[[Any], str]
+    """``position(state)``: the state as the engine's FEN."""
+    parse_move: Callable[[Any, str], Any]
+    """``parse_move(state, text)``: the engine's move text as a move of ``state``; ``ValueError`` if it is none."""
+
+
+class KernelState(NamedTuple):
+    """A state as the kernels take it (:attr:`Game.kernel_state`): what the search tree's root holds."""
+
+    board: np.ndarray
+    """``int8[BOARD_LEN]``: the position array (read it, never write it)."""
+    side: int
+    """The player to move, +1 or -1."""
+    clock: int
+    """Moves since the last irreversible move."""
+    ply: int
+    """Moves since the start."""
+    history: Sequence[tuple[bytes, int]]
+    """The positions before this one since the last irreversible move, oldest first, each with its player to move
+    (what repetition compares; empty in a family without repetition)."""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Game:
+    """A game family: its variants, its verbs and its kernels. Every field but the optional hooks is required.
+
+    The verbs take and return the family's own states and moves (module docstring); a variant argument is a
+    variant id of this family.
+    """
+
+    name: str
+    """The family id, e.g. ``"chess"``."""
+    description: str
+    """One line for ``mmc variants``."""
+    variants: Mapping[str, VariantInfo]
+    """The family's variants by id, in the order ``mmc variants`` lists them."""
+    players: tuple[str, str]
+    """The names of the first and the second player, e.g. ``("white", "black")``: environment agents, record tags."""
+    default_max_plies: int
+    """The move cap a game gets when none is given."""
+    terminations: tuple[str, ...]
+    """Every reason a game can end, as text (the values of the family's termination enum)."""
+    num_planes: int
+    """Input planes of the network (:attr:`observation_planes`)."""
+    num_policy_planes: int
+    """Policy planes of the network: an action's logit is at ``ActionSpace.policy_index`` of ``[P, H, W]``."""
+    kernels: types.ModuleType
+    """The compiled kernels (module docstring), which ``mmc.search`` compiles its tree against."""
+
+    initial_state: Callable[..., Any]
+    """``initial_state(variant, *, max_plies=default_max_plies) -> State``: the start position."""
+    from_text: Callable[..., Any]
+    """``from_text(variant, text, *, max_plies=...) -> State``: a position from its text (``state.fen()``); raises
+    ``ValueError`` naming what is wrong."""
+    legal_moves: Callable[[Any], tuple[Any, ...]]
+    """``legal_moves(state) -> tuple[Move, ...]``: empty once the board's rules have ended the game."""
+    apply_move: Callable[[Any, Any], Any]
+    """``apply_move(state, move) -> State``; raises :class:`IllegalMoveError` naming the move."""
+    outcome: Callable[[Any], Outcome | None]
+    """``outcome(state) -> Outcome | None``: how the game ended, ``None`` while it goes on."""
+    move_text: Callable[[Any], str]
+    """``move_text(move) -> str``: the family's move text (UCI in chess)."""
+    parse_move: Callable[[str], Any]
+    """``parse_move(text) -> Move``; ``ValueError`` naming the text if it is no move of the family."""
+    perft: Callable[[Any, int], int]
+    """``perft(state, depth) -> int``: the leaves of the legal-move tree ``depth`` moves deep."""
+    render: Callable[..., str]
+    """``render(state, *, coordinates=False, viewer=None) -> str``: the board as text for a terminal (``viewer``: the
+    player whose view to show, in a variant with hidden information)."""
+    observation_planes: Callable[..., np.ndarray]
+    """``observation_planes(state, out=None, *, color=None) -> float32[num_planes, H, W]``: the network's input
+    planes of ``color``'s view (default: the player to move)."""
+    action_space: Callable[[str], ActionSpace]
+    """``action_space(variant) -> ActionSpace``."""
+    table: Callable[[str], np.ndarray]
+    """``table(variant) -> int16[...]``: the variant's rule table the kernels read."""
+    kernel_state: Callable[[Any], KernelState]
+    """``kernel_state(state) -> KernelState``: the state as the kernels and the search tree take it."""
+    code_of: Callable[[Any], int]
+    """``code_of(move) -> int``: a move's kernel code."""
+    move_of_code: Callable[[int], Any]
+    """``move_of_code(code) -> Move``: the move of a kernel code."""
+    heuristic: Callable[[Any, Sequence[Any]], np.ndarray]
+    """``heuristic(state, moves) -> float64[len(moves)]``: the greedy player's score of each move (higher is
+    better for the player to move; the player picks among the best at random). Greedy is Elo 0 of every ladder."""
+
+    determinize: Callable[[Any, int, np.random.Generator], list[KernelState]] | None = None
+    """Hidden-information variants: ``determinize(state, count, rng)``, ``count`` full positions consistent with what
+    the player to move sees (the search then runs on them). ``None`` where every variant is fully visible."""
+    symmetries: Callable[[Sequence[str]], Sequence[Callable[..., Any]]] | None = None
+    """``symmetries(variants) -> transforms``: the board symmetries every one of ``variants`` keeps, each a function
+    ``transform(planes, policy, legal) -> (planes, policy, legal)`` on torch batches (``[B, C, H, W]``), without
+    the identity; training applies one of them or none, uniformly at random. ``None``: no symmetry."""
+    endgame: Callable[[Any, np.random.Generator], Any] | None = None
+    """``endgame(state, rng) -> State``: a thinned-out position for self-play's endgame starts; ``None``: none."""
+    engine: EngineBinding | None = None
+    """How Fairy-Stockfish plays the family's variants, where it does (``fairy:nodes=N`` players and anchors)."""
+    board_view: Callable[..., dict[str, Any]] | None = None
+    """``board_view(state) -> dict``: the board as the web app draws it (``mmc.web``)."""
+
+    def __repr__(self) -> str:
+        return f"Game({self.name!r})"
+
+    def variant(self, name: str) -> VariantInfo:
+        """The variant ``name`` of this family; ``ValueError`` naming the family's ids otherwise."""
+        try:
+            return self.variants[name]
+        except KeyError:
+            raise ValueError(f"unknown {self.name} variant {name!r} (known: {', '.join(self.variants)})") from None
