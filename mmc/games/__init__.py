@@ -108,7 +108,15 @@ def get_game(variant: str) -> Game:
     try:
         return _BY_VARIANT[variant]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown variant {variant!r} (known: {', '.join(_BY_VARIANT)})") from None
+        return _search(variant)
+
+
+def _search(variant: str) -> Game:
+    """The family whose ``variants`` holds ``variant`` though it was added after the family was registered."""
+    for game in _GAMES.values():
+        if isinstance(variant, str) and variant in game.variants:
+            return game
+    raise ValueError(f"unknown variant {variant!r} (known: {', '.join(_BY_VARIANT)})")
 
 
 def get_variant(variant: str) -> VariantInfo:
@@ -118,7 +126,7 @@ def get_variant(variant: str) -> VariantInfo:
 
 def game_of(state: Any) -> Game:
     """The family of a state (by its ``variant_name``)."""
-    return _BY_VARIANT[state.variant_name]
+    return get_game(state.variant_name)
 
 
 def initial_state(variant: str, *, max_plies: int | None = None) -> Any:
@@ -135,22 +143,22 @@ def from_text(variant: str, text: str, *, max_plies: int | None = None) -> Any:
 
 def legal_moves(state: Any) -> tuple[Any, ...]:
     """The legal moves of ``state``; empty once the board's rules have ended the game."""
-    return _BY_VARIANT[state.variant_name].legal_moves(state)
+    return get_game(state.variant_name).legal_moves(state)
 
 
 def apply_move(state: Any, move: Any) -> Any:
     """The state after ``move``; :class:`IllegalMoveError` if it is not legal."""
-    return _BY_VARIANT[state.variant_name].apply_move(state, move)
+    return get_game(state.variant_name).apply_move(state, move)
 
 
 def outcome(state: Any) -> Outcome | None:
     """How the game of ``state`` ended, or ``None`` while it goes on."""
-    return _BY_VARIANT[state.variant_name].outcome(state)
+    return get_game(state.variant_name).outcome(state)
 
 
 def move_text(state: Any, move: Any) -> str:
     """The text of ``move`` (a move of ``state``'s family)."""
-    return _BY_VARIANT[state.variant_name].move_text(move)
+    return get_game(state.variant_name).move_text(move)
 
 
 def _register_builtin() -> None:

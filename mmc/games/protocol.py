@@ -98,37 +98,59 @@ class Outcome(NamedTuple):
 class VariantInfo(Protocol):
     """What every layer may read of a variant (each family's variant type has these and more)."""
 
-    name: str
-    """The variant id, unique across families."""
-    description: str
-    """One line for ``mmc variants``."""
-    height: int
-    """Ranks (rows) of the board."""
-    width: int
-    """Files (columns) of the board."""
-    hidden_information: bool
-    """Whether a player sees only part of the position (the search then samples what it cannot see)."""
-    in_default_study: bool
-    """Whether a study may take it as a task or target."""
+    @property
+    def name(self) -> str:
+        """The variant id, unique across families."""
+
+    @property
+    def description(self) -> str:
+        """One line for ``mmc variants``."""
+
+    @property
+    def height(self) -> int:
+        """Ranks (rows) of the board."""
+
+    @property
+    def width(self) -> int:
+        """Files (columns) of the board."""
+
+    @property
+    def hidden_information(self) -> bool:
+        """Whether a player sees only part of the position (the search then samples what it cannot see)."""
+
+    @property
+    def in_default_study(self) -> bool:
+        """Whether a study may take it as a task or target."""
 
 
 class ActionSpace(Protocol):
     """A variant's action encoding for the network: an action is an index of the mover's view of a move."""
 
-    num_actions: int
-    policy_index: np.ndarray
-    """``int64[num_actions]``: each action's position in the flattened ``[num_policy_planes, H, W]`` policy output."""
-    lookup: np.ndarray
-    """``int32[2, num_codes]``: the action of each kernel move code, for the first player (row 0) and the second
-    (row 1); -1 for none."""
+    @property
+    def num_actions(self) -> int:
+        """Actions of the variant."""
 
-    def encode(self, move: Any, turn: int) -> int: ...
+    @property
+    def policy_index(self) -> np.ndarray:
+        """``int64[num_actions]``: each action's position in the flattened ``[num_policy_planes, H, W]`` policy
+        output."""
 
-    def legal_actions(self, state: Any) -> np.ndarray: ...
+    @property
+    def lookup(self) -> np.ndarray:
+        """``int32[2, num_codes]``: the action of each kernel move code, for the first player (row 0) and the
+        second (row 1); -1 for none."""
 
-    def legal_mask(self, state: Any) -> np.ndarray: ...
+    def encode(self, move: Any, turn: int) -> int:
+        """The action of ``move`` played by ``turn``."""
 
-    def decode(self, action: int, state: Any) -> Any: ...
+    def legal_actions(self, state: Any) -> np.ndarray:
+        """``int64[n]``: the actions of ``legal_moves(state)``, in the same order."""
+
+    def legal_mask(self, state: Any) -> np.ndarray:
+        """``bool[num_actions]``: True for the actions of legal moves."""
+
+    def decode(self, action: int, state: Any) -> Any:
+        """The legal move of ``state`` that ``action`` stands for; ``ValueError`` if none."""
 
 
 class EngineBinding(NamedTuple):
@@ -212,7 +234,7 @@ class Game:
     observation_planes: Callable[..., np.ndarray]
     """``observation_planes(state, out=None, *, color=None) -> float32[num_planes, H, W]``: the network's input
     planes of ``color``'s view (default: the player to move)."""
-    action_space: Callable[[str], ActionSpace]
+    action_space: Callable[..., ActionSpace]
     """``action_space(variant) -> ActionSpace``."""
     table: Callable[[str], np.ndarray]
     """``table(variant) -> int16[...]``: the variant's rule table the kernels read."""

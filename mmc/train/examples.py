@@ -177,8 +177,8 @@ def _validate(examples: Examples) -> None:
             raise ValueError(f"Examples.{name} must be finite and in [-1, 1]")
     if np.any(examples.plies_left < 1):
         raise ValueError("Examples.plies_left must be >= 1")
-    size = examples.policy[0].size if n else 0
-    _check_policy(examples.policy.reshape(n, size), examples.legal.reshape(n, size), "Examples.policy")
+    actions = policy_planes * height * width
+    _check_policy(examples.policy.reshape(n, actions), examples.legal.reshape(n, actions), "Examples.policy")
 
 
 def _family(variants: np.ndarray) -> Game | None:
@@ -363,7 +363,7 @@ def save_examples(examples: Examples, path: str | os.PathLike[str]) -> Path:
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     arrays = {f.name: getattr(examples, f.name) for f in fields(examples) if f.name != "legal"}
-    flat_legal = examples.legal.reshape(len(examples), -1)
+    flat_legal = examples.legal.reshape(len(examples), int(np.prod(examples.legal.shape[1:])))
     arrays["legal_packed"] = np.packbits(flat_legal, axis=1)
     arrays["format_version"] = np.asarray(FORMAT_VERSION, dtype=np.int64)
     atomic_write(target, lambda file: np.savez_compressed(file, **arrays))
@@ -395,27 +395,25 @@ def load_examples(path: str | os.PathLike[str]) -> Examples:
     version = arrays.pop("format_version")
     if version.shape != () or int(version) != FORMAT_VERSION:
         raise ExamplesFileError(f"examples file {source}: format_version {version} is not {FORMAT_VERSION}")
-    arrays["legal"] = _unpack_legal(arrays.pop("legal_packed"), arrays["planes"], arrays["variant"], source)
+    arrays["legal"] = _unpack_legal(arrays.pop("legal_packed"), arrays["planes"], arrays["policy"], source)
     try:
         return Examples(**arrays)
     except ValueError as error:
         raise ExamplesFileError(f"examples file {source}: {error}") from error
 
 
-def _unpack_legal(packed: np.ndarray, planes: np.ndarray, variants: np.ndarray, source: Path) -> np.ndarray:
-    """``bool[N, P, H, W]`` from the packed bits, sized by ``planes`` and the rows' game family."""
-    try:
-        game = _family(variants)
-    except ValueError as error:
-        raise ExamplesFileError(f"examples file {source}: {error}") from None
-    if planes.ndim != 4 or (game is not None and planes.shape[1] != game.num_planes):
-        channels = "C" if game is None else game.num_planes
+def _unpack_legal(packed: np.ndarray, planes: np.ndarray, policy: np.ndarray, source: Path) -> np.ndarray:
+    """``bool[N, P, H, W]`` from the packed bits, shaped as the ``policy`` targets."""
+    if planes.ndim != 4:
         raise ExamplesFileError(
-            f"examples file {source}: array 'planes' has shape {list(planes.shape)}, expected [N, {channels}, H, W]"
+            f"examples file {source}: array 'planes' has shape {list(planes.shape)}, expected [N, C, H, W]"
         )
-    n, _, height, width = planes.shape
-    policy_planes = 0 if game is None else game.num_policy_planes
-    size = policy_planes * height * width
+    if policy.ndim != 4:
+        raise ExamplesFileError(
+            f"examples file {source}: array 'policy' has shape {list(policy.shape)}, expected [N, P, H, W]"
+        )
+    n = policy.shape[0]
+    size = int(np.prod(policy.shape[1:]))
     expected = (n, (size + 7) // 8)
     if packed.dtype != np.uint8 or packed.shape != expected:
         raise ExamplesFileError(
@@ -423,4 +421,4 @@ def _unpack_legal(packed: np.ndarray, planes: np.ndarray, variants: np.ndarray, 
             f"expected uint8{list(expected)}"
         )
     bits = np.unpackbits(packed, axis=1, count=size).astype(bool)
-    return bits.reshape(n, policy_planes, height, width)
+    return bits.reshape(policy.shape)

@@ -229,8 +229,10 @@ def _draw(data: _Batch, rows: Tensor, symmetries: Sequence[Symmetry], generator:
     for j, transform in enumerate(symmetries):
         pick = (draw < (j + 1) / (len(symmetries) + 1)) & (draw >= j / (len(symmetries) + 1))
         pick = pick.to(device)[:, None, None, None]
-        moved = transform(batch.planes, batch.policy, batch.legal)
-        planes, policy, legal = (torch.where(pick, new, old) for new, old in zip(moved, (planes, policy, legal), strict=True))
+        moved_planes, moved_policy, moved_legal = transform(batch.planes, batch.policy, batch.legal)
+        planes = torch.where(pick, moved_planes, planes)
+        policy = torch.where(pick, moved_policy, policy)
+        legal = torch.where(pick, moved_legal, legal)
     return _Batch(planes, policy, legal, batch.value)
 
 

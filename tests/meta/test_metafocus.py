@@ -179,7 +179,7 @@ def test_task_features_read_the_first_positions_only_and_work_on_6x6(
     assert six[0].board_shape == (6, 6)
     assert np.isfinite(task_features(net, six, 8)).all()
     with pytest.raises(ValueError, match="at least one"):
-        task_features(net, [Examples.empty(5, 5)], 8)
+        task_features(net, [Examples.empty("gardner")], 8)
 
 
 # -- the loop ---------------------------------------------------------------------------------------------------

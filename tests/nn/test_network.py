@@ -85,7 +85,10 @@ def test_config_round_trips_and_rejects_bad_keys_by_name() -> None:
         "value_hidden": 64,
         "in_planes": NUM_PLANES,
         "policy_planes": NUM_POLICY_PLANES,
+        "game": "chess",
     }
+    legacy = {k: v for k, v in config.to_dict().items() if k != "game"}  # a checkpoint from before the families
+    assert NetworkConfig.from_dict(legacy) == config
     with pytest.raises(ValueError, match="'widht'"):
         NetworkConfig.from_dict({**config.to_dict(), "widht": 3})
     with pytest.raises(ValueError, match="'value_hidden'"):

@@ -8,9 +8,10 @@ import pytest
 from mmc.configs import ConfigError
 from mmc.evaluate import EvaluateConfig
 from mmc.games.chess import from_fen, initial_state, outcome
+from mmc.games.chess.endgame import KING, endgame
 from mmc.nn import NetworkConfig, build_network
 from mmc.play import replay
-from mmc.play.curriculum import KING, endgame, self_play_start
+from mmc.play.curriculum import self_play_start
 from mmc.play.selfplay import self_play
 from mmc.search import NetworkLeafEvaluator, SearchConfig
 

@@ -16,12 +16,13 @@ import numpy as np
 import pytest
 
 from mmc.games.chess import Move, State, apply_move, from_fen, legal_moves, observation_planes
+from mmc.games.chess.dark import observe, sample_boards
 from mmc.games.chess.state import _array
 from mmc.nn import NetworkConfig, build_network, save_checkpoint
 from mmc.play import GreedyPlayer, Player, PolicyPlayer, parse_player
 from mmc.play.search_players import MCTSPlayer
-from mmc.search import NetworkLeafEvaluator, RolloutEvaluator, SearchConfig, observe, sample_boards, search
-from tests.search.test_dark import with_board
+from mmc.search import NetworkLeafEvaluator, RolloutEvaluator, SearchConfig, search
+from tests.games.chess.test_dark import with_board
 from tests.search.test_search import random_positions
 
 SEEDS = range(8)

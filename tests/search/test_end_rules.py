@@ -15,7 +15,7 @@ import pytest
 
 from mmc.games.chess import VARIANTS, State, Termination, apply_move, board, from_fen, get_variant, legal_moves, outcome
 from mmc.games.chess.actions import NUM_POLICY_PLANES
-from mmc.play.players import _seen_scores
+from mmc.games.chess.greedy import _seen_scores
 from mmc.search import Forest, LeafBatch, SearchConfig, _tree
 
 CODES = {
@@ -74,7 +74,7 @@ def tree_codes(parent: State) -> list[int]:
     for j in range(len(moves)):
         node = start + j
         assert forest.nodes.slot[0, node] >= 0, "every child is visited"
-        code, _, _ = _tree.leaf_end(0, node, forest.nodes, forest.slots, forest.trees, forest.rules)
+        code, _, _ = forest.tree.leaf_end(0, node, forest.nodes, forest.slots, forest.trees, forest.rules)
         codes.append(-1 if code in DECISIVE else int(code))
     return codes
 

@@ -198,7 +198,7 @@ def test_concatenate_take_and_group_by_size() -> None:
         concatenate([a, c])
     with pytest.raises(ValueError, match="at least one"):
         concatenate([])
-    small, large = group_by_size([c, a, Examples.empty(6, 6), b])
+    small, large = group_by_size([c, a, Examples.empty("los_alamos"), b])
     assert_examples_equal(small, both)
     assert_examples_equal(large, c)
 
@@ -207,7 +207,7 @@ def test_concatenate_take_and_group_by_size() -> None:
 
 
 def test_save_load_round_trip_is_exact(tmp_path: Path) -> None:
-    for examples in (small_examples(count=7), small_examples("los_alamos", 3), Examples.empty(5, 5)):
+    for examples in (small_examples(count=7), small_examples("los_alamos", 3), Examples.empty("gardner")):
         path = save_examples(examples, tmp_path / "gen" / f"{examples.board_shape[0]}_{len(examples)}.npz")
         assert_examples_equal(load_examples(path), examples)
     assert sorted(p.name for p in (tmp_path / "gen").iterdir()) == ["5_0.npz", "5_7.npz", "6_3.npz"]  # no temp left

@@ -12,6 +12,7 @@ import torch
 
 from mmc.games.chess import NUM_PLANES, VARIANTS, apply_move, from_fen, legal_moves, outcome
 from mmc.games.chess.actions import NUM_POLICY_PLANES
+from mmc.games.chess.mirror import mirror
 from mmc.games.chess.variants import CaptureRule
 from mmc.nn import NetworkConfig, PolicyValueNet, build_network
 from mmc.seeding import root
@@ -21,7 +22,6 @@ from mmc.train import (
     Examples,
     TrainConfig,
     learning_rate_at,
-    mirror,
     replay_window,
     replay_window_positions,
     train,
@@ -194,7 +194,7 @@ def test_mixed_board_sizes_train_in_separate_interleaved_minibatches() -> None:
 def test_mirror_augmentation_feeds_originals_and_mirrors() -> None:
     data = dataset("los_alamos", 24, seed=5)
     originals = {row.tobytes() for row in data.planes}
-    mirrors = {row.tobytes() for row in mirror(data).planes}
+    mirrors = {row.tobytes() for row in mirror(data.planes, data.policy, data.legal)[0]}
     net = build_network(TINY, seed=0)
     rows: list[bytes] = []
     net.register_forward_pre_hook(lambda module, args: rows.extend(r.numpy().tobytes() for r in args[0]))
@@ -209,7 +209,7 @@ def test_train_refuses_what_it_cannot_use_and_mirrors_only_symmetric_variants(mo
     data = dataset("gardner", 8, seed=6)
     net = build_network(TINY, seed=0)
     with pytest.raises(ValueError, match="at least one example"):
-        train(net, [Examples.empty(5, 5)], TrainConfig(), torch.Generator())
+        train(net, [Examples.empty("gardner")], TrainConfig(), torch.Generator())
     with pytest.raises(ValueError, match=f"the network {NUM_PLANES - 1} and {NUM_POLICY_PLANES}"):
         train(
             build_network(NetworkConfig(blocks=0, filters=4, in_planes=NUM_PLANES - 1)),

@@ -7,9 +7,10 @@ import pytest
 
 from mmc.games.chess import State, from_fen, observation_planes
 from mmc.games.chess import _kernels as K
+from mmc.games.chess.dark import observe, sample_boards
 from mmc.games.chess.fen import board_fen
 from mmc.games.chess.state import _array, table
-from mmc.search import LeafBatch, SearchConfig, observe, sample_boards, search
+from mmc.search import LeafBatch, SearchConfig, search
 from tests.search.test_search import random_positions, uniform
 
 

@@ -15,10 +15,18 @@ import torch
 
 from mmc.games.chess import VARIANTS, Move, State, apply_move, from_fen, initial_state, legal_moves
 from mmc.games.chess.actions import NUM_POLICY_PLANES
+from mmc.games.chess.mirror import MIRROR_PLANES, check_mirror_symmetric, is_mirror_symmetric, mirror_batch
+from mmc.games.chess.mirror import mirror as mirror_arrays
 from mmc.games.chess.variants import CaptureRule
-from mmc.train import MIRROR_PLANES, Examples, check_mirror_symmetric, is_mirror_symmetric, mirror, mirror_batch
+from mmc.train import Examples
+from tests.train import assert_examples_equal, examples_of, random_policy, random_positions
 
-from . import assert_examples_equal, examples_of, random_policy, random_positions
+
+def mirror(examples: Examples) -> Examples:
+    """The examples of the mirrored positions (``mirror_arrays`` on their arrays), their variants checked first."""
+    check_mirror_symmetric(str(name) for name in np.unique(examples.variant))
+    planes, policy, legal = mirror_arrays(examples.planes, examples.policy, examples.legal)
+    return dataclasses.replace(examples, planes=planes, policy=policy, legal=legal)
 
 # (variant, start FEN or None for the variant's own): colour-bound and king-promotion positions need a FEN.
 POSITIONS = [
@@ -127,7 +135,7 @@ def test_mirror_is_an_involution_and_leaves_the_input_alone() -> None:
         twice = mirror(mirror(original))
         assert_examples_equal(twice, original)
         np.testing.assert_array_equal(original.planes, before)
-    assert len(mirror(Examples.empty(6, 6))) == 0
+    assert len(mirror(Examples.empty("los_alamos"))) == 0
 
 
 def test_policy_plane_permutation_follows_the_direction_names() -> None:
