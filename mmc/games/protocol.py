@@ -64,6 +64,7 @@ __all__ = [
     "FIRST",
     "SECOND",
     "ActionSpace",
+    "BoardView",
     "EngineBinding",
     "Game",
     "IllegalMoveError",
@@ -151,6 +152,29 @@ class ActionSpace(Protocol):
 
     def decode(self, action: int, state: Any) -> Any:
         """The legal move of ``state`` that ``action`` stands for; ``ValueError`` if none."""
+
+
+class BoardView(NamedTuple):
+    """A position as a picture (``Game.board_view``): what the web app draws and the environments' images show.
+
+    Cell ``i`` is file ``i % len(files)`` of rank ``i // len(files)``, ranks from the bottom (the first player's
+    side), and is named ``files[f] + ranks[r]`` (``a1`` at the bottom left, as the family's move text names it).
+    A piece is drawn in its owner's colour, the name of the player (``Game.players``: the first player's pieces are
+    white in chess, black in gomoku).
+    """
+
+    files: tuple[str, ...]
+    """File names, left to right: ``("a", "b", ...)``."""
+    ranks: tuple[str, ...]
+    """Rank names, bottom to top: ``("1", "2", ...)``."""
+    cells: tuple[tuple[int, str], ...]
+    """``(owner, glyph)`` of every cell: owner +1 (first player), -1 (second) or 0 (empty); glyph the one character
+    drawn (a chess piece ``♞``, a stone ``●``), ``""`` on an empty cell."""
+    hidden: frozenset[int] = frozenset()
+    """Cells the viewer cannot see (dark chess), drawn fogged and empty."""
+    marks: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    """Named sets of cells to tint, e.g. ``("target-first", (...))`` for a player's target region, ``("last", ...)``
+    for the last move, ``("line", ...)`` for a winning line."""
 
 
 class EngineBinding(NamedTuple):
@@ -244,6 +268,13 @@ class Game:
     """``code_of(move) -> int``: a move's kernel code."""
     move_of_code: Callable[[int], Any]
     """``move_of_code(code) -> Move``: the move of a kernel code."""
+    board_view: Callable[..., BoardView]
+    """``board_view(state, viewer=None) -> BoardView``: the board as a picture; ``viewer`` (a player) sees only its own
+    view in a variant with hidden information."""
+    move_cells: Callable[[Any, Any], tuple[str, ...]]
+    """``move_cells(state, move) -> cell names``: the cells a person clicks, in order, to make ``move`` (chess: from
+    and to; a stone: its cell; a hop chain: the piece, then each landing cell; a pass: none). Moves with the same
+    cells (chess's promotions) are told apart by their text."""
     heuristic: Callable[[Any, Sequence[Any]], np.ndarray]
     """``heuristic(state, moves) -> float64[len(moves)]``: the greedy player's score of each move (higher is
     better for the player to move; the player picks among the best at random). Greedy is Elo 0 of every ladder."""
@@ -259,8 +290,6 @@ class Game:
     """``endgame(state, rng) -> State``: a thinned-out position for self-play's endgame starts; ``None``: none."""
     engine: EngineBinding | None = None
     """How Fairy-Stockfish plays the family's variants, where it does (``fairy:nodes=N`` players and anchors)."""
-    board_view: Callable[..., dict[str, Any]] | None = None
-    """``board_view(state) -> dict``: the board as the web app draws it (``mmc.web``)."""
 
     def __repr__(self) -> str:
         return f"Game({self.name!r})"

@@ -31,6 +31,7 @@ from mmc.games.chess.state import (
     table,
 )
 from mmc.games.chess.variants import VARIANTS
+from mmc.games.chess.view import board_view, move_cells
 from mmc.games.protocol import EngineBinding, Game, KernelState
 
 __all__ = ["ENGINE", "GAME", "kernel_state"]
@@ -85,6 +86,8 @@ GAME = Game(
     kernel_state=kernel_state,
     code_of=lambda move: move.code,
     move_of_code=board.MOVES.__getitem__,
+    board_view=board_view,
+    move_cells=move_cells,
     heuristic=heuristic,
     determinize=determinize,
     symmetries=_symmetries,

@@ -28,6 +28,7 @@ def mirror(examples: Examples) -> Examples:
     planes, policy, legal = mirror_arrays(examples.planes, examples.policy, examples.legal)
     return dataclasses.replace(examples, planes=planes, policy=policy, legal=legal)
 
+
 # (variant, start FEN or None for the variant's own): colour-bound and king-promotion positions need a FEN.
 POSITIONS = [
     ("gardner", None),
