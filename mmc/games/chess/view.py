@@ -23,7 +23,8 @@ def board_view(state: State, viewer: Color | int | None = None) -> BoardView:
     v = state.variant
     board = state.board_array()
     seen = visible_squares(state, viewer) if viewer is not None and v.hidden_information else None
-    cells, hidden = [], set()
+    cells: list[tuple[int, str]] = []
+    hidden: set[int] = set()
     for rank in range(v.height):
         for file in range(v.width):
             square = 8 * rank + file
