@@ -4,6 +4,9 @@ records that replay, examples and checkpoints that round-trip, and a network tha
 
 from __future__ import annotations
 
+import itertools
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -47,13 +50,11 @@ def test_alphazero_self_play_training_and_arena(bonus_game: Game) -> None:
             states = replay(record)
             assert outcome(states[-1]) is not None
     turns = [s.turn for r in generations[0].self_play.records for s in replay(r)]
-    assert any(a == b for a, b in zip(turns, turns[1:], strict=False)), "some player moved twice in a row"
+    assert any(a == b for a, b in itertools.pairwise(turns)), "some player moved twice in a row"
 
 
-def test_matches_records_examples_and_checkpoints(bonus_game: Game, tmp_path: object) -> None:
-    from pathlib import Path
-
-    out = Path(str(tmp_path))
+def test_matches_records_examples_and_checkpoints(bonus_game: Game, tmp_path: Path) -> None:
+    out = tmp_path
     net = build_network(NetworkConfig.for_game(bonus_game, blocks=1, filters=8, value_hidden=8), seed=1)
     path = save_checkpoint(net, net.config, out / "bonus.pt")
     loaded, config = load_checkpoint(path)
@@ -74,8 +75,8 @@ def test_matches_records_examples_and_checkpoints(bonus_game: Game, tmp_path: ob
                np.random.default_rng(0))  # fmt: skip
     state = initial_state("bonus_3x3")
     assert len(legal_moves(state)) == 9
-    played = next(iter(alphazero(net, "bonus_2x3", AlphaZeroConfig(generations=1, games=2, chunks=1, concurrent=2,
-                                 max_plies=16), SearchConfig(simulations=4), TrainConfig(epochs=1), root(1))))  # fmt: skip
+    loop = AlphaZeroConfig(generations=1, games=2, chunks=1, concurrent=2, max_plies=16)
+    played = next(iter(alphazero(net, "bonus_2x3", loop, SearchConfig(simulations=4), TrainConfig(epochs=1), root(1))))
     examples = played.self_play.examples[0]
     again = load_examples(save_examples(examples, out / "bonus.npz"))
     for name in ("planes", "policy", "legal", "value", "variant"):
