@@ -82,3 +82,11 @@ def test_matches_records_examples_and_checkpoints(bonus_game: Game, tmp_path: Pa
     for name in ("planes", "policy", "legal", "value", "variant"):
         np.testing.assert_array_equal(getattr(again, name), getattr(examples, name))
     assert torch.isfinite(next(played.candidate.parameters())).all()
+
+
+def test_a_checkpoint_of_another_family_is_refused_in_one_line(bonus_game: Game, tmp_path: Path) -> None:
+    net = build_network(NetworkConfig.for_game(bonus_game, blocks=0, filters=4), seed=0)
+    path = save_checkpoint(net, net.config, tmp_path / "bonus.pt")
+    for spec in (f"net:{path}", f"policy:{path}"):
+        with pytest.raises(ValueError, match=r"a bonus network cannot play gardner, a variant of chess$"):
+            parse_player(spec, variant="gardner")
