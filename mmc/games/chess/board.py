@@ -18,9 +18,9 @@ kernels the chess API (``mmc.games.chess.state``) runs on, so that a rule has on
                               (tab[H_HEIGHT], tab[H_WIDTH], ...), the board's squares at
                               tab[SQ_OFF : SQ_OFF + tab[H_NSQ]]
 
-The kernels (numba, cached: ``mmc.games.jit.kernel``): :func:`legal_moves_into` (the legal moves, none once a variant rule ended the
-game), :func:`play_inplace` (and :func:`play`, which also says who moves next and whether the move was
-irreversible), :func:`advance`, :func:`status`, :func:`visible_squares`, :func:`perft`,
+The kernels (numba, cached: ``mmc.games.jit.kernel``): :func:`legal_moves_into` (the legal moves, none once a
+variant rule ended the game), :func:`play_inplace` (and :func:`play`, which also says who moves next and whether the
+move was irreversible), :func:`advance`, :func:`status`, :func:`visible_squares`, :func:`perft`,
 :func:`random_playout`; the game-end rules :func:`game_end` (whether a position is over and why: a code, ``ONGOING``
 or one of ``CHECKMATED STALEMATE KING_LOST EXTINCT OPPONENT_EXTINCT INSUFFICIENT_MATERIAL REPETITION FIFTY_MOVES
 PLY_CAP``), :func:`clock_end` (its clock rules alone) and :func:`end_value`; the network's input planes
