@@ -15,7 +15,7 @@ import torch
 
 from mmc.games import get_game
 from mmc.nn.network import PolicyValueNet, inference_copy
-from mmc.search import _tree
+from mmc.search import _simulate
 from mmc.search.config import PRECISIONS
 
 __all__ = ["BF16_TOLERANCE", "LeafBatch", "LeafEvaluator", "NetworkLeafEvaluator", "RolloutEvaluator"]
@@ -105,6 +105,6 @@ class RolloutEvaluator:
         n, _, h, w = batch.planes.shape
         game = get_game(batch.variant)
         seeds = self.rng.integers(0, 2**63, size=n, dtype=np.int64).astype(np.uint64)
-        rollout = _tree.compiled_tree(game).rollout_values
+        rollout = _simulate.compiled_tree(game).rollout_values
         values = rollout(batch.boards, batch.sides, game.table(batch.variant), self.max_plies, seeds)
         return np.zeros((n, game.num_policy_planes * h * w), dtype=np.float32), values

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from mmc.games import get_game
-from mmc.search import _tree
+from mmc.search import _simulate, _tree
 from mmc.search._tree import Leaves, Nodes, Params, Rules, Slots, Trees
 from mmc.search.config import SearchConfig
 from mmc.search.evaluators import LeafBatch, LeafEvaluator
@@ -89,7 +89,7 @@ class Forest:
         v = game.variants[variant]
         self.variant, self.config, self.max_plies, self.num_trees = v.name, config, max_plies, num_trees
         self.rules = Rules(game.table(v.name), max_plies, not v.hidden_information)
-        self.tree = _tree.compiled_tree(game)
+        self.tree = _simulate.compiled_tree(game)
         space = game.action_space(v.name)
         self.lookup, self.policy_index = space.lookup, space.policy_index
         board_len, max_moves = game.kernels.BOARD_LEN, game.kernels.MAX_MOVES
