@@ -52,8 +52,9 @@ def agents(variant: str) -> tuple[str, str]:
 
 def observation_space(variant: str) -> spaces.Dict:
     """The space of one agent's observation in ``variant``."""
-    game = get_game(check_playable(variant))
-    v, space = game.variant(variant), game.action_space(variant)
+    name = check_playable(variant)
+    game = get_game(name)
+    v, space = game.variant(name), game.action_space(name)
     return spaces.Dict(
         {
             "observation": spaces.Box(0.0, 1.0, (game.num_planes, v.height, v.width), np.float32),
