@@ -1,42 +1,40 @@
 """The ``mmc`` command line: ``mmc variants``, ``show``, ``perft``, ``match``, ``play``, ``replay``, ``rate``,
 ``serve``.
 
-Every command checks its input before doing any work; bad input exits with status 2 and one line
+Every command takes any variant of any game family and reaches the game only through ``mmc.games`` (a variant id
+names its family). Every command checks its input before doing any work; bad input exits with status 2 and one line
 ``mmc: error: ...`` that names the problem.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
 
-from mmc.games.chess import (
-    VARIANTS,
-    Color,
+from mmc.games import (
+    FIRST,
+    Game,
     IllegalMoveError,
-    from_fen,
+    from_text,
+    game_of,
+    games,
+    get_game,
     get_variant,
     initial_state,
     outcome,
-    perft,
-    perft_divide,
-    render,
 )
-from mmc.games.chess.perft import MAX_DEPTH
-from mmc.games.chess.state import State
+from mmc.perft import MAX_DEPTH, PerftRow, perft_divide, read_perft_suite
 from mmc.play.arena import play_match
 from mmc.play.fairy import FairyError
 from mmc.play.human import HumanPlayer, Resign
-from mmc.play.players import Player, close_player, parse_player
+from mmc.play.players import PLAYER_KINDS, Player, close_player, parse_player
 from mmc.play.records import GameRecord, RecordError, read_records, replay, write_records
 
 __all__ = ["main"]
@@ -56,23 +54,31 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _state(variant: str, fen: str | None) -> State:
+def _state(variant: str, position: str | None) -> Any:
+    """The start of ``variant``, or the position of the text ``position`` (the family's ``state.fen()`` text)."""
     try:
-        return initial_state(variant) if fen is None else from_fen(variant, fen)
+        return initial_state(variant) if position is None else from_text(variant, position)
     except ValueError as e:
         raise UsageError(str(e)) from None
 
 
+def _render(state: Any) -> str:
+    return game_of(state).render(state, coordinates=True)
+
+
 def cmd_variants(args: argparse.Namespace) -> int:
-    width = max(map(len, VARIANTS))
-    for v in VARIANTS.values():
-        print(f"{v.name:<{width}}  {v.height}x{v.width}  {v.description}")
+    width = max(len(name) for game in games() for name in game.variants)
+    for game in games():
+        print(f"{game.name}: {game.description}")
+        for v in game.variants.values():
+            size = f"{v.height}x{v.width}"
+            print(f"  {v.name:<{width}}  {size:<5}  {v.description}")
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    state = _state(args.variant, args.fen)
-    print(render(state, coordinates=True))
+    state = _state(args.variant, args.position)
+    print(_render(state))
     print(state.fen())
     result = outcome(state)
     if result is not None:
@@ -80,67 +86,31 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-@dataclass(frozen=True)
-class PerftRow:
-    line: int
-    variant: str
-    fen: str
-    depth: int
-    nodes: int
-
-
-def read_perft_file(path: Path) -> list[PerftRow]:
-    """Read and validate a perft suite (``variant,fen,depth,nodes``); ``UsageError`` names the first bad row."""
-    try:
-        text = path.read_text()
-    except OSError as e:
-        raise UsageError(f"cannot read perft file {str(path)!r}: {e.strerror}") from None
-    reader = csv.reader(text.splitlines())
-    header = next(reader, None)
-    if header != ["variant", "fen", "depth", "nodes"]:
-        raise UsageError(f"{path}:1: header must be 'variant,fen,depth,nodes', got {','.join(header or [])!r}")
-    rows = []
-    for line, fields in enumerate(reader, start=2):
-        if not fields:
-            continue
-        if len(fields) != 4:
-            raise UsageError(f"{path}:{line}: expected 4 fields, got {len(fields)}")
-        variant, fen, depth, nodes = fields
-        try:
-            row = PerftRow(line, variant, fen, int(depth), int(nodes))
-        except ValueError:
-            raise UsageError(f"{path}:{line}: depth and nodes must be integers, got {depth!r}, {nodes!r}") from None
-        if row.depth < 0 or row.nodes < 0:
-            raise UsageError(f"{path}:{line}: depth and nodes must be >= 0")
-        if row.depth > MAX_DEPTH:
-            raise UsageError(f"{path}:{line}: depth must be at most {MAX_DEPTH}, got {row.depth}")
-        try:
-            from_fen(variant, fen)
-        except ValueError as e:
-            raise UsageError(f"{path}:{line}: {e}") from None
-        rows.append(row)
-    return rows
-
-
 def cmd_perft(args: argparse.Namespace) -> int:
     if args.file is not None:
-        if args.variant is not None or args.fen is not None or args.depth is not None:
-            raise UsageError("--file takes no VARIANT, --fen or --depth (they come from the file)")
-        return _perft_suite(read_perft_file(Path(args.file)))
+        if args.variant is not None or args.position is not None or args.depth is not None:
+            raise UsageError("--file takes no VARIANT, --position or --depth (they come from the file)")
+        try:
+            rows = read_perft_suite(args.file)
+        except OSError as e:
+            raise UsageError(f"cannot read perft file {args.file!r}: {e.strerror}") from None
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        return _perft_suite(rows)
     if args.variant is None or args.depth is None:
         raise UsageError("perft needs VARIANT and --depth N (or --file FILE.csv)")
     if not 0 <= args.depth <= MAX_DEPTH:
         raise UsageError(f"--depth must be between 0 and {MAX_DEPTH}, got {args.depth}")
     if args.divide and args.depth < 1:
         raise UsageError("--divide needs --depth >= 1")
-    state = _state(args.variant, args.fen)
+    state = _state(args.variant, args.position)
     if args.divide:
         split = perft_divide(state, args.depth)
         for move, nodes in split:
             print(f"{move}: {nodes}")
         print(sum(n for _, n in split))
     else:
-        print(perft(state, args.depth))
+        print(game_of(state).perft(state, args.depth))
     return 0
 
 
@@ -149,12 +119,12 @@ def _perft_suite(rows: list[PerftRow]) -> int:
     start = time.perf_counter()
     total = 0
     for row in rows:
-        nodes = perft(from_fen(row.variant, row.fen), row.depth)
+        nodes = get_game(row.variant).perft(from_text(row.variant, row.position), row.depth)
         total += nodes
         ok = nodes == row.nodes
         mismatches += not ok
         verdict = "OK" if ok else f"MISMATCH (expected {row.nodes})"
-        print(f"{row.variant},{row.fen},{row.depth},{nodes} {verdict}")
+        print(f"{row.variant},{row.position},{row.depth},{nodes} {verdict}")
     seconds = time.perf_counter() - start
     print(f"{len(rows) - mismatches}/{len(rows)} rows OK, {mismatches} mismatches, {total} nodes in {seconds:.1f} s")
     return 1 if mismatches else 0
@@ -180,7 +150,10 @@ def _check_device(name: str) -> None:
 
 
 def _check_game_args(args: argparse.Namespace) -> None:
-    """The options ``match`` and ``play`` share: ``--seed``, ``--max-plies`` and ``--device``."""
+    """The options ``match`` and ``play`` share: ``--seed``, ``--max-plies`` (the family's move cap when not given)
+    and ``--device``."""
+    if args.max_plies is None:
+        args.max_plies = get_game(args.variant).default_max_plies
     if args.seed < 0:
         raise UsageError(f"--seed must be >= 0, got {args.seed}")
     if not 1 <= args.max_plies <= MAX_PLIES:
@@ -235,27 +208,36 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sides(game: Game) -> tuple[str, ...]:
+    """What ``--color`` may be: the family's player names, then ``first`` and ``second``."""
+    return (*game.players, "first", "second")
+
+
 def cmd_play(args: argparse.Namespace) -> int:
+    game = get_game(args.variant)
+    if args.color not in _sides(game):
+        raise UsageError(f"argument --color: invalid choice: {args.color!r} (choose from {', '.join(_sides(game))})")
     _check_game_args(args)
     opponent = _player(args.opponent, args.variant, args.device)
     human = HumanPlayer()
-    white, black = (human, opponent) if args.color == "white" else (opponent, human)
+    human_first = args.color in ("first", game.players[0])
+    first, second = (human, opponent) if human_first else (opponent, human)
     try:
         result = play_match(
-            white, black, args.variant, 1, np.random.default_rng(args.seed), opening_plies=0, max_plies=args.max_plies
+            first, second, args.variant, 1, np.random.default_rng(args.seed), opening_plies=0, max_plies=args.max_plies
         )
     except Resign:
-        print(f"you resigned: {'0-1' if args.color == 'white' else '1-0'}")
+        print(f"you resigned: {'0-1' if human_first else '1-0'}")
         return 0
     finally:
         close_player(opponent)
     record = result.records[0]
     print()
-    print(render(replay(record)[-1], coordinates=True))
+    print(_render(replay(record)[-1]))
     if record.result == "1/2-1/2":
         verdict = "draw"
     else:
-        verdict = "you win" if (record.result == "1-0") == (args.color == "white") else "you lose"
+        verdict = "you win" if (record.result == "1-0") == human_first else "you lose"
     print(f"{record.result} ({record.termination}): {verdict}")
     return 0
 
@@ -277,9 +259,10 @@ def cmd_rate(args: argparse.Namespace) -> int:
         rate_config = RateConfig(anchors=anchors, ladder_games=args.ladder_games, games=args.games)
     except ConfigError as e:
         raise UsageError(f"--{e.field.replace('_', '-')}: {e.problem}") from None
-    if len([a for a in anchors if plays(a, args.variant)]) < 2:
+    playing = [a for a in anchors if plays(a, args.variant)]  # rating leaves out the others (fairy in atomic)
+    if len(playing) < 2:
         raise UsageError(f"--anchors: fewer than two of {list(anchors)} play {args.variant}")
-    for spec in (*args.players, *anchors):  # every spec checked before any game
+    for spec in (*args.players, *playing):  # every spec checked before any game
         close_player(_player(spec, args.variant, args.device))
     try:
         rated = rate_players(args.players, args.variant, evaluate_config, rate_config, args.seed, device=args.device)
@@ -301,7 +284,7 @@ def cmd_rate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_games(path: str, game: int | None) -> list[tuple[int, GameRecord, list[State]]]:
+def _read_games(path: str, game: int | None) -> list[tuple[int, GameRecord, list[Any]]]:
     try:
         records = read_records(path)
     except OSError as e:
@@ -313,13 +296,13 @@ def _read_games(path: str, game: int | None) -> list[tuple[int, GameRecord, list
     if game is not None and not 1 <= game <= len(records):
         raise UsageError(f"--game must be between 1 and {len(records)} (the games in {path!r}), got {game}")
     numbers = range(1, len(records) + 1) if game is None else [game]
-    games = []
+    out = []
     for number in numbers:
         try:
-            games.append((number, records[number - 1], replay(records[number - 1])))
+            out.append((number, records[number - 1], replay(records[number - 1])))
         except RecordError as e:
             raise UsageError(f"{path}: game {number}: {e}") from None
-    return games
+    return out
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -340,21 +323,34 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def move_labels(states: list[Any], moves: Sequence[str]) -> list[str]:
+    """Each move's label in a replay, chess-style: ``N. move`` for the first player, ``N... move`` for the second,
+    ``N`` counting from the start position's move (``ply // 2 + 1``) and going up when the first player moves after
+    the second (so a player's moves in a row share one number)."""
+    number = states[0].ply // 2 + 1
+    labels = []
+    for index, (state, move) in enumerate(zip(states[: len(moves)], moves, strict=True)):
+        first = int(state.turn) == FIRST
+        if first and index > 0 and int(states[index - 1].turn) != FIRST:
+            number += 1
+        labels.append(f"{number}{'.' if first else '...'} {move}")
+    return labels
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
-    games = _read_games(args.file, args.game)
-    for number, record, states in games:
-        print(f"game {number}: {record.first} (White) vs {record.second} (Black), {record.variant}, seed {record.seed}")
+    for number, record, states in _read_games(args.file, args.game):
+        first, second = (name.capitalize() for name in get_game(record.variant).players)
+        print(f"game {number}: {record.first} ({first}) vs {record.second} ({second}), {record.variant}, "
+              f"seed {record.seed}")  # fmt: skip
         print()
         print("start")
-        print(render(states[0], coordinates=True))
-        for ply, (move, state) in enumerate(zip(record.moves, states[1:], strict=True)):
-            full, black = divmod(ply + 2 * (states[0].fullmove_number - 1) + (states[0].turn is Color.BLACK), 2)
-            label = f"{full + 1}{'...' if black else '.'} {move}"
+        print(_render(states[0]))
+        for ply, (label, state) in enumerate(zip(move_labels(states, record.moves), states[1:], strict=True)):
             note = " (opening)" if ply < record.opening_plies else ""
             print()
             print(label + note)
-            print(render(state, coordinates=True))
-        winner = {"1-0": "White wins", "0-1": "Black wins"}.get(record.result, "draw")
+            print(_render(state))
+        winner = {"1-0": f"{first} wins", "0-1": f"{second} wins"}.get(record.result, "draw")
         print()
         print(f"{record.result} ({record.termination}): {winner}")
         print()
@@ -376,55 +372,66 @@ def _add_device(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def player_forms() -> str:
+    """Every form a player spec takes, from the player registry (``mmc.play.PLAYER_KINDS``), for ``--help``."""
+    return ", ".join(kind.usage for kind in PLAYER_KINDS.values()).replace("%", "%%")
+
+
+_MAX_PLIES_HELP = f"ply cap, at most {MAX_PLIES}: the game is drawn then (default: the family's, 150 in chess)"
+_VARIANT_HELP = "a variant id of any game family (mmc variants lists them)"
+_POSITION_HELP = "position text of the variant's family (a FEN in chess; default: the variant's start)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mmc", description="meta-minichess: rules engine, self-play and study tools")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    players = f"a player spec: {player_forms()}"
 
-    p = sub.add_parser("variants", help="list the variants with a one-line description")
+    p = sub.add_parser("variants", help="list the game families and their variants, one line each")
     p.set_defaults(func=cmd_variants)
 
-    p = sub.add_parser("show", help="print a position as a Unicode board")
+    p = sub.add_parser("show", help="print a position as a board")
     p.add_argument("variant", type=_variant, metavar="VARIANT")
-    p.add_argument("--fen", help="position (default: the variant's start)")
+    p.add_argument("--position", "--fen", dest="position", metavar="TEXT", help=_POSITION_HELP)
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("perft", help="count legal-move tree leaves; the last line is the node count")
     p.add_argument("variant", nargs="?", type=_variant, metavar="VARIANT")
-    p.add_argument("--fen", help="position (default: the variant's start)")
-    p.add_argument("--depth", type=int, help=f"plies to search (0 to {MAX_DEPTH})")
+    p.add_argument("--position", "--fen", dest="position", metavar="TEXT", help=_POSITION_HELP)
+    p.add_argument("--depth", type=int, help=f"moves to search (0 to {MAX_DEPTH})")
     p.add_argument("--divide", action="store_true", help="print the count below each first move")
-    p.add_argument("--file", metavar="FILE.csv", help="run a perft suite (columns variant,fen,depth,nodes)")
+    p.add_argument("--file", metavar="FILE.csv", help="run a perft suite (columns variant,position,depth,nodes)")
     p.set_defaults(func=cmd_perft)
 
     p = sub.add_parser("match", help="play games between two players; one summary line (score with 95%% CI)")
-    p.add_argument("players", nargs=2, metavar="PLAYER", help="random, greedy, policy:PATH.pt, fairy:nodes=N, ...")
-    p.add_argument("--variant", type=_variant, required=True)
+    p.add_argument("players", nargs=2, metavar="PLAYER", help=players)
+    p.add_argument("--variant", type=_variant, required=True, help=_VARIANT_HELP)
     p.add_argument("--games", type=int, default=20, help=f"games to play, 1 to {MAX_GAMES} (default 20)")
     p.add_argument(
         "--seed", type=int, default=0, help="seed (>= 0) of the openings and the players' randomness (default 0)"
     )
     p.add_argument("--opening-plies", type=int, default=4, help="random plies before the players play (default 4)")
-    p.add_argument(
-        "--max-plies", type=int, default=150, help=f"ply cap, at most {MAX_PLIES}: the game is drawn then (default 150)"
-    )
+    p.add_argument("--max-plies", type=int, help=_MAX_PLIES_HELP)
     p.add_argument("--records", metavar="FILE", help="write the games to FILE (PGN-like, read by mmc replay)")
     _add_device(p)
     p.set_defaults(func=cmd_match)
 
     p = sub.add_parser("play", help="play a game against a player at the terminal")
-    p.add_argument("--variant", type=_variant, required=True)
-    p.add_argument("--opponent", required=True, metavar="PLAYER", help="random, greedy, fairy:nodes=N, ...")
-    p.add_argument("--color", choices=("white", "black"), default="white", help="your side (default white)")
+    p.add_argument("--variant", type=_variant, required=True, help=_VARIANT_HELP)
+    p.add_argument("--opponent", required=True, metavar="PLAYER", help=players)
+    p.add_argument(
+        "--color",
+        default="first",
+        help="your side: a player of the variant's family (white or black in chess), first or second (default first)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed (>= 0) of the opponent's randomness (default 0)")
-    p.add_argument("--max-plies", type=int, default=150, help=f"ply cap, at most {MAX_PLIES} (default 150)")
+    p.add_argument("--max-plies", type=int, help=_MAX_PLIES_HELP)
     _add_device(p)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("rate", help="Elo of players against the study's anchor ladder (greedy = 0), to a leaderboard")
-    p.add_argument(
-        "players", nargs="+", metavar="PLAYER", help="player specs, e.g. python:MODULE:CALLABLE, net:PATH.pt"
-    )
-    p.add_argument("--variant", type=_variant, required=True)
+    p.add_argument("players", nargs="+", metavar="PLAYER", help=players)
+    p.add_argument("--variant", type=_variant, required=True, help=_VARIANT_HELP)
     p.add_argument("--games", type=int, default=20, help="games of each pairing of a rated player (default 20)")
     p.add_argument("--ladder-games", type=int, default=30, help="games of each pair of anchors (default 30)")
     p.add_argument(

@@ -42,15 +42,17 @@ def test_perft_from_fen(capsys: pytest.CaptureFixture[str]) -> None:
     assert (code, out.splitlines()[-1]) == (0, "596")
 
 
-def test_variants_lists_all_eleven_with_descriptions(capsys: pytest.CaptureFixture[str]) -> None:
+def test_variants_lists_the_chess_family_and_its_eleven_variants(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "variants")
-    names = [line.split()[0] for line in out.splitlines()]
+    lines = out.splitlines()
+    variants = [line.split() for line in lines if line.startswith("  ")]
     assert code == 0
-    assert names == [
+    assert lines[0].startswith("chess: Chess and its rule variants")
+    assert [fields[0] for fields in variants] == [
         "gardner", "baby", "mallet", "los_alamos", "atomic",
         "extinction", "rifle", "dark", "monochromatic", "bichromatic", "chess",
     ]  # fmt: skip
-    assert all(len(line.split(maxsplit=2)) == 3 for line in out.splitlines())
+    assert variants[0][1] == "5x5" and variants[-1][1] == "8x8" and all(len(fields) > 2 for fields in variants)
 
 
 def test_show_draws_the_seed_style_board(capsys: pytest.CaptureFixture[str]) -> None:

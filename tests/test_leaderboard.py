@@ -11,6 +11,7 @@ import yaml
 
 from mmc.cli import main
 from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate, rate
+from mmc.games import Game
 from mmc.leaderboard import LEADERBOARD_FIELDS, LeaderboardRow, append_leaderboard, rate_players
 from mmc.nn import NetworkConfig, build_network, load_checkpoint, save_checkpoint
 from mmc.rating import Pairing
@@ -26,6 +27,17 @@ AGENT = """
         for move in moves:
             result = outcome(apply_move(state, move))
             if result is not None and result.winner is state.turn:
+                return move
+        return moves[rng.integers(len(moves))]
+"""
+ANY_GAME_AGENT = """
+    from mmc.games import apply_move, legal_moves, outcome
+
+    def agent(state, rng):
+        moves = legal_moves(state)
+        for move in moves:
+            result = outcome(apply_move(state, move))
+            if result is not None and result.winner == state.turn:
                 return move
         return moves[rng.integers(len(moves))]
 """
@@ -79,6 +91,18 @@ def test_mmc_rate_rates_an_agent_from_a_module(tmp_path: Path, monkeypatch, caps
     assert "python:my_agent:agent" in out and "appended 1 row(s) to leaderboards/baby.csv" in out
     rows = list(csv.DictReader((tmp_path / "leaderboards" / "baby.csv").read_text().splitlines()))
     assert rows[0]["player"] == "python:my_agent:agent" and int(rows[0]["games"]) == 4
+
+
+def test_mmc_rate_rates_an_agent_in_any_family(bonus_game: Game, tmp_path: Path, monkeypatch, capsys) -> None:
+    (tmp_path / "any_agent.py").write_text(textwrap.dedent(ANY_GAME_AGENT))
+    monkeypatch.chdir(tmp_path)
+    argv = ["rate", "python:any_agent:agent", "--variant", "bonus_2x3", "--games", "2", "--ladder-games", "2",
+            "--anchors", "random,greedy,fairy:nodes=1"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "appended 1 row(s) to leaderboards/bonus_2x3.csv" in out and "fairy" not in out  # no engine for bonus
+    rows = list(csv.DictReader((tmp_path / "leaderboards" / "bonus_2x3.csv").read_text().splitlines()))
+    assert rows[0]["player"] == "python:any_agent:agent" and rows[0]["anchors"] == "random greedy"
 
 
 @pytest.mark.parametrize(

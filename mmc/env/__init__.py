@@ -1,35 +1,46 @@
-"""The variants as standard environments: PettingZoo AEC (two agents) and Gymnasium (one agent against a player).
+"""Every playable variant of every game family as standard environments: PettingZoo AEC (the family's two players
+as agents) and Gymnasium (one agent against a player).
 
 Needs the ``env`` extra (``pip install -e '.[env]'``: PettingZoo and Gymnasium).
 
 >>> from mmc.env import env
 >>> game = env(variant="gardner")
 >>> game.reset(seed=0)
->>> sorted(game.agents)
-['black', 'white']
+>>> game.agents
+['white', 'black']
 
 Importing this package registers the Gymnasium ids ``mmc/Gardner-v0``, ``mmc/LosAlamos-v0``, ... (one per playable
-variant, :data:`GYM_IDS`): ``gymnasium.make("mmc/Gardner-v0", opponent="greedy", color="white")``.
+variant of the families registered then, :data:`GYM_IDS`): ``gymnasium.make("mmc/Gardner-v0", opponent="greedy",
+color="white")``. A family registered later (``mmc.games.register_game``) gets its ids from :func:`register_envs`.
 """
 
-from mmc.env.aec import AGENTS, MinichessAEC, env, observation_space, raw_env
-from mmc.env.gym import GYM_IDS, MinichessGym, register_envs
-from mmc.env.views import PLAYABLE, agent_planes, check_playable, observation, rgb_image
+from mmc.env.aec import GameAEC, agents, env, observation_space, raw_env
+from mmc.env.gym import GYM_IDS, GameGym, gym_id, register_envs
+from mmc.env.views import (
+    PLAYABLE,
+    agent_planes,
+    check_playable,
+    observation,
+    playable_variants,
+    player_name,
+    rgb_image,
+)
 
 __all__ = [
-    "AGENTS",
     "GYM_IDS",
     "PLAYABLE",
-    "MinichessAEC",
-    "MinichessGym",
+    "GameAEC",
+    "GameGym",
     "agent_planes",
+    "agents",
     "check_playable",
     "env",
+    "gym_id",
     "observation",
     "observation_space",
+    "playable_variants",
+    "player_name",
     "raw_env",
     "register_envs",
     "rgb_image",
 ]
-
-register_envs()

@@ -1,92 +1,133 @@
-"""What each agent of an environment observes, and how a position is drawn.
+"""What each agent of an environment observes, and how a position is drawn, for any game family (``mmc.games``).
 
-The observation of an agent is ``{"observation": float32[NUM_PLANES, H, W], "action_mask": int8[A]}``: the
-network's input planes (``mmc.games.chess.observation_planes``) from that agent's side, and a mask over the variant's
-action space (``mmc.games.chess.action_space``) that is all zeros when the agent is not to move. In dark chess the
-planes hold only what the agent sees: its own pieces and the squares they can move to.
+The observation of an agent is ``{"observation": float32[num_planes, H, W], "action_mask": int8[A]}``: the
+network's input planes (``Game.observation_planes``) from that agent's side, and a mask over the variant's action
+space (``Game.action_space``) that is all zeros when the agent is not to move. In a variant with hidden information
+(dark chess) the planes hold only what the agent sees.
+
+A player is ``+1`` (the first to move) or ``-1`` (the second), as everywhere in ``mmc.games``; the environments name
+the players by ``Game.players`` (``"white"`` and ``"black"`` in chess).
 """
 
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 
-from mmc.games.chess import (
-    VARIANTS,
-    Color,
-    State,
-    action_space,
-    get_variant,
-    initial_state,
-    legal_moves,
-    observation_planes,
-    render,
-)
+from mmc.games import FIRST, game_of, games, get_game, get_variant
 
-__all__ = ["PLAYABLE", "agent_planes", "check_playable", "observation", "render_position", "rgb_image"]
+__all__ = [
+    "PLAYABLE",
+    "agent_planes",
+    "check_playable",
+    "observation",
+    "playable_variants",
+    "player_name",
+    "render_position",
+    "rgb_image",
+]
 
-PLAYABLE: tuple[str, ...] = tuple(name for name in VARIANTS if legal_moves(initial_state(name)))
-"""The variants a game can be played in: every one whose start position gives White a move (not monochromatic)."""
+
+def _has_a_move(variant: str) -> bool:
+    game = get_game(variant)
+    return bool(game.legal_moves(game.initial_state(variant, max_plies=game.default_max_plies)))
+
+
+def playable_variants() -> tuple[str, ...]:
+    """Every variant, of every family registered now, whose start position has a legal move (chess's monochromatic
+    has none: White cannot move at ply 0)."""
+    return tuple(name for game in games() for name in game.variants if _has_a_move(name))
+
+
+PLAYABLE: tuple[str, ...] = playable_variants()
+"""The playable variants of the families registered when ``mmc.env`` was imported (the built-in ones);
+:func:`playable_variants` also sees a family registered since."""
 
 
 def check_playable(variant: str) -> str:
     """The canonical name of ``variant``; ``ValueError`` (one line) for an unknown or unplayable one."""
     name = get_variant(variant).name
-    if name not in PLAYABLE:
-        raise ValueError(f"variant {name!r} cannot be played: White has no legal move at ply 0 (playable: "
-                         f"{', '.join(PLAYABLE)})")  # fmt: skip
+    if not _has_a_move(name):
+        game = get_game(name)
+        start = game.initial_state(name, max_plies=game.default_max_plies)
+        mover = player_name(game.players, start.turn).capitalize()
+        raise ValueError(f"variant {name!r} cannot be played: {mover} has no legal move at ply 0 (playable: "
+                         f"{', '.join(playable_variants())})")  # fmt: skip
     return name
 
 
-def agent_planes(state: State, color: Color) -> np.ndarray:
-    """``float32[NUM_PLANES, H, W]``: the planes of ``mmc.games.chess.observe`` from ``color``'s side (for the side to
-    move exactly the network's input; for the other side the same layout from its view, repetition planes 0)."""
-    return observation_planes(state, color=color)
+def player_name(players: tuple[str, str], player: int) -> str:
+    """The name of ``player`` (+1 first, -1 second) among a family's ``players``."""
+    return players[0 if int(player) == FIRST else 1]
 
 
-def observation(state: State, color: Color, *, to_move: bool) -> dict[str, np.ndarray]:
-    """The observation dict of ``color``: its planes and, if ``to_move``, the mask of the legal actions."""
-    space = action_space(state.variant_name)
+def agent_planes(state: Any, player: int) -> np.ndarray:
+    """``float32[num_planes, H, W]``: the family's observation planes from ``player``'s side (for the player to move
+    exactly the network's input; for the other the same layout from its view)."""
+    return np.asarray(game_of(state).observation_planes(state, color=player))
+
+
+def observation(state: Any, player: int, *, to_move: bool) -> dict[str, np.ndarray]:
+    """The observation dict of ``player`` (+1 or -1): its planes and, if ``to_move``, the mask of the legal actions."""
+    space = game_of(state).action_space(state.variant_name)
     mask = np.zeros(space.num_actions, dtype=np.int8)
     if to_move:
         mask[space.legal_actions(state)] = 1
-    return {"observation": agent_planes(state, color), "action_mask": mask}
+    return {"observation": agent_planes(state, player), "action_mask": mask}
 
 
-_SQUARE = 24  # pixels per square
+_CELL = 24  # pixels per cell
 _LIGHT, _DARK = np.array([240, 217, 181], np.uint8), np.array([181, 136, 99], np.uint8)
-_WHITE_PIECE, _BLACK_PIECE = np.array([250, 250, 250], np.uint8), np.array([20, 20, 20], np.uint8)
+_COLOURS: dict[str, tuple[int, int, int]] = {
+    "white": (250, 250, 250),
+    "black": (20, 20, 20),
+    "red": (200, 30, 30),
+    "blue": (30, 70, 200),
+    "green": (30, 150, 60),
+    "yellow": (235, 200, 40),
+}
+"""Disc colours of the player names that are colours; any other name draws the first player light, the second dark."""
 
 
-def rgb_image(state: State) -> np.ndarray:
-    """``uint8[H * 24, W * 24, 3]``: the whole board, White at the bottom; a piece is a disc whose size grows
-    with its type (pawn smallest, king largest), white or black, ringed in the other colour."""
-    v = state.variant
-    image = np.zeros((v.height * _SQUARE, v.width * _SQUARE, 3), dtype=np.uint8)
-    yy, xx = np.mgrid[0:_SQUARE, 0:_SQUARE] - (_SQUARE - 1) / 2
+def _disc_colour(players: tuple[str, str], owner: int) -> np.ndarray:
+    name = player_name(players, owner).lower()
+    default = _COLOURS["white"] if owner == FIRST else _COLOURS["black"]
+    return np.array(_COLOURS.get(name, default), np.uint8)
+
+
+def rgb_image(state: Any) -> np.ndarray:
+    """``uint8[H * 24, W * 24, 3]``: the whole board (``Game.board_view``, the referee's view), the first player's
+    side at the bottom, on checkered cells; a piece is a disc of one size whatever its glyph, in its owner's colour
+    (the player's name when it is a colour: white, black, red, blue, green, yellow; else light for the first player
+    and dark for the second), ringed in a contrasting shade."""
+    game = game_of(state)
+    view = game.board_view(state)
+    width, height = len(view.files), len(view.ranks)
+    image = np.zeros((height * _CELL, width * _CELL, 3), dtype=np.uint8)
+    yy, xx = np.mgrid[0:_CELL, 0:_CELL] - (_CELL - 1) / 2
     distance = np.hypot(yy, xx)
-    board = state.board_array()
-    for rank in range(v.height):
-        top = (v.height - 1 - rank) * _SQUARE
-        for file in range(v.width):
-            cell = image[top : top + _SQUARE, file * _SQUARE : (file + 1) * _SQUARE]
-            cell[:] = _LIGHT if (rank + file) % 2 else _DARK
-            piece = int(board[8 * rank + file])
-            if piece:
-                radius = 3 + 1.4 * abs(piece)
-                fill, ring = (_WHITE_PIECE, _BLACK_PIECE) if piece > 0 else (_BLACK_PIECE, _WHITE_PIECE)
-                cell[distance <= radius + 1] = ring
-                cell[distance <= radius] = fill
+    for index, (owner, _glyph) in enumerate(view.cells):
+        rank, file = divmod(index, width)
+        top = (height - 1 - rank) * _CELL
+        cell = image[top : top + _CELL, file * _CELL : (file + 1) * _CELL]
+        cell[:] = _LIGHT if (rank + file) % 2 else _DARK
+        if owner:
+            fill = _disc_colour(game.players, owner)
+            ring = np.array((20, 20, 20) if fill.astype(int).sum() > 3 * 128 else (250, 250, 250), np.uint8)
+            cell[distance <= 9] = ring
+            cell[distance <= 8] = fill
     return image
 
 
-def render_position(state: State, render_mode: str | None) -> str | np.ndarray | None:
-    """What an environment's ``render()`` returns: the whole board (the referee's view, also in dark chess) as an
-    RGB array for ``rgb_array``, text for ``ansi``; ``human`` writes the text to standard output and returns None."""
+def render_position(state: Any, render_mode: str | None) -> str | np.ndarray | None:
+    """What an environment's ``render()`` returns: the whole board (the referee's view, also with hidden information)
+    as an RGB array for ``rgb_array``, ``Game.render``'s text for ``ansi``; ``human`` writes the text to standard
+    output and returns None."""
     if render_mode == "rgb_array":
         return rgb_image(state)
-    text = render(state, coordinates=True)
+    text = game_of(state).render(state, coordinates=True)
     if render_mode == "human":
         sys.stdout.write(text + "\n")
         return None

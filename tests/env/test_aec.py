@@ -1,4 +1,5 @@
-"""mmc.env: PettingZoo's own tests over every playable variant, dark chess's private views, bad input."""
+"""mmc.env's AEC environment: PettingZoo's own tests over every playable variant of chess and of the test game bonus
+(where a player sometimes moves twice), dark chess's private views, images, bad input."""
 
 from __future__ import annotations
 
@@ -8,21 +9,46 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-from mmc.env import PLAYABLE, agent_planes, env, raw_env
-from mmc.games.chess import Color, Termination, apply_move, initial_state, legal_moves, observation_planes
+from mmc.env import PLAYABLE, agent_planes, env, playable_variants, raw_env, rgb_image
+from mmc.games import Game
+from mmc.games.chess import Termination, apply_move, initial_state, legal_moves, observation_planes
 
 
 def test_every_variant_but_monochromatic_is_playable() -> None:
     assert "monochromatic" not in PLAYABLE and "chess" in PLAYABLE and len(PLAYABLE) == 10
 
 
-@pytest.mark.parametrize("variant", PLAYABLE)
-def test_pettingzoo_api_seed_and_render_tests_pass(variant: str) -> None:
+def run_pettingzoo_tests(variant: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # api_test's advice: agent names like player_0, a Box observation
         api_test(env(variant=variant), num_cycles=60)
         seed_test(lambda: env(variant=variant), num_cycles=60)
         render_test(lambda render_mode=None: env(variant=variant, render_mode=render_mode))
+
+
+@pytest.mark.parametrize("variant", PLAYABLE)
+def test_pettingzoo_api_seed_and_render_tests_pass(variant: str) -> None:
+    run_pettingzoo_tests(variant)
+
+
+@pytest.mark.parametrize("variant", ["bonus_2x3", "bonus_3x3"])
+def test_pettingzoo_tests_pass_on_a_game_where_a_player_moves_twice(bonus_game: Game, variant: str) -> None:
+    assert variant in playable_variants() and variant not in PLAYABLE  # registered after mmc.env was imported
+    run_pettingzoo_tests(variant)
+
+
+def test_the_same_agent_acts_twice_in_a_row_when_the_game_says_so(bonus_game: Game) -> None:
+    game = env(variant="bonus_2x3")  # actions: rank * 3 + file
+    game.reset()
+    assert game.possible_agents == ["black", "white"]
+    acted = []
+    for action in (0, 5, 1, 2):  # black a1, white c2, black b1 (next to a1: a bonus), black c1 (next to b1)
+        acted.append(game.agent_selection)
+        observation, *_ = game.last()
+        assert observation["action_mask"][action]
+        game.step(action)
+    assert acted == ["black", "white", "black", "black"]
+    assert game.agent_selection == "black"  # a bonus again: three moves in a row
 
 
 def test_a_random_game_ends_with_opposite_rewards_and_the_engines_termination() -> None:
@@ -54,9 +80,20 @@ def test_the_mover_sees_the_networks_planes_and_the_waiting_side_its_own_view() 
     for _ in range(6):
         state = apply_move(state, legal_moves(state)[int(rng.integers(len(legal_moves(state))))])
     assert np.array_equal(agent_planes(state, state.turn), observation_planes(state))
-    other = agent_planes(state, Color(-int(state.turn)))
-    assert other[16].max() == float(state.turn is Color.BLACK)  # the waiting side's colour
+    other = agent_planes(state, -int(state.turn))
+    assert other[16].max() == float(state.turn == -1)  # the waiting side's colour
     assert other[:6].sum() == np.count_nonzero(state.board_array() * -int(state.turn) > 0)  # its own pieces
+
+
+def test_an_image_draws_each_players_discs_in_its_colour(bonus_game: Game) -> None:
+    game = raw_env(variant="bonus_2x3", render_mode="rgb_array")
+    game.reset()
+    for action in (0, 5):  # black a1 (bottom left), white c2 (top right)
+        game.step(action)
+    image = game.render()
+    assert isinstance(image, np.ndarray) and image.shape == (2 * 24, 3 * 24, 3) and image.dtype == np.uint8
+    assert image[24 + 12, 12].max() < 60 and image[12, 2 * 24 + 12].min() > 200  # a1 black, c2 white (centres)
+    assert np.array_equal(image, rgb_image(game.position))
 
 
 def test_in_dark_chess_each_agent_sees_nothing_on_its_hidden_squares() -> None:
