@@ -34,7 +34,10 @@ def test_page_and_options(client: TestClient) -> None:
     assert client.get("/static/app.js").status_code == 200
     options = client.get("/api/options").json()
     names = [v["name"] for v in options["variants"]]
-    assert "gardner" in names and "los_alamos" in names
+    assert "gardner" in names and "los_alamos" in names and "monochromatic" not in names  # no move at the start
+    assert options["families"][0] == {"name": "chess", "description": options["families"][0]["description"],
+                                      "players": ["white", "black"]}  # fmt: skip
+    assert all(v["family"] == "chess" and v["players"] == ["white", "black"] for v in options["variants"])
     assert options["models"] == ["starts/r0/joat.pt"]
     assert not any(k.startswith(("python", "human")) for k in options["kinds"])
     assert options["links"]["mlflow"].startswith("http://127.0.0.1:5000")
@@ -54,10 +57,13 @@ def test_mlflow_link_opens_the_runs_of_the_experiment(tmp_path: Path) -> None:
 def test_a_whole_game_against_random(client: TestClient, variant: str) -> None:
     game = new_game(client, variant=variant, color="black", seed=3)
     assert game["human"] == "black" and len(game["moves"]) == 1  # random opened
+    assert game["players"] == ["white", "black"] and game["position"]["turn"] == "black"
     assert 'data-flipped="1"' in game["position"]["svg"]
     rng = np.random.default_rng(0)
     while not game["position"]["over"]:
         move = game["legal"][int(rng.integers(len(game["legal"])))]
+        assert list(game["paths"]) == game["legal"] and game["paths"][move] == [move[:2], move[2:4]]
+        assert game["last_cells"] == [game["last"][:2], game["last"][2:4]]
         response = client.post(f"/api/games/{game['id']}/move", json={"move": move})
         assert response.status_code == 200, response.text
         game = response.json()
@@ -141,7 +147,9 @@ def test_inspect_a_network(client: TestClient) -> None:
     result = response.json()
     assert -1 <= result["value"] <= 1 and result["turn"] == "white"
     assert abs(sum(result["priors"].values()) - 1) < 1e-4
-    assert set(result["priors"]) == set(game["legal"])
+    assert set(result["priors"]) == set(result["cells"]) == set(game["legal"])
+    assert all(result["cells"][m] == game["paths"][m][-1] for m in game["legal"])  # a move's destination
+    assert all(m["cell"] == result["cells"][m["move"]] for m in result["moves"])
     assert sum(m["visits"] for m in result["moves"]) <= 16 and result["moves"][0]["visits"] > 0
     # Analysis of the person's own side with a model picked from the list, against a non-network opponent.
     game = new_game(client)
@@ -167,6 +175,9 @@ def test_watch_lists_filters_and_replays(client: TestClient) -> None:
     first = listed[0]
     game = client.get("/api/records/game", params={"file": first["file"], "index": first["index"]}).json()
     assert len(game["positions"]) == len(game["moves"]) + 1 == first["plies"] + 1
+    assert (game["first"], game["second"], game["players"]) == ("random", "greedy", ["white", "black"])
+    assert (first["first"], first["second"]) == ("random", "greedy")
+    assert game["cells"] == [[m[:2], m[2:4]] for m in game["moves"]]
     assert game["termination"] == first["termination"]
     for name in ("../../models/starts/r0/joat.json", "/etc/passwd", "nothere.pgn"):
         assert client.get("/api/records/game", params={"file": name}).status_code == 404
@@ -205,23 +216,48 @@ def test_a_slow_engine_does_not_block_other_requests(client: TestClient, monkeyp
     assert answers == [200]
 
 
-@pytest.mark.parametrize("size", [(5, 5), (6, 6), (5, 4), (8, 8)])
+@pytest.mark.parametrize("size", [(5, 5), (6, 6), (5, 4), (8, 8), (10, 12), (15, 15)])
 def test_board_svg_every_size_and_flipped(size: tuple[int, int]) -> None:
+    from mmc.games import BoardView
     from mmc.web.board import SQUARE, board_svg
 
     height, width = size
-    board = [0] * 64
-    board[0], board[8 * (height - 1) + width - 1] = 6, -6  # White king a1, Black king in the far corner
+    files = tuple("abcdefghijklmno"[:width])
+    ranks = tuple(str(r + 1) for r in range(height))
+    cells = [(0, "")] * (height * width)
+    cells[0], cells[-1] = (1, "♚"), (-1, "♚")  # the first player's king a1, the second's in the far corner
+    view = BoardView(files, ranks, tuple(cells))
+    corner = files[-1] + ranks[-1]
     for flipped in (False, True):
-        svg = board_svg(board, height, width, flipped=flipped)
+        svg = board_svg(view, ("white", "black"), flipped=flipped)
         assert svg.count('class="square ') == height * width
         assert f'viewBox="0 0 {width * SQUARE} {height * SQUARE}"' in svg
         a1 = svg.split('data-square="a1" transform="translate(')[1].split(")")[0]
         expected = f"{(width - 1) * SQUARE},0" if flipped else f"0,{(height - 1) * SQUARE}"
         assert a1 == expected
+        assert f'data-square="{corner}"' in svg
         assert svg.count('class="piece white"') == svg.count('class="piece black"') == 1
-    hidden = board_svg(board, height, width, hidden=[8 * (height - 1) + width - 1])
+    hidden = board_svg(view._replace(hidden=frozenset({height * width - 1})), ("white", "black"))
     assert hidden.count('class="piece black"') == 0 and " fog" in hidden
+    # Another game's player names, and a view's named marks as classes.
+    marked = board_svg(view._replace(marks=(("line", (0, 1)),)), ("Red", "Blue"))
+    assert 'class="piece red" data-owner="1"' in marked and 'class="piece blue" data-owner="-1"' in marked
+    assert marked.count("mark-line") == 2
+    with pytest.raises(ValueError, match="15x15"):
+        board_svg(BoardView(tuple("abcdefghijklmnop"), ("1",), ((0, ""),) * 16), ("white", "black"))
+
+
+def test_the_board_is_the_games_board_view(client: TestClient) -> None:
+    from mmc.games import get_game, initial_state
+
+    game = new_game(client, variant="los_alamos", seed=2)
+    svg = game["position"]["svg"]
+    view = get_game("los_alamos").board_view(initial_state("los_alamos"))
+    for index, (owner, glyph) in enumerate(view.cells):
+        name = view.files[index % 6] + view.ranks[index // 6]
+        cell = svg.split(f'data-square="{name}"')[1].split("</g>")[0]
+        colour = {1: "white", -1: "black"}.get(owner)
+        assert (f'class="piece {colour}"' in cell and glyph in cell) if owner else "piece" not in cell
 
 
 def test_the_opponents_search_is_kept_with_its_move(client: TestClient) -> None:
@@ -234,7 +270,7 @@ def test_the_opponents_search_is_kept_with_its_move(client: TestClient) -> None:
     assert sum(m["visits"] for m in thought["moves"]) <= thought["simulations"] == 6
     assert -1 <= thought["value"] <= 1 and -1 <= thought["search_value"] <= 1
     assert abs(sum(thought["priors"].values()) - 1) < 1e-4
-    visits = {m["uci"]: m["visits"] for m in thought["moves"]}
+    visits = {m["move"]: m["visits"] for m in thought["moves"]}
     assert visits[thought["move"]] == max(visits.values())  # it played the most visited
     game = client.post(f"/api/games/{game['id']}/move", json={"move": game["legal"][0]}).json()
     assert game["thought_plies"] == [1, 3]

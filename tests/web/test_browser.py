@@ -108,13 +108,13 @@ def _play_by_clicks(driver, variant: str, opponent: str, seed: int) -> str:  # t
     _wait(driver, f"game !== null && game.variant === '{variant}' && game.moves.length === 0")
     rng = np.random.default_rng(seed)
     while not driver.execute_script("return game.position.over"):
-        legal = driver.execute_script("return game.legal")
+        paths = driver.execute_script("return game.paths")
         plies = driver.execute_script("return game.position.ply")
-        move = legal[int(rng.integers(len(legal)))]
-        driver.find_element(By.CSS_SELECTOR, f'#board [data-square="{move[:2]}"]').click()
-        driver.find_element(By.CSS_SELECTOR, f'#board [data-square="{move[2:4]}"]').click()
-        if len(move) == 5:
-            driver.find_element(By.CSS_SELECTOR, f'#promotion-choices button[data-move="{move}"]').click()
+        move = sorted(paths)[int(rng.integers(len(paths)))]
+        for cell in paths[move]:  # the clicks the game defines for the move
+            driver.find_element(By.CSS_SELECTOR, f'#board [data-square="{cell}"]').click()
+        if sum(path == paths[move] for path in paths.values()) > 1:  # a promotion: chosen by its text
+            driver.find_element(By.CSS_SELECTOR, f'#choice-buttons button[data-move="{move}"]').click()
         _wait(driver, f"game.position.ply > {plies}")
     return str(driver.find_element(By.ID, "status").text)
 
