@@ -289,3 +289,99 @@ def test_dark_chess_hides_the_opponents_search_until_the_end(client: TestClient)
     game = new_game(client, variant="dark", color="black", opponent="net:joat@r0:sims=4")
     assert game["thought_plies"] == []
     assert client.get(f"/api/games/{game['id']}/plies/1").status_code == 400
+
+
+def test_a_whole_bonus_game_where_a_player_moves_twice(client: TestClient, bonus_game: object) -> None:
+    """Another game family through the same endpoints: its variants listed, its players' names, one-cell click
+    paths, and a player that moves again after a stone next to its own (the turn read from every position)."""
+    options = client.get("/api/options").json()
+    assert {"name": "bonus", "description": options["families"][1]["description"], "players": ["black", "white"]} in (
+        options["families"]
+    )
+    assert [v["name"] for v in options["variants"] if v["family"] == "bonus"] == ["bonus_2x3", "bonus_3x3"]
+    assert (
+        client.post("/api/games", json={"variant": "bonus_2x3", "opponent": "random", "color": "red"}).status_code
+        == 400
+    )
+
+    game = new_game(client, variant="bonus_2x3", seed=4)
+    assert game["human"] == "black" and game["players"] == ["black", "white"] and game["moves"] == []
+    assert game["position"]["fen"] == ".../... x" and game["position"]["turn"] == "black"
+    assert sorted(game["paths"].items()) == [(c, [c]) for c in ("a1", "a2", "b1", "b2", "c1", "c2")]
+    assert 'data-square="c2"' in game["position"]["svg"] and "piece" not in game["position"]["svg"]
+    doubles = 0
+    while not game["position"]["over"]:
+        mine = {m for i, m in enumerate(game["moves"]) if _mover(game, i) == "black"}
+        bonus = [m for m in game["legal"] if any(_adjacent(m, own) for own in mine)]
+        move = (bonus or game["legal"])[0]
+        before = len(game["moves"])
+        game = client.post(f"/api/games/{game['id']}/move", json={"move": move}).json()
+        assert game["moves"][before] == move and game["last_cells"] == [game["moves"][-1]]
+        if bonus and not game["position"]["over"]:  # the stone touched its own: black moves again at once
+            assert len(game["moves"]) == before + 1 and game["position"]["turn"] == "black"
+            doubles += 1
+    assert doubles >= 1
+    position = game["position"]
+    assert position["termination"] == "full-board" and position["result"] in ("1-0", "0-1", "1/2-1/2")
+    assert (
+        position["svg"].count('class="piece black" data-owner="1"')
+        + position["svg"].count('class="piece white" data-owner="-1"')
+        == 6
+    )
+    back = client.get(f"/api/games/{game['id']}/plies/1").json()
+    assert back["move"] == game["moves"][0] and back["cells"] == [back["move"]]
+    assert back["position"]["fen"] == ".../... x"
+
+
+def test_a_bonus_game_as_the_second_player(client: TestClient, bonus_game: object) -> None:
+    game = new_game(client, variant="bonus_3x3", color="white", opponent="mcts:16", seed=5)
+    assert game["human"] == "white" and game["position"]["turn"] == "white"
+    assert 'data-flipped="1"' in game["position"]["svg"] and len(game["moves"]) >= 1
+    assert game["thought_plies"] == list(range(1, len(game["moves"]) + 1))  # the search of each of its moves
+    thought = client.get(f"/api/games/{game['id']}/plies/1").json()["thought"]
+    assert thought["move"] == game["moves"][0] and thought["turn"] == "black"
+    assert thought["cells"] == {m: m for m in thought["priors"]} and len(thought["priors"]) == 9
+    fen = client.post("/api/games", json={"variant": "bonus_3x3", "opponent": "random", "fen": "x.o/.../... o"})
+    assert fen.status_code == 200 and fen.json()["human"] == "black"
+    assert fen.json()["moves"] and fen.json()["position"]["turn"] == "black"  # white was to move: it moved first
+    bad = client.post("/api/games", json={"variant": "bonus_3x3", "opponent": "random", "fen": "xx/... o"})
+    assert bad.status_code == 400 and "bonus position" in bad.json()["error"]
+
+
+def test_watch_a_bonus_record(tmp_path: Path, bonus_game: object) -> None:
+    from mmc.games import apply_move, initial_state, legal_moves, outcome
+    from mmc.play.records import GameRecord, write_records
+
+    state, moves = initial_state("bonus_2x3"), []
+    while outcome(state) is None:
+        move = legal_moves(state)[0]
+        moves.append(bonus_game.move_text(move))  # type: ignore[attr-defined]
+        state = apply_move(state, move)
+    final = outcome(state)
+    assert final is not None
+    record = GameRecord("bonus_2x3", "me", "you", 0, initial_state("bonus_2x3").fen(), tuple(moves),
+                        final.result(), final.termination.value)  # fmt: skip
+    write_records([record], tmp_path / "data" / "jobs" / "bonus" / "b.pgn")
+    client = TestClient(create_app(tmp_path))
+    listed = client.get("/api/records", params={"variant": "bonus_2x3"}).json()["records"]
+    assert [(r["first"], r["second"], r["plies"]) for r in listed] == [("me", "you", len(moves))]
+    shown = client.get("/api/records/game", params={"file": "bonus/b.pgn", "index": 0}).json()
+    assert shown["players"] == ["black", "white"] and (shown["first"], shown["second"]) == ("me", "you")
+    assert shown["cells"] == [[m] for m in moves] and len(shown["positions"]) == len(moves) + 1
+    assert shown["result"] == final.result() and shown["termination"] == "full-board"
+
+
+def _mover(game: dict, index: int) -> str:
+    """Who played move ``index`` of a bonus game: replayed from the start, reading the turn after every move."""
+    from mmc.games import apply_move, get_game, initial_state
+
+    bonus = get_game(game["variant"])
+    state = initial_state(game["variant"])
+    for text in game["moves"][:index]:
+        state = apply_move(state, bonus.parse_move(text))
+    return bonus.players[0] if int(state.turn) == 1 else bonus.players[1]
+
+
+def _adjacent(a: str, b: str) -> bool:
+    """Whether two cells (``b1``) share a side."""
+    return abs(ord(a[0]) - ord(b[0])) + abs(int(a[1:]) - int(b[1:])) == 1

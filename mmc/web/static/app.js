@@ -67,14 +67,14 @@ async function loadOptions() {
   }
 }
 
-// The person's side: the players of the chosen variant's family.
+// The person's side: the players of the chosen variant's family (first or second kept across variants).
 function showSides() {
   const chosen = options.variants.find((v) => v.name === $("variant").value);
   const side = $("color");
-  const keep = side.value;
+  const keep = Math.max(side.selectedIndex, 0);
   side.innerHTML = "";
   for (const name of chosen ? chosen.players : []) option(side, name);
-  if ([...side.options].some((o) => o.value === keep)) side.value = keep;
+  side.selectedIndex = Math.min(keep, side.options.length - 1);
 }
 
 // A model's links: the MLflow run (and Prefect flow run) that produced it, its games and its self-play.
