@@ -39,7 +39,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from mmc.games import game_of, get_variant
+from mmc.games import game_of
 from mmc.play.players import MAX_SIMULATIONS, PLAYER_KINDS
 from mmc.play.records import GameRecord, RecordError, read_records, replay
 from mmc.web.games import (
@@ -218,14 +218,15 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
             raise GameError("pick a model to inspect with (the opponent is not a network)")
         sims = _int(body.get("simulations", simulations), "simulations", 0, MAX_SIMULATIONS)
         state = game.state
-        if game.json()["position"]["over"]:
+        family = game_of(state)
+        if family.outcome(state) is not None:
             raise GameError("the game is over")
-        if get_variant(state.variant_name).hidden_information and int(state.turn) != game.human:
+        if family.variant(state.variant_name).hidden_information and int(state.turn) != game.human:
             raise GameError("with hidden information the position can be inspected only on your turn")
         analyst = await run_in_threadpool(games.analyst, model)
         seed = int(np.random.SeedSequence().generate_state(1)[0])
         result = await run_in_threadpool(analyst.analyse, state, sims, np.random.default_rng(seed))
-        return JSONResponse({"model": model, "turn": side_name(game.game, state.turn), **result})
+        return JSONResponse({"model": model, "turn": side_name(family, state.turn), **result})
 
     @_guarded
     async def records(request: Request) -> Response:
