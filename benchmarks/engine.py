@@ -3,10 +3,12 @@
     python benchmarks/engine.py [--seconds 5]
 
 Prints perft nodes/s on gardner perft(6) and perft(7) and on 8x8 chess perft(5) from the start; random-playout
-plies/s through the public Python API (legal_moves + apply_move + outcome per ply) next to the same playouts
+plies/s through the chess family's Python API (``mmc.games.chess``: legal_moves + apply_move + outcome per ply) and
+through the game-generic verbs of ``mmc.games`` (which look the family up from the state), next to the same playouts
 inside one compiled call (the ceiling for that work); the time a fresh process takes to import the engine and answer
-its first call (numba's on-disk cache loaded); and, when ``/usr/games/fairy-stockfish`` is
-installed, its perft on the same positions and our ratio to it.
+its first call (numba's on-disk cache loaded), and the warm start of a self-play worker (a fresh process that
+imports the search and plays one searched game); and, when ``/usr/games/fairy-stockfish`` is installed, its perft on
+the same positions and our ratio to it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import subprocess
 import sys
 import time
 
+import mmc.games
 from mmc.games.chess import apply_move, initial_state, legal_moves, outcome, perft
 from mmc.games.chess import board as K
 
@@ -46,15 +49,20 @@ def fairy_perft_rate(depth: int, variant: str = "gardner") -> float:
     return nodes / (min(run(depth) for _ in range(2)) - baseline)
 
 
-def api_playouts(variant: str, seconds: float) -> float:
-    """Plies/s of uniformly random games through the public API."""
+def api_playouts(variant: str, seconds: float, api: object = None) -> float:
+    """Plies/s of uniformly random games through a public API: the chess family's module, or ``mmc.games``."""
+    start_of, legal, play, ended = (
+        (initial_state, legal_moves, apply_move, outcome)
+        if api is None
+        else (mmc.games.initial_state, mmc.games.legal_moves, mmc.games.apply_move, mmc.games.outcome)
+    )
     rng = random.Random(0)
     plies, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        state = initial_state(variant)
-        while outcome(state) is None:
-            moves = legal_moves(state)
-            state = apply_move(state, moves[rng.randrange(len(moves))])
+        state = start_of(variant)
+        while ended(state) is None:
+            moves = legal(state)
+            state = play(state, moves[rng.randrange(len(moves))])
             plies += 1
     return plies / (time.perf_counter() - start)
 
@@ -82,9 +90,30 @@ def warmup_seconds() -> float:
         "    if m: apply_move(s, m[0])\n"
         "print(time.perf_counter() - t)\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)  # fills the cache if empty
+    return _fresh_process(code)
+
+
+def worker_warmup_seconds() -> float:
+    """A fresh interpreter as a self-play worker starts: import the search and a network, then one gardner game at 8
+    simulations a move (the family's compiled tree loaded from numba's cache)."""
+    code = (
+        "import time; t = time.perf_counter()\n"
+        "import numpy as np\n"
+        "from mmc.nn import NetworkConfig, build_network\n"
+        "from mmc.play.selfplay import self_play\n"
+        "from mmc.search import NetworkLeafEvaluator, SearchConfig\n"
+        "net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)\n"
+        "self_play(NetworkLeafEvaluator(net), 'gardner', 1, SearchConfig(simulations=8), np.random.default_rng(0))\n"
+        "print(time.perf_counter() - t)\n"
+    )
+    return _fresh_process(code)
+
+
+def _fresh_process(code: str) -> float:
+    """The seconds ``code`` prints in a fresh interpreter, the second of two runs (the first fills the cache)."""
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
-    return float(out.stdout)
+    return float(out.stdout.split()[-1])
 
 
 def main() -> None:
@@ -93,6 +122,7 @@ def main() -> None:
     args = parser.parse_args()
 
     print(f"warm-up, fresh process with compiled cache: {warmup_seconds():.2f} s")
+    print(f"warm start of a self-play worker (fresh process, one searched game): {worker_warmup_seconds():.2f} s")
     rates = {}
     cases = (("gardner", 6), ("gardner", 7), ("chess", 5))
     for variant, depth in cases:
@@ -110,9 +140,11 @@ def main() -> None:
         print(f"{FAIRY} not installed (apt-get install fairy-stockfish): no engine comparison")
     for variant in ("gardner", "atomic", "los_alamos", "dark", "chess"):
         api = api_playouts(variant, args.seconds)
+        generic = api_playouts(variant, args.seconds, mmc.games)
         kernel = kernel_playouts(variant, args.seconds)
         print(
             f"random playouts {variant}: {api:,.0f} plies/s through the Python API, "
+            f"{generic:,.0f} through mmc.games, "
             f"{kernel:,.0f} plies/s in compiled code (API / compiled = {api / kernel:.2f})"
         )
 

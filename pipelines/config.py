@@ -67,7 +67,7 @@ __all__ = [
 RUNNER_KINDS = ("process", "dask", "thread")
 """``process``: a local process pool; ``dask``: a Dask cluster (``address``) or a local one; ``thread``: in-process."""
 NETWORK_KEYS = ("blocks", "filters", "value_hidden")
-"""The network's settable shape; its input and output planes are fixed by the engine."""
+"""The network's settable shape; its input and output planes are those of the study's game family."""
 SECTIONS = (
     "seed", "replicates", "device", "network", "search", "train", "expert", "meta", "metafocus", "adapt", "evaluate",
     "rate", "runner",
@@ -91,7 +91,7 @@ class ExpertConfig:
     """One variant's expert stage: the AlphaZero loop's settings after that variant's overrides."""
 
     variant: str
-    """The variant the expert learns (``mmc.games.chess.VARIANTS``)."""
+    """The variant the expert learns (``mmc.games.variant_ids``)."""
     loop: AlphaZeroConfig
     """Generations, games and their chunks, replay window, arena and gating."""
     search: SearchConfig
@@ -246,7 +246,7 @@ def _parse(data: Any) -> StudyConfig:
         resolve_device(device)
     except DeviceError as error:
         raise ConfigError("params", "device", error.problem) from None
-    network = _build(NetworkConfig, mapping["network"], "network", keys=NETWORK_KEYS)
+    shape = _build(NetworkConfig, mapping["network"], "network", keys=NETWORK_KEYS)
     experts = _experts(mapping)
     search = _build(SearchConfig, mapping["search"], "search")
     train = _build(TrainConfig, mapping["train"], "train")
@@ -259,6 +259,10 @@ def _parse(data: Any) -> StudyConfig:
     starts = _value(adapt_data.pop("starts"), "adapt.starts", tuple[str, ...])
     adapt = AdaptPlan(targets, starts, _build(AdaptConfig, adapt_data, "adapt"))
     rules.check_adapt(targets, starts, adapt.budgets, list(experts))
+    family = rules.check_family(
+        [("expert.variants", experts), ("meta.train_variants", meta.train_variants), ("adapt.targets", targets)]
+    )
+    network = NetworkConfig.for_game(family, **{key: getattr(shape, key) for key in NETWORK_KEYS})
     evaluate_data = _split(mapping["evaluate"], "evaluate", ("opponents",), EvaluateConfig)
     opponents = _value(evaluate_data.pop("opponents"), "evaluate.opponents", tuple[str, ...])
     evaluate = EvaluatePlan(opponents, _build(EvaluateConfig, evaluate_data, "evaluate"))

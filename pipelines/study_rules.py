@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from mmc.evaluate import RateConfig
 from mmc.evaluate import slug as opponent_slug
-from mmc.games.chess import VARIANTS, initial_state, legal_moves
+from mmc.games import get_game, initial_state, legal_moves, variant_ids
 from mmc.meta import MetaConfig, MetaFocusConfig
 from mmc.play import close_player, parse_player
 from mmc.play.fairy import plays
@@ -22,6 +22,7 @@ __all__ = [
     "RuleError",
     "check_adapt",
     "check_anchors",
+    "check_family",
     "check_metafocus",
     "check_opponents",
     "check_playable",
@@ -47,17 +48,36 @@ def check_replicates(seed: int, replicates: Sequence[int]) -> None:
 
 
 def check_playable(key: str, variants: Iterable[str]) -> None:
-    """Monochromatic is in the rule book but cannot be played: White has no legal move at ply 0 (every move
-    must keep its square colour, and none of White's first moves does), so it is no task, target or expert. Every
-    other variant is, 8x8 chess included (the larger profile's held-out target)."""
+    """A variant whose start position has no legal move is no task, target or expert. Monochromatic is in the chess
+    rule book but cannot be played: White has no legal move at ply 0 (every move must keep its square colour, and
+    none of White's first moves does). Every other variant is, 8x8 chess included (the larger profile's held-out
+    target)."""
     for variant in variants:
         if not legal_moves(initial_state(variant)):
-            raise RuleError(key, f"{variant} cannot be played: White has no legal move at ply 0 (the rule book)")
+            first = get_game(variant).players[0].capitalize()
+            raise RuleError(key, f"{variant} cannot be played: {first} has no legal move at ply 0 (the rule book)")
 
 
 def check_variant(key: str, variant: str) -> None:
-    if variant not in VARIANTS:
-        raise RuleError(key, f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
+    if variant not in variant_ids():
+        raise RuleError(key, f"unknown variant {variant!r} (known: {', '.join(variant_ids())})")
+
+
+def check_family(named: Sequence[tuple[str, Iterable[str]]]) -> str:
+    """Every variant a study names (``(key, variants)`` pairs: the experts, the meta-training tasks, the targets)
+    is of one game family, whose name is returned: one network plays one family's variants. ``RuleError`` names the
+    first key with a variant of another family."""
+    family = None
+    for key, variants in named:
+        for variant in variants:
+            name = get_game(variant).name
+            if family is None:
+                family = name
+            elif name != family:
+                raise RuleError(key, f"{variant} is a {name} variant, the study's are {family} variants")
+    if family is None:
+        raise RuleError("adapt.targets", "must name at least one variant")
+    return family
 
 
 def check_metafocus(meta: MetaConfig, metafocus: MetaFocusConfig) -> None:

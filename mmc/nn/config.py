@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Annotated, Any
 
 from mmc.configs import Range, check_fields, config_from_dict
-from mmc.games import Game, get_game
+from mmc.games import Game, get_family, get_game
 from mmc.games.chess.actions import NUM_POLICY_PLANES
 from mmc.games.chess.observe import NUM_PLANES
 
@@ -38,9 +38,9 @@ class NetworkConfig:
 
     @classmethod
     def for_game(cls, game: Game | str, **shape: int) -> NetworkConfig:
-        """The config of a network for the family ``game`` (a :class:`~mmc.games.Game` or a variant id of it), its
+        """The config of a network for the family ``game`` (a :class:`~mmc.games.Game` or its name), its
         planes the family's and its other fields ``shape`` (``blocks``, ``filters``, ``value_hidden``)."""
-        family = get_game(game) if isinstance(game, str) else game
+        family = get_family(game) if isinstance(game, str) else game
         return cls(**shape, in_planes=family.num_planes, policy_planes=family.num_policy_planes, game=family.name)
 
     def check_plays(self, variant: str) -> None:

@@ -228,7 +228,16 @@ def _policy(fields: list[str], variant: str, device: str) -> Player:
     from mmc.nn import NetworkEvaluator, load_checkpoint, resolve_device  # torch is slow to import: only when asked for
 
     net, _ = load_checkpoint(fields[0], resolve_device(device))
+    _check_family(net.config, variant, spec)
     return PolicyPlayer(NetworkEvaluator(net), temperature, name=spec)
+
+
+def _check_family(config: Any, variant: str, spec: str) -> None:
+    """``ValueError`` naming ``spec`` unless its network (``mmc.nn.NetworkConfig``) plays ``variant``'s family."""
+    try:
+        config.check_plays(variant)
+    except ValueError as error:
+        raise ValueError(f"player {spec!r}: {error}") from None
 
 
 def _mcts(fields: list[str], variant: str) -> Player:
@@ -252,8 +261,10 @@ def _net(fields: list[str], variant: str, device: str) -> Player:
     sims = _int_option(options, "sims", spec, MAX_SIMULATIONS) or 64
     from mmc.play.search_players import network_player  # torch is slow to import: only when asked for
 
-    return network_player(fields[0], sims, gumbel=options.get("gumbel") == "1", solver=options.get("solver") == "1",
-                          name=spec, device=device)  # fmt: skip
+    player = network_player(fields[0], sims, gumbel=options.get("gumbel") == "1", solver=options.get("solver") == "1",
+                            name=spec, device=device)  # fmt: skip
+    _check_family(getattr(player.evaluator, "net").config, variant, spec)  # noqa: B009 (a NetworkLeafEvaluator's)
+    return player
 
 
 def _python(fields: list[str], variant: str) -> Player:

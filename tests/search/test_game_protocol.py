@@ -156,3 +156,24 @@ def test_search_train_and_play_import_no_family() -> None:
                     if name.startswith("mmc.games.") and name.split(".")[2] in families
                 ]
     assert offenders == []
+
+
+def test_repetition_compares_positions_with_the_same_player_to_move(bonus_game: Game) -> None:
+    """A chain root -> n1 -> n2 -> n3 in which the first player moves twice (root to n1): n3 repeats the root's
+    board with the same player to move three moves back (an odd distance, which a tree assuming alternation never
+    compares), not n2's board with the other player to move; the root's history counts the same way."""
+    forest = Forest("bonus_3x3", 1, SearchConfig(simulations=8), 16)
+    forest.set_root(0, initial_state("bonus_3x3"))
+    nodes, slots = forest.nodes, forest.slots
+    a, b = np.zeros(bonus.BOARD_LEN, np.int8), np.zeros(bonus.BOARD_LEN, np.int8)
+    a[0], b[5] = 1, 1
+    chain = [(a, 1), (b, 1), (a, -1), (a, 1)]  # (board, player to move) of root, n1, n2, n3
+    for node, (board, side) in enumerate(chain):
+        nodes.parent[0, node] = node - 1
+        nodes.slot[0, node] = node
+        slots.board[0, node], slots.side[0, node], slots.halfmove[0, node] = board, side, node + 2
+    forest.trees.history[0, :2] = (a, a)
+    forest.trees.history_side[0, :2] = (-1, 1)  # two moves before the root: the same player; one move: the other
+    forest.trees.history_len[0] = 2
+    count = forest.tree.repetitions(0, 3, nodes, slots, forest.trees)
+    assert count == 2, "the root three moves back and the history's first position; not n2, nor the other player's"

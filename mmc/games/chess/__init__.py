@@ -1,11 +1,13 @@
-"""The rules engine: every variant of ``shared/spec/variants.md`` behind one small API.
+"""The chess family: every variant of ``shared/spec/variants.md`` behind one small API, and as a game of the
+protocol (``mmc.games.chess.game.GAME``, registered by ``mmc.games``).
 
 >>> from mmc.games.chess import initial_state, legal_moves, apply_move, outcome
 >>> s = initial_state("gardner")
 >>> s = apply_move(s, legal_moves(s)[0])
 
 Under it, ``mmc.games.chess.board`` is the compiled array layer (boards, move codes, rule tables and the kernels,
-the game-end rules and the input planes among them) for code that runs many positions at once, like the search.
+the game-end rules and the input planes among them) for code that runs many positions at once, like the search:
+it is the family's kernel bundle (``Game.kernels``).
 """
 
 from mmc.games.chess.actions import ActionSpace, action_space

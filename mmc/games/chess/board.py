@@ -1,8 +1,10 @@
-"""The compiled array layer under the game API, for code that runs many positions without a :class:`State` each.
+"""The compiled array layer under the chess API, for code that runs many positions without a :class:`State` each.
 
-The search tree, dark chess's board sampling, training's augmentation and the benchmarks work here, on the
-same arrays and numba kernels the game API (``mmc.games.chess.state``) runs on, so that a rule has one
-implementation::
+It is the chess family's kernel bundle (``Game.kernels``, the contract of ``mmc.games.protocol``: ``BOARD_LEN``,
+``MAX_MOVES``, ``ONGOING``, ``ALTERNATES``, :func:`legal_moves_into`, :func:`play`, :func:`game_end`,
+:func:`end_value`, :func:`status`, :func:`cutoff_value`, :func:`fill_planes`), which the search tree is compiled
+against. Dark chess's board sampling, the mirror and the benchmarks work here too, on the same arrays and numba
+kernels the chess API (``mmc.games.chess.state``) runs on, so that a rule has one implementation::
 
     board   int8[BOARD_LEN]   squares 0..63: +type for a White piece, -type for Black, 0 empty (also off the
                               board); square = 8 * rank + file on every board size (a1 = 0, b1 = 1, a2 = 8);
@@ -16,8 +18,9 @@ implementation::
                               (tab[H_HEIGHT], tab[H_WIDTH], ...), the board's squares at
                               tab[SQ_OFF : SQ_OFF + tab[H_NSQ]]
 
-The kernels (numba, ``cache=True``): :func:`legal_moves_into` (the legal moves, none once a variant rule ended the
-game), :func:`play_inplace`, :func:`advance`, :func:`status`, :func:`visible_squares`, :func:`perft`,
+The kernels (numba, cached: ``mmc.games.jit.kernel``): :func:`legal_moves_into` (the legal moves, none once a
+variant rule ended the game), :func:`play_inplace` (and :func:`play`, which also says who moves next and whether the
+move was irreversible), :func:`advance`, :func:`status`, :func:`visible_squares`, :func:`perft`,
 :func:`random_playout`; the game-end rules :func:`game_end` (whether a position is over and why: a code, ``ONGOING``
 or one of ``CHECKMATED STALEMATE KING_LOST EXTINCT OPPONENT_EXTINCT INSUFFICIENT_MATERIAL REPETITION FIFTY_MOVES
 PLY_CAP``), :func:`clock_end` (its clock rules alone) and :func:`end_value`; the network's input planes
