@@ -3,17 +3,21 @@
 Routes (JSON unless said)::
 
     GET  /                          the page (static/index.html; everything it loads is served from static/)
-    GET  /api/options               variants, models under models/ and registered ones (``joat@r0``), player
-                                    kinds, links to MLflow and Prefect: each model's run and games, each stage's
-                                    run and Prefect flow run
-    POST /api/games                 {variant, opponent, color, fen?, seed?} -> a new game
+    GET  /api/options               every registered game family and its playable variants, models under models/
+                                    and registered ones (``joat@r0``), player kinds, links to MLflow and Prefect:
+                                    each model's run and games, each stage's run and Prefect flow run
+    POST /api/games                 {variant, opponent, color?, fen?, seed?} -> a new game (``color``: one of the
+                                    family's players, the first if absent; ``fen``: a position text)
     GET  /api/games/{id}            the game
     GET  /api/games/{id}/plies/{n}  the position before move n and, for the opponent's move, its search then
-    POST /api/games/{id}/move       {move: "b2b3"} -> the game after the move and the opponent's reply
+    POST /api/games/{id}/move       {move: "b2b3"} (the move's text) -> the game after the move and the opponent's
+                                    replies
     POST /api/games/{id}/inspect    {model?, simulations?} -> a network's value, prior and search of the position
     GET  /api/records?variant=&player=&opponent=&stage=   the study's game records
     GET  /api/records/game?file=&index=                   one record, every position of it
 
+The app reaches a game only through its family's :class:`mmc.games.Game`: the board is its ``board_view``, a
+move is its text and the cells a person clicks to make it (``move_cells``), side names are ``Game.players``.
 Bad input gets status 400 (404 for an unknown game or file) and ``{"error": message}``. Moves and searches run
 in the thread pool, so a slow engine does not hold up other requests.
 """
@@ -35,11 +39,18 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from mmc.env.views import PLAYABLE
-from mmc.games.chess import Color, get_variant
+from mmc.games import game_of
 from mmc.play.players import MAX_SIMULATIONS, PLAYER_KINDS
-from mmc.play.records import RecordError, read_records, replay
-from mmc.web.games import MODEL_KINDS, REFUSED_KINDS, GameError, Games, position_json
+from mmc.play.records import GameRecord, RecordError, read_records, replay
+from mmc.web.games import (
+    MODEL_KINDS,
+    REFUSED_KINDS,
+    GameError,
+    Games,
+    playable_variants,
+    position_json,
+    side_name,
+)
 from mmc.web.study import Run, Study, player_name, self_play_prefix
 
 __all__ = ["create_app"]
@@ -139,11 +150,14 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
         registered = await run_in_threadpool(study.registered)
         stage_runs = await run_in_threadpool(study.runs)
         kinds = [k.usage for name, k in PLAYER_KINDS.items() if name not in REFUSED_KINDS]
-        variants = []
-        for name in PLAYABLE:
-            v = get_variant(name)
-            variants.append({"name": name, "size": f"{v.width}x{v.height}", "description": v.description})
+        variants, families = [], {}
+        for game, name in await run_in_threadpool(playable_variants):
+            v = game.variants[name]
+            families[game.name] = {"name": game.name, "description": game.description, "players": list(game.players)}
+            variants.append({"name": name, "family": game.name, "size": f"{v.width}x{v.height}",
+                             "description": v.description, "players": list(game.players)})  # fmt: skip
         return JSONResponse({
+            "families": list(families.values()),
             "variants": variants,
             "models": models,
             "registered": {name: run.checkpoint() for name, run in registered.items()},
@@ -160,7 +174,10 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
         fen = body.get("fen") or None
         if fen is not None and not isinstance(fen, str):
             raise GameError("fen must be a string")
-        args = (_text(body, "variant"), _text(body, "opponent"), _text(body, "color", "white"), fen)
+        side = body.get("color") or None
+        if side is not None and not isinstance(side, str):
+            raise GameError("color must be a string")
+        args = (_text(body, "variant"), _text(body, "opponent"), side, fen)
         seed = _int(body.get("seed", 0), "seed", 0, 2**32 - 1)
         game = await run_in_threadpool(games.start, *args, seed)
         return JSONResponse(game.json())
@@ -172,11 +189,11 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
     @_guarded
     async def move(request: Request) -> Response:
         game = games.get(request.path_params["game_id"])
-        uci = _text(await _body(request), "move")
+        text = _text(await _body(request), "move")
 
         def play() -> dict[str, Any]:
             with game.lock:
-                game.move(uci)
+                game.move(text)
                 return game.json()
 
         return JSONResponse(await run_in_threadpool(play))
@@ -201,14 +218,15 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
             raise GameError("pick a model to inspect with (the opponent is not a network)")
         sims = _int(body.get("simulations", simulations), "simulations", 0, MAX_SIMULATIONS)
         state = game.state
-        if game.json()["position"]["over"]:
+        family = game_of(state)
+        if family.outcome(state) is not None:
             raise GameError("the game is over")
-        if state.variant.hidden_information and state.turn is not game.human:
-            raise GameError("in dark chess the position can be inspected only on your turn")
+        if family.variant(state.variant_name).hidden_information and int(state.turn) != game.human:
+            raise GameError("with hidden information the position can be inspected only on your turn")
         analyst = await run_in_threadpool(games.analyst, model)
         seed = int(np.random.SeedSequence().generate_state(1)[0])
         result = await run_in_threadpool(analyst.analyse, state, sims, np.random.default_rng(seed))
-        return JSONResponse({"model": model, "turn": "white" if state.turn is Color.WHITE else "black", **result})
+        return JSONResponse({"model": model, "turn": side_name(family, state.turn), **result})
 
     @_guarded
     async def records(request: Request) -> Response:
@@ -225,8 +243,8 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
             for index, record in enumerate(found):
                 if _matches(record.variant, record.first, record.second, wanted):
                     listed.append({
-                        "file": name, "index": index, "variant": record.variant, "white": record.first,
-                        "black": record.second, "result": record.result, "termination": record.termination,
+                        "file": name, "index": index, "variant": record.variant, "first": record.first,
+                        "second": record.second, "result": record.result, "termination": record.termination,
                         "plies": len(record.moves),
                     })  # fmt: skip
                 if len(listed) >= MAX_LISTED:
@@ -243,16 +261,12 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
         try:
             found = await run_in_threadpool(read_records, files[name])
             record = found[index]
-            states = await run_in_threadpool(replay, record)
+            answer = await run_in_threadpool(_record_json, record)
         except IndexError:
             raise KeyError(f"{name} game {index}") from None
         except RecordError as error:
             raise GameError(f"{name}: {error}") from None
-        return JSONResponse({
-            "file": name, "index": index, "variant": record.variant, "white": record.first, "black": record.second,
-            "result": record.result, "termination": record.termination, "opening_plies": record.opening_plies,
-            "moves": list(record.moves), "positions": [position_json(s, None)["svg"] for s in states],
-        })  # fmt: skip
+        return JSONResponse({"file": name, "index": index, **answer})
 
     routes = [
         Route("/", index),
@@ -283,9 +297,23 @@ def _opponent_model(spec: str) -> str | None:
     return fields[0] if kind in MODEL_KINDS and fields else None
 
 
-def _matches(variant: str, white: str, black: str, wanted: dict[str, str]) -> bool:
+def _record_json(record: GameRecord) -> dict[str, Any]:
+    """A record as the Watch tab shows it: its tags, its players' names (``players``: the family's first and second),
+    its moves' texts and cells (``cells``: each move's click path), and every position as SVG (the start, then one
+    per move); :class:`RecordError` if its moves do not replay."""
+    states = replay(record)
+    game = game_of(states[0])
+    cells = [list(game.move_cells(s, game.parse_move(text))) for s, text in zip(states, record.moves, strict=False)]
+    return {
+        "variant": record.variant, "first": record.first, "second": record.second, "players": list(game.players),
+        "result": record.result, "termination": record.termination, "opening_plies": record.opening_plies,
+        "moves": list(record.moves), "cells": cells, "positions": [position_json(s, None)["svg"] for s in states],
+    }  # fmt: skip
+
+
+def _matches(variant: str, first: str, second: str, wanted: dict[str, str]) -> bool:
     """Whether a record passes the filters: ``player`` on either side and ``opponent`` on the other."""
     if wanted["variant"] and wanted["variant"] != variant.lower():
         return False
-    sides = [(white.lower(), black.lower()), (black.lower(), white.lower())]
+    sides = [(first.lower(), second.lower()), (second.lower(), first.lower())]
     return any(wanted["player"] in me and wanted["opponent"] in other for me, other in sides)

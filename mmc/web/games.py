@@ -16,23 +16,25 @@ from typing import Any
 
 import numpy as np
 
-from mmc.env.views import check_playable
-from mmc.games.chess import (
-    Color,
-    Move,
-    State,
-    apply_move,
-    from_fen,
-    initial_state,
-    legal_moves,
-    outcome,
-    visible_squares,
-)
+from mmc.games import FIRST, SECOND, Game, game_of, games, get_game
 from mmc.play.players import Player, close_player, parse_player
 from mmc.web.board import board_svg
 from mmc.web.study import Study
 
-__all__ = ["MAX_GAMES", "Analyst", "Game", "GameError", "Games", "analysis_json", "position_json", "thought_json"]
+__all__ = [
+    "MAX_GAMES",
+    "Analyst",
+    "GameError",
+    "Games",
+    "LiveGame",
+    "analysis_json",
+    "move_paths",
+    "playable_variants",
+    "position_json",
+    "side_name",
+    "start_state",
+    "thought_json",
+]
 
 MAX_GAMES = 64
 """Games kept in memory; starting one more forgets the oldest."""
@@ -43,27 +45,48 @@ MODEL_KINDS = {"net", "policy"}
 
 
 class GameError(ValueError):
-    """A request the game cannot follow (a malformed or illegal move, a bad FEN or player): a 4xx message."""
+    """A request the game cannot follow (a malformed or illegal move, a bad position text or player): a 4xx
+    message."""
 
 
-def position_json(state: State, viewer: Color | None, *, reveal: bool = False) -> dict[str, Any]:
-    """What the page draws: the SVG board from ``viewer``'s side (dark chess: only what it sees, unless
-    ``reveal``), the side to move, the FEN (not in dark chess, where it would tell all) and the outcome."""
-    v = state.variant
-    hidden: list[int] = []
-    if v.hidden_information and viewer is not None and not reveal:
-        seen = visible_squares(state, viewer)
-        hidden = [8 * r + f for r in range(v.height) for f in range(v.width) if not seen[8 * r + f]]
-    result = outcome(state)
+def side_name(game: Game, side: int) -> str:
+    """The name of player ``side`` (+1 first, -1 second): ``game.players[0]`` or ``[1]``."""
+    return game.players[0] if int(side) == FIRST else game.players[1]
+
+
+def playable_variants() -> list[tuple[Game, str]]:
+    """Every variant of every registered family whose start position has a legal move, family by family."""
+    found = []
+    for game in games():
+        for name in game.variants:
+            if game.legal_moves(game.initial_state(name, max_plies=game.default_max_plies)):
+                found.append((game, name))
+    return found
+
+
+def position_json(state: Any, viewer: int | None, *, reveal: bool = False) -> dict[str, Any]:
+    """What the page draws: the SVG board from ``viewer``'s side (hidden information: only what it sees, unless
+    ``reveal``), the player to move, the position text (not when cells are hidden, where it would tell all) and
+    the outcome (``result`` from the first player's view)."""
+    game = game_of(state)
+    view = game.board_view(state, None if reveal else viewer)
+    result = game.outcome(state)
+    flipped = viewer is not None and int(viewer) != FIRST
     return {
-        "svg": board_svg(state.board_array(), v.height, v.width, flipped=viewer is Color.BLACK, hidden=hidden),
-        "turn": "white" if state.turn is Color.WHITE else "black",
-        "fen": None if hidden else state.fen(),
+        "svg": board_svg(view, game.players, flipped=flipped),
+        "turn": side_name(game, state.turn),
+        "fen": None if view.hidden else state.fen(),
         "ply": state.ply,
         "over": result is not None,
         "result": None if result is None else result.result(),
         "termination": None if result is None else result.termination.value,
     }
+
+
+def move_paths(state: Any) -> dict[str, list[str]]:
+    """Every legal move of ``state`` as its text -> the cells a person clicks to make it (``Game.move_cells``)."""
+    game = game_of(state)
+    return {game.move_text(m): list(game.move_cells(state, m)) for m in game.legal_moves(state)}
 
 
 def check_spec(spec: str, study: Study) -> str:
@@ -92,9 +115,8 @@ class Analyst:
         self.leaf_evaluator = NetworkLeafEvaluator(net)
         self.lock = threading.Lock()
 
-    def analyse(self, state: State, simulations: int, rng: np.random.Generator, top: int = 8) -> dict[str, Any]:
-        """``{"value", "moves": [{"uci", "prior", "visits", "q"}...]}``, every number from the side to move's
-        view, moves by visits then prior, at most ``top``; value in [-1, 1]."""
+    def analyse(self, state: Any, simulations: int, rng: np.random.Generator, top: int = 8) -> dict[str, Any]:
+        """:func:`analysis_json` of ``state``: the network's value and prior and, with ``simulations``, a search."""
         from mmc.search import SearchConfig, search
 
         with self.lock:
@@ -103,32 +125,38 @@ class Analyst:
             if simulations:
                 config = SearchConfig(simulations=simulations, temperature_plies=0)
                 result = search([state], self.leaf_evaluator, config, rng)[0]
-        moves = legal_moves(state)
-        return analysis_json(moves, priors[0], float(values[0]), result, simulations, top)
+        moves = game_of(state).legal_moves(state)
+        return analysis_json(state, moves, priors[0], float(values[0]), result, simulations, top)
 
 
 def analysis_json(
-    moves: Sequence[Move], priors: Any, value: float, result: Any, simulations: int, top: int = 8
+    state: Any, moves: Sequence[Any], priors: Any, value: float, result: Any, simulations: int, top: int = 8
 ) -> dict[str, Any]:
-    """A network's view of a position as the page shows it: ``{"value", "simulations", "moves": [{"uci",
-    "prior", "visits", "q"}...], "priors", "search_value"}`` (``result``: a ``mmc.search.SearchResult`` or None),
-    every number from the side to move's view, moves by visits then prior, at most ``top``."""
+    """A network's view of ``state`` as the page shows it: ``{"value", "simulations", "moves": [{"move", "cell",
+    "prior", "visits", "q"}...], "priors", "cells", "search_value"}`` (``result``: a ``mmc.search.SearchResult``
+    or None), every number from the side to move's view, value in [-1, 1], moves by visits then prior, at most
+    ``top``. Moves are keyed by their text; ``cell`` (and ``cells``, by move text) is a move's destination, the
+    last cell of its click path (None for a pass), where the page shades its prior."""
+    game = game_of(state)
     rows = []
     for i, move in enumerate(moves):
-        row: dict[str, Any] = {"uci": move.uci(), "to": move.uci()[2:4], "prior": float(priors[i])}
+        path = game.move_cells(state, move)
+        row: dict[str, Any] = {"move": game.move_text(move), "cell": path[-1] if path else None}
+        row["prior"] = float(priors[i])
         if result is not None:
             row["visits"] = int(result.visit_counts[i])
             row["q"] = float(result.q_values[i])
         rows.append(row)
     rows.sort(key=lambda r: (r.get("visits", 0), r["prior"]), reverse=True)
     answer: dict[str, Any] = {"value": value, "simulations": simulations, "moves": rows[:top]}
-    answer["priors"] = {r["uci"]: r["prior"] for r in rows}
+    answer["priors"] = {r["move"]: r["prior"] for r in rows}
+    answer["cells"] = {r["move"]: r["cell"] for r in rows}
     if result is not None:
         answer["search_value"] = float(result.value)
     return answer
 
 
-def thought_json(player: Player, state: State, move: Move) -> dict[str, Any] | None:
+def thought_json(player: Player, state: Any, move: Any) -> dict[str, Any] | None:
     """What a searching player (``net``, ``mcts``: ``last_results`` of ``mmc.play.search_players.MCTSPlayer``)
     saw in ``state`` when it played ``move``: its network's value and prior, and its search's visits, Q and
     value; None for a player that does not search."""
@@ -139,90 +167,132 @@ def thought_json(player: Player, state: State, move: Move) -> dict[str, Any] | N
     moves = list(result.moves)
     if move not in moves:
         return None
-    answer = analysis_json(moves, result.prior, float(result.network_value), result, int(result.visit_counts.sum()))
-    return {"move": move.uci(), "turn": "white" if state.turn is Color.WHITE else "black", **answer}
+    game = game_of(state)
+    sims = int(result.visit_counts.sum())
+    answer = analysis_json(state, moves, result.prior, float(result.network_value), result, sims)
+    return {"move": game.move_text(move), "turn": side_name(game, state.turn), **answer}
 
 
 @dataclass
-class Game:
-    """One game: the person plays ``human``; ``opponent`` the other side."""
+class LiveGame:
+    """One game in progress: the person plays ``human`` (+1 first player, -1 second); ``opponent`` the other
+    side. The player to move is read from the state after every move (a player may move several times in a
+    row)."""
 
     id: str
-    human: Color
+    human: int
     opponent: Player
     opponent_spec: str
-    states: list[State]
+    states: list[Any]
     rng: np.random.Generator
     moves: list[str] = field(default_factory=list)
+    """The moves' texts, in order."""
+    paths: list[list[str]] = field(default_factory=list)
+    """Per move: the cells of its click path (``Game.move_cells`` in the position it was played in)."""
     thoughts: list[dict[str, Any] | None] = field(default_factory=list)
     """Per move: the opponent's search when it played it (:func:`thought_json`), None for the person's."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
-    def state(self) -> State:
+    def state(self) -> Any:
         return self.states[-1]
 
+    @property
+    def game(self) -> Game:
+        """The game family."""
+        return game_of(self.state)
+
+    def _over(self) -> bool:
+        return self.game.outcome(self.state) is not None
+
+    def _hidden(self) -> bool:
+        """Whether the game hides part of the position and is not over (moves and searches then stay unseen)."""
+        return self.game.variant(self.state.variant_name).hidden_information and not self._over()
+
     def json(self) -> dict[str, Any]:
-        """The game as the page needs it: the position from the person's side and their legal moves."""
-        state = self.state
-        over = outcome(state) is not None
-        mine = not over and state.turn is self.human
-        hidden = state.variant.hidden_information
+        """The game as the page needs it: the players' names, the position from the person's side, their legal
+        moves' texts (``legal``) with each one's click path (``paths``), the moves so far and the last one's cells.
+        """
+        state, game = self.state, self.game
+        mine = not self._over() and int(state.turn) == self.human
+        hidden = self._hidden()
+        paths = move_paths(state) if mine else {}
         return {
             "id": self.id,
             "variant": state.variant_name,
-            "human": "white" if self.human is Color.WHITE else "black",
+            "family": game.name,
+            "players": list(game.players),
+            "human": side_name(game, self.human),
             "opponent": self.opponent_spec,
-            "position": position_json(state, self.human, reveal=over),
-            "legal": [m.uci() for m in legal_moves(state)] if mine else [],
-            "moves": [] if hidden and not over else self.moves,
-            "last": None if (hidden and not over) or not self.moves else self.moves[-1],
-            "thought_plies": [] if hidden and not over else [i + 1 for i, t in enumerate(self.thoughts) if t],
+            "position": position_json(state, self.human, reveal=self._over()),
+            "legal": list(paths),
+            "paths": paths,
+            "moves": [] if hidden else self.moves,
+            "last": None if hidden or not self.moves else self.moves[-1],
+            "last_cells": [] if hidden or not self.moves else self.paths[-1],
+            "thought_plies": [] if hidden else [i + 1 for i, t in enumerate(self.thoughts) if t],
         }
 
     def look_back(self, ply: int) -> dict[str, Any]:
-        """Move ``ply`` (1-based) of the game: the position before it, the move, and the opponent's search when it
-        played it (None for the person's moves); refused in dark chess until the game is over."""
-        over = outcome(self.state) is not None
-        if self.state.variant.hidden_information and not over:
-            raise GameError("in dark chess the moves can be looked back at only when the game is over")
+        """Move ``ply`` (1-based) of the game: the position before it, the move and its cells, and the opponent's
+        search when it played it (None for the person's moves); refused with hidden information until the game is
+        over."""
+        if self._hidden():
+            raise GameError("with hidden information the moves can be looked back at only when the game is over")
         if not 1 <= ply <= len(self.moves):
             raise GameError(f"ply must be in [1, {len(self.moves)}], got {ply}")
-        before = self.states[ply - 1]
         return {
             "ply": ply,
             "move": self.moves[ply - 1],
-            "position": position_json(before, self.human, reveal=over),
+            "cells": self.paths[ply - 1],
+            "position": position_json(self.states[ply - 1], self.human, reveal=self._over()),
             "thought": self.thoughts[ply - 1],
         }
 
     def reply(self) -> None:
         """The opponent plays while it is its turn and the game goes on."""
-        while outcome(self.state) is None and self.state.turn is not self.human:
+        while not self._over() and int(self.state.turn) != self.human:
             state = self.state
             move = self.opponent.play([state], self.rng)[0]
             self._push(move, thought_json(self.opponent, state, move))
 
-    def move(self, uci: str) -> None:
-        """The person's move (UCI), then the opponent's reply; :class:`GameError` if malformed, illegal or not
-        the person's turn."""
-        if outcome(self.state) is not None:
+    def move(self, text: str) -> None:
+        """The person's move (its text, ``Game.move_text``), then the opponent's reply; :class:`GameError` if
+        malformed, illegal or not the person's turn."""
+        if self._over():
             raise GameError("the game is over")
-        if self.state.turn is not self.human:
+        if int(self.state.turn) != self.human:
             raise GameError("it is not your turn")
+        game = self.game
         try:
-            move = Move.from_uci(uci)
+            move = game.parse_move(text)
         except ValueError as error:
             raise GameError(str(error)) from None
-        if move not in legal_moves(self.state):
-            raise GameError(f"{uci} is not a legal move here")
+        if move not in game.legal_moves(self.state):
+            raise GameError(f"{text} is not a legal move here")
         self._push(move, None)
         self.reply()
 
-    def _push(self, move: Move, thought: dict[str, Any] | None) -> None:
-        self.states.append(apply_move(self.state, move))
-        self.moves.append(move.uci())
+    def _push(self, move: Any, thought: dict[str, Any] | None) -> None:
+        game, state = self.game, self.state
+        self.paths.append(list(game.move_cells(state, move)))
+        self.states.append(game.apply_move(state, move))
+        self.moves.append(game.move_text(move))
         self.thoughts.append(thought)
+
+
+def start_state(variant: str, text: str | None) -> Any:
+    """The start of a game of ``variant`` (from the position ``text`` if given); :class:`GameError` for an unknown
+    variant, a bad position, or a variant whose start position has no legal move (chess's monochromatic)."""
+    try:
+        game = get_game(variant)
+        start = game.initial_state(variant, max_plies=game.default_max_plies)
+        state = game.from_text(variant, text, max_plies=game.default_max_plies) if text else start
+    except ValueError as error:
+        raise GameError(str(error)) from None
+    if not game.legal_moves(start):
+        raise GameError(f"variant {variant!r} cannot be played: {game.players[0]} has no legal move at the start")
+    return state
 
 
 class Games:
@@ -231,41 +301,41 @@ class Games:
     def __init__(self, study: Study, device: str = "cpu") -> None:
         self.study = study
         self.device = device
-        self._games: OrderedDict[str, Game] = OrderedDict()
+        self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._analysts: dict[Path, Analyst] = {}
         self._lock = threading.Lock()
 
-    def start(self, variant: str, opponent: str, color: str, fen: str | None = None, seed: int = 0) -> Game:
-        """A new game (the opponent's first move played if the person has Black); :class:`GameError` if any
-        input is bad."""
-        try:
-            name = check_playable(variant)
-            state = initial_state(name) if not fen else from_fen(name, fen)
-        except ValueError as error:
-            raise GameError(str(error)) from None
-        if color not in ("white", "black"):
-            raise GameError(f"colour must be white or black, got {color!r}")
+    def start(self, variant: str, opponent: str, side: str | None = None, text: str | None = None,
+              seed: int = 0) -> LiveGame:  # fmt: skip
+        """A new game of ``variant`` where the person plays ``side`` (a name of ``Game.players``, the first player
+        if None), from the position ``text`` or the start; the opponent moves first where it is to move.
+        :class:`GameError` if any input is bad."""
+        state = start_state(variant, text)
+        game = game_of(state)
+        side = game.players[0] if side is None else side
+        if side not in game.players:
+            raise GameError(f"side must be one of {', '.join(game.players)}, got {side!r}")
         spec = check_spec(opponent, self.study)
         try:
-            player = parse_player(spec, variant=name, device=self.device)
+            player = parse_player(spec, variant=state.variant_name, device=self.device)
         except (ValueError, OSError) as error:
             raise GameError(str(error).replace(str(self.study.models_dir.resolve()) + "/", "")) from None
-        human = Color.WHITE if color == "white" else Color.BLACK
-        game = Game(uuid.uuid4().hex, human, player, opponent.strip(), [state], np.random.default_rng(seed))
+        human = FIRST if side == game.players[0] else SECOND
+        live = LiveGame(uuid.uuid4().hex, human, player, opponent.strip(), [state], np.random.default_rng(seed))
         with self._lock:
-            self._games[game.id] = game
+            self._games[live.id] = live
             while len(self._games) > MAX_GAMES:
                 close_player(self._games.popitem(last=False)[1].opponent)
-        with game.lock:
-            game.reply()
-        return game
+        with live.lock:
+            live.reply()
+        return live
 
-    def get(self, game_id: str) -> Game:
+    def get(self, game_id: str) -> LiveGame:
         with self._lock:
-            game = self._games.get(game_id)
-        if game is None:
+            live = self._games.get(game_id)
+        if live is None:
             raise KeyError(game_id)
-        return game
+        return live
 
     def analyst(self, model: str) -> Analyst:
         """The network of ``model`` (a name :meth:`Study.model_path` takes), loaded once."""
@@ -280,6 +350,6 @@ class Games:
 
     def close(self) -> None:
         with self._lock:
-            for game in self._games.values():
-                close_player(game.opponent)
+            for live in self._games.values():
+                close_player(live.opponent)
             self._games.clear()

@@ -34,7 +34,10 @@ def test_page_and_options(client: TestClient) -> None:
     assert client.get("/static/app.js").status_code == 200
     options = client.get("/api/options").json()
     names = [v["name"] for v in options["variants"]]
-    assert "gardner" in names and "los_alamos" in names
+    assert "gardner" in names and "los_alamos" in names and "monochromatic" not in names  # no move at the start
+    assert options["families"][0] == {"name": "chess", "description": options["families"][0]["description"],
+                                      "players": ["white", "black"]}  # fmt: skip
+    assert all(v["family"] == "chess" and v["players"] == ["white", "black"] for v in options["variants"])
     assert options["models"] == ["starts/r0/joat.pt"]
     assert not any(k.startswith(("python", "human")) for k in options["kinds"])
     assert options["links"]["mlflow"].startswith("http://127.0.0.1:5000")
@@ -54,10 +57,13 @@ def test_mlflow_link_opens_the_runs_of_the_experiment(tmp_path: Path) -> None:
 def test_a_whole_game_against_random(client: TestClient, variant: str) -> None:
     game = new_game(client, variant=variant, color="black", seed=3)
     assert game["human"] == "black" and len(game["moves"]) == 1  # random opened
+    assert game["players"] == ["white", "black"] and game["position"]["turn"] == "black"
     assert 'data-flipped="1"' in game["position"]["svg"]
     rng = np.random.default_rng(0)
     while not game["position"]["over"]:
         move = game["legal"][int(rng.integers(len(game["legal"])))]
+        assert list(game["paths"]) == game["legal"] and game["paths"][move] == [move[:2], move[2:4]]
+        assert game["last_cells"] == [game["last"][:2], game["last"][2:4]]
         response = client.post(f"/api/games/{game['id']}/move", json={"move": move})
         assert response.status_code == 200, response.text
         game = response.json()
@@ -141,7 +147,9 @@ def test_inspect_a_network(client: TestClient) -> None:
     result = response.json()
     assert -1 <= result["value"] <= 1 and result["turn"] == "white"
     assert abs(sum(result["priors"].values()) - 1) < 1e-4
-    assert set(result["priors"]) == set(game["legal"])
+    assert set(result["priors"]) == set(result["cells"]) == set(game["legal"])
+    assert all(result["cells"][m] == game["paths"][m][-1] for m in game["legal"])  # a move's destination
+    assert all(m["cell"] == result["cells"][m["move"]] for m in result["moves"])
     assert sum(m["visits"] for m in result["moves"]) <= 16 and result["moves"][0]["visits"] > 0
     # Analysis of the person's own side with a model picked from the list, against a non-network opponent.
     game = new_game(client)
@@ -167,6 +175,9 @@ def test_watch_lists_filters_and_replays(client: TestClient) -> None:
     first = listed[0]
     game = client.get("/api/records/game", params={"file": first["file"], "index": first["index"]}).json()
     assert len(game["positions"]) == len(game["moves"]) + 1 == first["plies"] + 1
+    assert (game["first"], game["second"], game["players"]) == ("random", "greedy", ["white", "black"])
+    assert (first["first"], first["second"]) == ("random", "greedy")
+    assert game["cells"] == [[m[:2], m[2:4]] for m in game["moves"]]
     assert game["termination"] == first["termination"]
     for name in ("../../models/starts/r0/joat.json", "/etc/passwd", "nothere.pgn"):
         assert client.get("/api/records/game", params={"file": name}).status_code == 404
@@ -205,23 +216,48 @@ def test_a_slow_engine_does_not_block_other_requests(client: TestClient, monkeyp
     assert answers == [200]
 
 
-@pytest.mark.parametrize("size", [(5, 5), (6, 6), (5, 4), (8, 8)])
+@pytest.mark.parametrize("size", [(5, 5), (6, 6), (5, 4), (8, 8), (10, 12), (15, 15)])
 def test_board_svg_every_size_and_flipped(size: tuple[int, int]) -> None:
+    from mmc.games import BoardView
     from mmc.web.board import SQUARE, board_svg
 
     height, width = size
-    board = [0] * 64
-    board[0], board[8 * (height - 1) + width - 1] = 6, -6  # White king a1, Black king in the far corner
+    files = tuple("abcdefghijklmno"[:width])
+    ranks = tuple(str(r + 1) for r in range(height))
+    cells = [(0, "")] * (height * width)
+    cells[0], cells[-1] = (1, "♚"), (-1, "♚")  # the first player's king a1, the second's in the far corner
+    view = BoardView(files, ranks, tuple(cells))
+    corner = files[-1] + ranks[-1]
     for flipped in (False, True):
-        svg = board_svg(board, height, width, flipped=flipped)
+        svg = board_svg(view, ("white", "black"), flipped=flipped)
         assert svg.count('class="square ') == height * width
         assert f'viewBox="0 0 {width * SQUARE} {height * SQUARE}"' in svg
         a1 = svg.split('data-square="a1" transform="translate(')[1].split(")")[0]
         expected = f"{(width - 1) * SQUARE},0" if flipped else f"0,{(height - 1) * SQUARE}"
         assert a1 == expected
+        assert f'data-square="{corner}"' in svg
         assert svg.count('class="piece white"') == svg.count('class="piece black"') == 1
-    hidden = board_svg(board, height, width, hidden=[8 * (height - 1) + width - 1])
+    hidden = board_svg(view._replace(hidden=frozenset({height * width - 1})), ("white", "black"))
     assert hidden.count('class="piece black"') == 0 and " fog" in hidden
+    # Another game's player names, and a view's named marks as classes.
+    marked = board_svg(view._replace(marks=(("line", (0, 1)),)), ("Red", "Blue"))
+    assert 'class="piece red" data-owner="1"' in marked and 'class="piece blue" data-owner="-1"' in marked
+    assert marked.count("mark-line") == 2
+    with pytest.raises(ValueError, match="15x15"):
+        board_svg(BoardView(tuple("abcdefghijklmnop"), ("1",), ((0, ""),) * 16), ("white", "black"))
+
+
+def test_the_board_is_the_games_board_view(client: TestClient) -> None:
+    from mmc.games import get_game, initial_state
+
+    game = new_game(client, variant="los_alamos", seed=2)
+    svg = game["position"]["svg"]
+    view = get_game("los_alamos").board_view(initial_state("los_alamos"))
+    for index, (owner, glyph) in enumerate(view.cells):
+        name = view.files[index % 6] + view.ranks[index // 6]
+        cell = svg.split(f'data-square="{name}"')[1].split("</g>")[0]
+        colour = {1: "white", -1: "black"}.get(owner)
+        assert (f'class="piece {colour}"' in cell and glyph in cell) if owner else "piece" not in cell
 
 
 def test_the_opponents_search_is_kept_with_its_move(client: TestClient) -> None:
@@ -234,7 +270,7 @@ def test_the_opponents_search_is_kept_with_its_move(client: TestClient) -> None:
     assert sum(m["visits"] for m in thought["moves"]) <= thought["simulations"] == 6
     assert -1 <= thought["value"] <= 1 and -1 <= thought["search_value"] <= 1
     assert abs(sum(thought["priors"].values()) - 1) < 1e-4
-    visits = {m["uci"]: m["visits"] for m in thought["moves"]}
+    visits = {m["move"]: m["visits"] for m in thought["moves"]}
     assert visits[thought["move"]] == max(visits.values())  # it played the most visited
     game = client.post(f"/api/games/{game['id']}/move", json={"move": game["legal"][0]}).json()
     assert game["thought_plies"] == [1, 3]
@@ -253,3 +289,99 @@ def test_dark_chess_hides_the_opponents_search_until_the_end(client: TestClient)
     game = new_game(client, variant="dark", color="black", opponent="net:joat@r0:sims=4")
     assert game["thought_plies"] == []
     assert client.get(f"/api/games/{game['id']}/plies/1").status_code == 400
+
+
+def test_a_whole_bonus_game_where_a_player_moves_twice(client: TestClient, bonus_game: object) -> None:
+    """Another game family through the same endpoints: its variants listed, its players' names, one-cell click
+    paths, and a player that moves again after a stone next to its own (the turn read from every position)."""
+    options = client.get("/api/options").json()
+    assert {"name": "bonus", "description": options["families"][1]["description"], "players": ["black", "white"]} in (
+        options["families"]
+    )
+    assert [v["name"] for v in options["variants"] if v["family"] == "bonus"] == ["bonus_2x3", "bonus_3x3"]
+    assert (
+        client.post("/api/games", json={"variant": "bonus_2x3", "opponent": "random", "color": "red"}).status_code
+        == 400
+    )
+
+    game = new_game(client, variant="bonus_2x3", seed=4)
+    assert game["human"] == "black" and game["players"] == ["black", "white"] and game["moves"] == []
+    assert game["position"]["fen"] == ".../... x" and game["position"]["turn"] == "black"
+    assert sorted(game["paths"].items()) == [(c, [c]) for c in ("a1", "a2", "b1", "b2", "c1", "c2")]
+    assert 'data-square="c2"' in game["position"]["svg"] and "piece" not in game["position"]["svg"]
+    doubles = 0
+    while not game["position"]["over"]:
+        mine = {m for i, m in enumerate(game["moves"]) if _mover(game, i) == "black"}
+        bonus = [m for m in game["legal"] if any(_adjacent(m, own) for own in mine)]
+        move = (bonus or game["legal"])[0]
+        before = len(game["moves"])
+        game = client.post(f"/api/games/{game['id']}/move", json={"move": move}).json()
+        assert game["moves"][before] == move and game["last_cells"] == [game["moves"][-1]]
+        if bonus and not game["position"]["over"]:  # the stone touched its own: black moves again at once
+            assert len(game["moves"]) == before + 1 and game["position"]["turn"] == "black"
+            doubles += 1
+    assert doubles >= 1
+    position = game["position"]
+    assert position["termination"] == "full-board" and position["result"] in ("1-0", "0-1", "1/2-1/2")
+    assert (
+        position["svg"].count('class="piece black" data-owner="1"')
+        + position["svg"].count('class="piece white" data-owner="-1"')
+        == 6
+    )
+    back = client.get(f"/api/games/{game['id']}/plies/1").json()
+    assert back["move"] == game["moves"][0] and back["cells"] == [back["move"]]
+    assert back["position"]["fen"] == ".../... x"
+
+
+def test_a_bonus_game_as_the_second_player(client: TestClient, bonus_game: object) -> None:
+    game = new_game(client, variant="bonus_3x3", color="white", opponent="mcts:16", seed=5)
+    assert game["human"] == "white" and game["position"]["turn"] == "white"
+    assert 'data-flipped="1"' in game["position"]["svg"] and len(game["moves"]) >= 1
+    assert game["thought_plies"] == list(range(1, len(game["moves"]) + 1))  # the search of each of its moves
+    thought = client.get(f"/api/games/{game['id']}/plies/1").json()["thought"]
+    assert thought["move"] == game["moves"][0] and thought["turn"] == "black"
+    assert thought["cells"] == {m: m for m in thought["priors"]} and len(thought["priors"]) == 9
+    fen = client.post("/api/games", json={"variant": "bonus_3x3", "opponent": "random", "fen": "x.o/.../... o"})
+    assert fen.status_code == 200 and fen.json()["human"] == "black"
+    assert fen.json()["moves"] and fen.json()["position"]["turn"] == "black"  # white was to move: it moved first
+    bad = client.post("/api/games", json={"variant": "bonus_3x3", "opponent": "random", "fen": "xx/... o"})
+    assert bad.status_code == 400 and "bonus position" in bad.json()["error"]
+
+
+def test_watch_a_bonus_record(tmp_path: Path, bonus_game: object) -> None:
+    from mmc.games import apply_move, initial_state, legal_moves, outcome
+    from mmc.play.records import GameRecord, write_records
+
+    state, moves = initial_state("bonus_2x3"), []
+    while outcome(state) is None:
+        move = legal_moves(state)[0]
+        moves.append(bonus_game.move_text(move))  # type: ignore[attr-defined]
+        state = apply_move(state, move)
+    final = outcome(state)
+    assert final is not None
+    record = GameRecord("bonus_2x3", "me", "you", 0, initial_state("bonus_2x3").fen(), tuple(moves),
+                        final.result(), final.termination.value)  # fmt: skip
+    write_records([record], tmp_path / "data" / "jobs" / "bonus" / "b.pgn")
+    client = TestClient(create_app(tmp_path))
+    listed = client.get("/api/records", params={"variant": "bonus_2x3"}).json()["records"]
+    assert [(r["first"], r["second"], r["plies"]) for r in listed] == [("me", "you", len(moves))]
+    shown = client.get("/api/records/game", params={"file": "bonus/b.pgn", "index": 0}).json()
+    assert shown["players"] == ["black", "white"] and (shown["first"], shown["second"]) == ("me", "you")
+    assert shown["cells"] == [[m] for m in moves] and len(shown["positions"]) == len(moves) + 1
+    assert shown["result"] == final.result() and shown["termination"] == "full-board"
+
+
+def _mover(game: dict, index: int) -> str:
+    """Who played move ``index`` of a bonus game: replayed from the start, reading the turn after every move."""
+    from mmc.games import apply_move, get_game, initial_state
+
+    bonus = get_game(game["variant"])
+    state = initial_state(game["variant"])
+    for text in game["moves"][:index]:
+        state = apply_move(state, bonus.parse_move(text))
+    return bonus.players[0] if int(state.turn) == 1 else bonus.players[1]
+
+
+def _adjacent(a: str, b: str) -> bool:
+    """Whether two cells (``b1``) share a side."""
+    return abs(ord(a[0]) - ord(b[0])) + abs(int(a[1:]) - int(b[1:])) == 1

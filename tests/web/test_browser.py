@@ -108,13 +108,13 @@ def _play_by_clicks(driver, variant: str, opponent: str, seed: int) -> str:  # t
     _wait(driver, f"game !== null && game.variant === '{variant}' && game.moves.length === 0")
     rng = np.random.default_rng(seed)
     while not driver.execute_script("return game.position.over"):
-        legal = driver.execute_script("return game.legal")
+        paths = driver.execute_script("return game.paths")
         plies = driver.execute_script("return game.position.ply")
-        move = legal[int(rng.integers(len(legal)))]
-        driver.find_element(By.CSS_SELECTOR, f'#board [data-square="{move[:2]}"]').click()
-        driver.find_element(By.CSS_SELECTOR, f'#board [data-square="{move[2:4]}"]').click()
-        if len(move) == 5:
-            driver.find_element(By.CSS_SELECTOR, f'#promotion-choices button[data-move="{move}"]').click()
+        move = sorted(paths)[int(rng.integers(len(paths)))]
+        for cell in paths[move]:  # the clicks the game defines for the move
+            driver.find_element(By.CSS_SELECTOR, f'#board [data-square="{cell}"]').click()
+        if sum(path == paths[move] for path in paths.values()) > 1:  # a promotion: chosen by its text
+            driver.find_element(By.CSS_SELECTOR, f'#choice-buttons button[data-move="{move}"]').click()
         _wait(driver, f"game.position.ply > {plies}")
     return str(driver.find_element(By.ID, "status").text)
 
@@ -176,3 +176,131 @@ def test_play_two_whole_games_and_watch_a_record(server: str, browser) -> None: 
     status = driver.find_element(By.ID, "w-status").text
     assert "random vs greedy, gardner — " in status and "(" in status, status
     driver.save_screenshot(str(SCREENSHOT_DIR / "mmc-serve-watch.png"))
+
+
+def test_choose_a_promotion_by_its_text(server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    """Moves that share their cells (the four promotions of b4-b5) are offered as buttons after the clicks."""
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    driver.get(server)
+    _wait(driver, "document.querySelectorAll('#variant option').length > 0")
+    driver.find_element(By.ID, "fen").send_keys("4k/1P3/5/5/K4 w - - 0 1")
+    driver.find_element(By.ID, "start").click()
+    _wait(driver, "game !== null && game.position.fen.startsWith('4k/1P3')")
+    driver.find_element(By.CSS_SELECTOR, '#board [data-square="b4"]').click()
+    assert driver.execute_script(
+        "return document.querySelector('#board [data-square=\"b5\"]').classList.contains('target')"
+    )
+    driver.find_element(By.CSS_SELECTOR, '#board [data-square="b5"]').click()
+    buttons = driver.find_elements(By.CSS_SELECTOR, "#choice-buttons button")
+    assert sorted(b.get_attribute("data-move") for b in buttons) == ["b4b5b", "b4b5n", "b4b5q", "b4b5r"]
+    driver.find_element(By.CSS_SELECTOR, '#choice-buttons button[data-move="b4b5n"]').click()
+    _wait(driver, "game.moves.length >= 1")
+    assert driver.execute_script("return game.moves[0]") == "b4b5n"
+    assert driver.find_element(By.ID, "choice").get_attribute("hidden") is not None
+
+
+@pytest.fixture
+def bonus_server(project: Path) -> Iterator[str]:
+    """The app in this process (uvicorn in a thread) with the test game Bonus registered, its click paths changed
+    so that they exercise every kind of click: ``b1``'s path extends ``a1``'s (a hop chain's "end here"), ``c2``
+    has none (a pass, a button), every other cell is one click."""
+    import dataclasses
+    import threading
+
+    uvicorn = pytest.importorskip("uvicorn")
+    from mmc.games import register_game, unregister_game
+    from mmc.web.app import create_app
+    from tests.games.bonus import GAME, cell_name
+
+    paths = {"a1": ("a1",), "b1": ("a1", "b1"), "c2": ()}
+    game = dataclasses.replace(GAME, move_cells=lambda state, move: paths.get(cell_name(move), (cell_name(move),)))
+    register_game(game)
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(project), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    try:
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not server.started:
+            assert time.monotonic() < deadline, "the app did not start"
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        if thread.is_alive():
+            thread.join(10)
+        unregister_game(game.name)
+
+
+def test_play_a_bonus_game_by_clicks(bonus_server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    """Another game family on the same page: its variants under its own heading, its players' names, one-click
+    moves, a path that is the start of a longer one ("end here" or a second click), a pass button, and a player
+    that moves twice in a row."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver = browser
+    driver.get(bonus_server)
+    _wait(driver, "document.querySelectorAll('#variant option').length > 0")
+    assert driver.execute_script("return document.querySelector('option[value=\"bonus_2x3\"]').parentNode.tagName") == (
+        "OPTGROUP"
+    )
+    Select(driver.find_element(By.ID, "variant")).select_by_value("bonus_2x3")
+    assert [o.text for o in Select(driver.find_element(By.ID, "color")).options] == ["black", "white"]
+    box = driver.find_element(By.ID, "opponent")
+    box.clear()
+    box.send_keys("greedy")
+    driver.find_element(By.ID, "start").click()
+    _wait(driver, "game !== null && game.variant === 'bonus_2x3' && game.moves.length === 0")
+    assert driver.find_element(By.ID, "status").text == "Your move (black)"
+    assert driver.find_element(By.CSS_SELECTOR, '#pass-buttons button[data-move="c2"]').text == "c2"
+
+    def click(cell: str) -> None:
+        driver.find_element(By.CSS_SELECTOR, f'#board [data-square="{cell}"]').click()
+
+    click("a1")  # a complete path that b1's extends: nothing is played yet
+    assert driver.execute_script("return clicks") == ["a1"] and driver.execute_script("return game.moves.length") == 0
+    assert driver.find_element(By.CSS_SELECTOR, "#choice-buttons button[data-end]").is_displayed()
+    click("a1")  # a second click on the last cell ends the move there
+    _wait(driver, "game.moves.length > 0")
+    assert driver.execute_script("return game.moves[0]") == "a1"
+    if driver.execute_script("return game.paths['b1'] !== undefined"):
+        click("a1")
+        click("b1")  # the longer path, played by its last click
+        _wait(driver, "game.moves.includes('b1')")
+    plies = driver.execute_script("return game.position.ply")
+    while not driver.execute_script("return game.position.over"):
+        paths = driver.execute_script("return game.paths")
+        move = sorted(paths)[0]
+        if move == "c2":
+            driver.find_element(By.CSS_SELECTOR, '#pass-buttons button[data-move="c2"]').click()
+        elif move == "a1":
+            click("a1")
+            driver.find_element(By.CSS_SELECTOR, "#choice-buttons button[data-end]").click()
+        else:
+            for cell in paths[move]:
+                click(cell)
+        _wait(driver, f"game.position.ply > {plies}")
+        plies = driver.execute_script("return game.position.ply")
+    status = driver.find_element(By.ID, "status").text
+    assert status.startswith("Game over: ") and "(full-board)" in status, status
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#board .piece")) == 6
+    # Black's second stone touched its first (b1 or a2 next to a1): black moved twice in a row.
+    listed = [text.split(". ")[1] for text in driver.execute_script(
+        "return [...document.querySelectorAll('#moves li')].map(li => li.textContent)")]  # fmt: skip
+    assert listed == driver.execute_script("return game.moves")
+    assert _movers("bonus_2x3", listed)[:4] == [1, -1, 1, 1]
+    driver.save_screenshot(str(SCREENSHOT_DIR / "mmc-serve-bonus.png"))
+
+
+def _movers(variant: str, moves: list[str]) -> list[int]:
+    """The player (+1, -1) who played each of ``moves``, read from the turn of every position."""
+    from mmc.games import apply_move, get_game, initial_state
+
+    game, state, movers = get_game(variant), initial_state(variant), []
+    for text in moves:
+        movers.append(int(state.turn))
+        state = apply_move(state, game.parse_move(text))
+    return movers

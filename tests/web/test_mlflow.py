@@ -145,7 +145,7 @@ def test_the_games_link_lists_the_models_games(study: tuple[Path, dict[str, str]
     root, _ = study
     client = TestClient(create_app(root))
     listed = client.get("/api/records", params={"player": "joat-b100-r1"}).json()["records"]
-    assert [(g["white"], g["file"]) for g in listed] == [("joat-b100-r1", "evaluate/mallet/m.pgn")]
+    assert [(g["first"], g["file"]) for g in listed] == [("joat-b100-r1", "evaluate/mallet/m.pgn")]
     listed = client.get("/api/records", params={"stage": "adapt/mallet-r1/self-play-joat-b100"}).json()["records"]
     assert len(listed) == 1
 

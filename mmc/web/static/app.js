@@ -1,9 +1,11 @@
 // meta-minichess page: Play (click to move), Inspect (a network's value, prior and search), Watch (records).
+// Any game family: the server sends the board as SVG (one [data-square] group per cell) and, for each legal move,
+// its text and its click path (the cells a person clicks, in order); moves are matched against the clicks here.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 let game = null;        // the game as /api/games returns it
-let selected = null;    // the square clicked first ("b2")
+let clicks = [];        // the cells clicked so far toward a move (["b2"])
 let record = null;      // the watched record
 let ply = 0;
 let options = null;     // /api/options
@@ -32,7 +34,14 @@ function option(select, value, label) {
 
 async function loadOptions() {
   options = await api("/api/options");
-  for (const v of options.variants) option($("variant"), v.name, `${v.name} (${v.size})`);
+  const groups = {};
+  for (const f of options.families) {
+    groups[f.name] = document.createElement("optgroup");
+    groups[f.name].label = f.description;
+    $("variant").appendChild(groups[f.name]);
+  }
+  for (const v of options.variants) option(groups[v.family], v.name, `${v.name} (${v.size})`);
+  showSides();
   for (const k of options.kinds) option($("kinds"), k);
   for (const [name, path] of Object.entries(options.registered)) {
     option($("model"), name, `${name} (registry: ${path})`);
@@ -58,6 +67,16 @@ async function loadOptions() {
   }
 }
 
+// The person's side: the players of the chosen variant's family (first or second kept across variants).
+function showSides() {
+  const chosen = options.variants.find((v) => v.name === $("variant").value);
+  const side = $("color");
+  const keep = Math.max(side.selectedIndex, 0);
+  side.innerHTML = "";
+  for (const name of chosen ? chosen.players : []) option(side, name);
+  side.selectedIndex = Math.min(keep, side.options.length - 1);
+}
+
 // A model's links: the MLflow run (and Prefect flow run) that produced it, its games and its self-play.
 function showModelLinks(selectId, boxId) {
   const box = $(boxId);
@@ -81,17 +100,16 @@ function squares(box) {
   return box.querySelectorAll(".square");
 }
 
+function highlight(box, cells) {
+  for (const sq of squares(box)) if (cells.includes(sq.dataset.square)) sq.classList.add("last");
+}
+
 function drawGame() {
   $("board").removeEventListener("click", drawGame);  // a look back's way back
   $("board").innerHTML = game.position.svg;
-  selected = null;
-  const last = game.last;
-  for (const sq of squares($("board"))) {
-    if (last && (last.slice(0, 2) === sq.dataset.square || last.slice(2, 4) === sq.dataset.square)) {
-      sq.classList.add("last");
-    }
-    sq.addEventListener("click", () => clickSquare(sq.dataset.square));
-  }
+  clicks = [];
+  highlight($("board"), game.last_cells);
+  for (const sq of squares($("board"))) sq.addEventListener("click", () => clickSquare(sq.dataset.square));
   const moves = $("moves");
   moves.innerHTML = "";
   for (const [i, m] of game.moves.entries()) {
@@ -107,7 +125,7 @@ function drawGame() {
   const p = game.position;
   let status;
   if (p.over) {
-    const winner = p.result === "1-0" ? "white" : p.result === "0-1" ? "black" : null;
+    const winner = p.result === "1-0" ? game.players[0] : p.result === "0-1" ? game.players[1] : null;
     const verdict = winner === null ? "Draw" : winner === game.human ? "You won" : "You lost";
     status = `Game over: ${verdict} — ${p.result} (${p.termination})`;
   } else {
@@ -115,56 +133,99 @@ function drawGame() {
   }
   $("status").textContent = status;
   $("status").dataset.over = p.over ? "1" : "0";
-  $("promotion").hidden = true;
+  showChoices([]);
+  showPasses();
   if ($("analysis").checked && !p.over) inspect();
   else $("inspect-out").innerHTML = "";
 }
 
-function mark(from) {
-  for (const sq of squares($("board"))) {
-    sq.classList.remove("selected", "target");
-    if (from === null) continue;
-    if (sq.dataset.square === from) sq.classList.add("selected");
-    if (game.legal.some((m) => m.slice(0, 2) === from && m.slice(2, 4) === sq.dataset.square)) {
-      sq.classList.add("target");
+// ---- Moves by clicks: each legal move is its text and its path of cells ----
+
+function startsWith(path, prefix) {
+  return prefix.length <= path.length && prefix.every((cell, i) => path[i] === cell);
+}
+
+// The legal moves (texts) whose path begins with `prefix`; with `exact`, those whose path is exactly `prefix`.
+function movesFrom(prefix, exact = false) {
+  return Object.entries(game.paths)
+    .filter(([, path]) => path.length > 0 && startsWith(path, prefix) && (!exact || path.length === prefix.length))
+    .map(([text]) => text);
+}
+
+// The clicked cells selected, and the cells that can come next targeted.
+function mark() {
+  const next = new Set();
+  if (clicks.length) {
+    for (const path of Object.values(game.paths)) {
+      if (path.length > clicks.length && startsWith(path, clicks)) next.add(path[clicks.length]);
     }
   }
-}
-
-function clickSquare(square) {
-  if (!game || game.position.over) return;
-  if (selected !== null) {
-    const moves = game.legal.filter((m) => m.slice(0, 2) === selected && m.slice(2, 4) === square);
-    if (moves.length === 1) return sendMove(moves[0]);
-    if (moves.length > 1) return choosePromotion(moves);
+  for (const sq of squares($("board"))) {
+    sq.classList.toggle("selected", clicks.includes(sq.dataset.square));
+    sq.classList.toggle("target", next.has(sq.dataset.square));
   }
-  const from = game.legal.some((m) => m.slice(0, 2) === square) ? square : null;
-  selected = from;
-  mark(from);
 }
 
-const PROMOTION_GLYPHS = { q: "♛", r: "♜", b: "♝", n: "♞", k: "♚" };
+function clickSquare(cell) {
+  if (!game || game.position.over || !game.legal.length) return;
+  const ended = clicks.length > 0 && cell === clicks[clicks.length - 1] ? movesFrom(clicks, true) : [];
+  if (ended.length) return finish(ended);  // a second click on the last cell ends a path that could go on
+  clicks = movesFrom([...clicks, cell]).length ? [...clicks, cell] : movesFrom([cell]).length ? [cell] : [];
+  const complete = clicks.length ? movesFrom(clicks, true) : [];
+  const longer = movesFrom(clicks).filter((text) => game.paths[text].length > clicks.length);
+  mark();
+  if (complete.length && !longer.length) return finish(complete);
+  showChoices(complete, true);
+}
 
-function choosePromotion(moves) {
-  const box = $("promotion-choices");
+// Play the move, or offer a choice when several moves share the same path (chess's promotions).
+function finish(moves) {
+  if (moves.length === 1) return sendMove(moves[0]);
+  showChoices(moves);
+}
+
+// Buttons for `moves`, by their text; `endHere`: the moves end at the last click, though longer paths go on.
+function showChoices(moves, endHere = false) {
+  const box = $("choice-buttons");
   box.innerHTML = "";
-  for (const m of moves) {
+  if (endHere && moves.length) {
     const b = document.createElement("button");
-    b.textContent = PROMOTION_GLYPHS[m[4]] || m[4];
-    b.title = m;
-    b.dataset.move = m;
-    b.addEventListener("click", () => sendMove(m));
+    b.textContent = "end here";
+    b.title = "end the move on the last cell clicked (or click it again)";
+    b.dataset.end = "1";
+    b.addEventListener("click", () => finish(moves));
     box.appendChild(b);
+  } else {
+    for (const m of moves) box.appendChild(moveButton(m));
   }
-  $("promotion").hidden = false;
+  $("choice").hidden = !moves.length;
 }
 
-async function sendMove(uci) {
+function moveButton(text) {
+  const b = document.createElement("button");
+  b.textContent = text;
+  b.title = text;
+  b.dataset.move = text;
+  b.addEventListener("click", () => sendMove(text));
+  return b;
+}
+
+// A move that no cell makes (a pass) is a button.
+function showPasses() {
+  const passes = Object.entries(game.paths).filter(([, path]) => path.length === 0).map(([text]) => text);
+  const box = $("pass-buttons");
+  box.innerHTML = "";
+  for (const m of passes) box.appendChild(moveButton(m));
+  $("passes").hidden = !passes.length;
+}
+
+async function sendMove(text) {
   say("");
-  mark(null);
+  clicks = [];
+  mark();
   $("status").textContent = `${game.opponent} is thinking…`;
   try {
-    game = await api(`/api/games/${game.id}/move`, { move: uci });
+    game = await api(`/api/games/${game.id}/move`, { move: text });
   } catch (error) {
     say(error.message);
   }
@@ -200,8 +261,8 @@ function analysisHtml(r, title, played) {
     (r.search_value !== undefined ? `, after ${r.simulations} simulations ${fmt(r.search_value)}` : "") + "</p>";
   html += "<table><tr><th>move</th><th>prior</th><th>visits</th><th>Q</th></tr>";
   for (const m of r.moves) {
-    const mark = m.uci === played ? ' class="played"' : "";
-    html += `<tr${mark}><td>${m.uci}</td><td>${fmt(m.prior)}</td><td>${m.visits ?? ""}</td><td>${fmt(m.q)}</td></tr>`;
+    const mark = m.move === played ? ' class="played"' : "";
+    html += `<tr${mark}><td>${m.move}</td><td>${fmt(m.prior)}</td><td>${m.visits ?? ""}</td><td>${fmt(m.q)}</td></tr>`;
   }
   return html + "</table>";
 }
@@ -215,11 +276,7 @@ async function lookBack(n) {
     return say(error.message);
   }
   $("board").innerHTML = back.position.svg;
-  for (const sq of squares($("board"))) {
-    if (back.move.slice(0, 2) === sq.dataset.square || back.move.slice(2, 4) === sq.dataset.square) {
-      sq.classList.add("last");
-    }
-  }
+  highlight($("board"), back.cells);
   for (const [i, li] of $("moves").querySelectorAll("li").entries()) li.classList.toggle("viewing", i + 1 === n);
   $("status").textContent = `Looking back at move ${n}: ${back.move} (click the board to return)`;
   $("board").addEventListener("click", drawGame, { once: true });
@@ -227,13 +284,16 @@ async function lookBack(n) {
   out.innerHTML = back.thought
     ? analysisHtml(back.thought, `${game.opponent}'s search when it played ${back.move}`, back.move)
     : `<p>Move ${n} (${back.move}) was yours: the opponent had not searched.</p>`;
-  if (back.thought) shade(back.thought.priors);
+  if (back.thought) shade(back.thought);
 }
 
-function shade(priors) {
-  // Shade each destination square by the prior mass of the moves to it.
+// Shade each destination cell (the last cell of a move's path) by the prior mass of the moves to it.
+function shade(analysis) {
   const mass = {};
-  for (const [uci, p] of Object.entries(priors)) mass[uci.slice(2, 4)] = (mass[uci.slice(2, 4)] || 0) + p;
+  for (const [text, p] of Object.entries(analysis.priors)) {
+    const cell = analysis.cells[text];
+    if (cell) mass[cell] = (mass[cell] || 0) + p;
+  }
   const most = Math.max(...Object.values(mass), 1e-9);
   for (const sq of squares($("board"))) {
     const p = mass[sq.dataset.square] || 0;
@@ -250,7 +310,7 @@ async function inspect() {
       model: $("analysis-model").value || null, simulations: Number($("simulations").value || 0),
     });
     out.innerHTML = analysisHtml(r, r.model);
-    shade(r.priors);
+    shade(r);
   } catch (error) {
     out.textContent = error.message;
   }
@@ -267,7 +327,7 @@ async function listRecords() {
   try {
     const r = await api(`/api/records?${q}`);
     const rows = r.records.map((g, i) =>
-      `<tr data-i="${i}"><td>${g.variant}</td><td>${g.white}</td><td>${g.black}</td><td>${g.result}</td>` +
+      `<tr data-i="${i}"><td>${g.variant}</td><td>${g.first}</td><td>${g.second}</td><td>${g.result}</td>` +
       `<td>${g.termination}</td><td>${g.plies}</td></tr>`).join("");
     $("w-list").innerHTML = r.records.length ? `<table>${rows}</table>` + (r.truncated ? "<p>(first 500)</p>" : "")
       : "<p>No game records found under data/jobs/.</p>";
@@ -295,15 +355,11 @@ function showPly(n) {
   ply = Math.max(0, Math.min(n, record.positions.length - 1));
   $("w-board").innerHTML = record.positions[ply];
   const move = ply > 0 ? record.moves[ply - 1] : "start";
-  if (ply > 0) {
-    for (const sq of squares($("w-board"))) {
-      if (move.slice(0, 2) === sq.dataset.square || move.slice(2, 4) === sq.dataset.square) sq.classList.add("last");
-    }
-  }
+  if (ply > 0) highlight($("w-board"), record.cells[ply - 1]);
   $("w-slider").value = ply;
   $("w-ply").textContent = `ply ${ply}/${record.moves.length}: ${move}`;
   const end = ply === record.moves.length ? ` — ${record.result} (${record.termination})` : "";
-  $("w-status").textContent = `${record.white} vs ${record.black}, ${record.variant}${end}`;
+  $("w-status").textContent = `${record.first} vs ${record.second}, ${record.variant}${end}`;
 }
 
 // ---- wiring ----
@@ -317,6 +373,7 @@ function showTab(name) {
 
 for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showTab(tab.dataset.tab));
 $("start").addEventListener("click", startGame);
+$("variant").addEventListener("change", showSides);
 $("model").addEventListener("change", () => showModelLinks("model", "model-links"));
 $("analysis-model").addEventListener("change", () => showModelLinks("analysis-model", "analysis-links"));
 $("inspect").addEventListener("click", inspect);
