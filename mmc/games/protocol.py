@@ -33,9 +33,11 @@ The compiled kernels (:attr:`Game.kernels`, a module) are what the search tree i
     legal_moves_into(board, side, tab, out) -> n
                                        the legal move codes into ``out`` (``int32[MAX_MOVES]``); 0 once the
                                        board's own rules have ended the game
-    play(board, side, move, tab) -> (next_side, irreversible)
-                                       play a legal move in place; the player to move next, and whether the move
-                                       can never be undone (it restarts the repetition clock)
+    play(board, side, move, tab) -> (next_side, irreversible, plies)
+                                       play a legal move in place; the player to move next, whether the move
+                                       can never be undone (it restarts the repetition clock), and the plies it
+                                       counts towards the move cap (1; 0 for a step that does not finish a move,
+                                       such as a hop of a chain that goes on, where a family counts complete moves)
     game_end(board, side, tab, num_moves, repetitions, clock, ply, max_plies) -> code
                                        ONGOING, or why the game is over: num_moves from legal_moves_into,
                                        repetitions the earlier occurrences of the position with the same player

@@ -101,10 +101,10 @@ def _materialise(t, node, nodes, slots, trees, tab):
     trees.nslots[t] += 1
     nodes.slot[t, node] = s
     slots.board[t, s] = slots.board[t, ps]
-    side, irreversible = G.play(slots.board[t, s], np.int64(slots.side[t, ps]), nodes.move[t, node], tab)
+    side, irreversible, plies = G.play(slots.board[t, s], np.int64(slots.side[t, ps]), nodes.move[t, node], tab)
     slots.side[t, s] = side
     slots.halfmove[t, s] = 0 if irreversible else slots.halfmove[t, ps] + 1
-    slots.ply[t, s] = slots.ply[t, ps] + 1
+    slots.ply[t, s] = slots.ply[t, ps] + plies
     slots.terminal[t, s] = UNKNOWN
     return s
 
@@ -348,7 +348,7 @@ def rollout_values(boards, sides, tab, max_plies, seeds):
             z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
             z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
             z = z ^ (z >> np.uint64(31))
-            s, _ = G.play(b, s, out[np.int64(z % np.uint64(k))], tab)
+            s, _, _ = G.play(b, s, out[np.int64(z % np.uint64(k))], tab)
         else:
             v = G.cutoff_value(b, s, tab)
             if v != 0.0:

@@ -67,7 +67,8 @@ def _full(board, tab):
 
 @kernel
 def play(board, side, move, tab):
-    """Place ``side``'s stone on ``move``; the same player moves again after a stone next to its own (a bonus)."""
+    """Place ``side``'s stone on ``move``; the same player moves again after a stone next to its own (a bonus).
+    Returns ``(next side, irreversible, plies)``: every placement is irreversible and one ply."""
     board[move] = side
     rank, file = move // 4, move % 4
     bonus = (
@@ -77,8 +78,8 @@ def play(board, side, move, tab):
         or (rank < tab[0] - 1 and board[move + 4] == side)
     )
     if bonus and not _full(board, tab):
-        return side, True
-    return -side, True
+        return side, True, 1
+    return -side, True, 1
 
 
 @kernel
@@ -237,7 +238,7 @@ def apply_move(state: State, move: int) -> State:
     if move not in legal_moves(state):
         raise IllegalMoveError(f"illegal move {cell_name(move)} in bonus position {state.fen()}")
     board = _array(state)
-    side, _ = play(board, int(state.turn), move, table(state.variant_name))
+    side, _, _ = play(board, int(state.turn), move, table(state.variant_name))
     return State(state.variant_name, board.tobytes(), Stone(side), state.ply + 1, state.max_plies)
 
 

@@ -621,12 +621,13 @@ ALTERNATES = True
 
 @kernel(inline="always")
 def play(board, side, move, tab):
-    """Play the legal ``move`` of ``side`` on ``board`` in place; return ``(next side, irreversible)``: the opponent,
-    and whether the move was a capture or a pawn move (it restarts the fifty-move and repetition clocks)."""
+    """Play the legal ``move`` of ``side`` on ``board`` in place; return ``(next side, irreversible, plies)``: the
+    opponent, whether the move was a capture or a pawn move (it restarts the fifty-move and repetition clocks), and
+    the plies it counts (1)."""
     frm, to = move & 63, (move >> 6) & 63
     irreversible = board[to] != 0 or board[frm] == PAWN or board[frm] == -PAWN
     play_inplace(board, move, tab)
-    return -side, irreversible
+    return -side, irreversible, 1
 
 
 @kernel(inline="always")
