@@ -273,10 +273,13 @@ class Game:
     board_view: Callable[..., BoardView]
     """``board_view(state, viewer=None) -> BoardView``: the board as a picture; ``viewer`` (a player) sees only its own
     view in a variant with hidden information."""
-    move_cells: Callable[[Any, Any], tuple[str, ...]]
-    """``move_cells(state, move) -> cell names``: the cells a person clicks, in order, to make ``move`` (chess: from
-    and to; a stone: its cell; a hop chain: the piece, then each landing cell; a pass: none). Moves with the same
-    cells (chess's promotions) are told apart by their text."""
+    move_cells: Callable[[Any, Any], tuple[str | tuple[str, ...], ...]]
+    """``move_cells(state, move) -> steps``: the clicks a person makes, in order, to make ``move``, each step a cell
+    name or a tuple of alternative cell names, any one of which makes that step, the move's own cell first (chess:
+    from and to; a stone: its cell; a stone under gravity: one step, its cell then every other cell of its column; a
+    hop chain: the piece, then each landing cell; a pass: none). Where a move is drawn (its last cell, the page's
+    highlights) a step stands for its first cell. Moves with the same steps (chess's promotions) are told apart by
+    their text."""
     heuristic: Callable[[Any, Sequence[Any]], np.ndarray]
     """``heuristic(state, moves) -> float64[len(moves)]``: the greedy player's score of each move (higher is
     better for the player to move; the player picks among the best at random). Greedy is Elo 0 of every ladder."""

@@ -47,6 +47,7 @@ from mmc.web.games import (
     REFUSED_KINDS,
     GameError,
     Games,
+    drawn_cells,
     playable_variants,
     position_json,
     side_name,
@@ -299,11 +300,11 @@ def _opponent_model(spec: str) -> str | None:
 
 def _record_json(record: GameRecord) -> dict[str, Any]:
     """A record as the Watch tab shows it: its tags, its players' names (``players``: the family's first and second),
-    its moves' texts and cells (``cells``: each move's click path), and every position as SVG (the start, then one
-    per move); :class:`RecordError` if its moves do not replay."""
+    its moves' texts and cells (``cells``: the cells each move is drawn on, ``mmc.web.games.drawn_cells``), and every
+    position as SVG (the start, then one per move); :class:`RecordError` if its moves do not replay."""
     states = replay(record)
     game = game_of(states[0])
-    cells = [list(game.move_cells(s, game.parse_move(text))) for s, text in zip(states, record.moves, strict=False)]
+    cells = [drawn_cells(s, game.parse_move(text)) for s, text in zip(states, record.moves, strict=False)]
     return {
         "variant": record.variant, "first": record.first, "second": record.second, "players": list(game.players),
         "result": record.result, "termination": record.termination, "opening_plies": record.opening_plies,

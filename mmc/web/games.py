@@ -28,6 +28,7 @@ __all__ = [
     "Games",
     "LiveGame",
     "analysis_json",
+    "drawn_cells",
     "move_paths",
     "playable_variants",
     "position_json",
@@ -83,10 +84,20 @@ def position_json(state: Any, viewer: int | None, *, reveal: bool = False) -> di
     }
 
 
-def move_paths(state: Any) -> dict[str, list[str]]:
-    """Every legal move of ``state`` as its text -> the cells a person clicks to make it (``Game.move_cells``)."""
+def move_paths(state: Any) -> dict[str, list[str | list[str]]]:
+    """Every legal move of ``state`` as its text -> the clicks a person makes to make it (``Game.move_cells``): each
+    step a cell name, or a list of alternative cell names any of which makes the step (a column under gravity)."""
     game = game_of(state)
-    return {game.move_text(m): list(game.move_cells(state, m)) for m in game.legal_moves(state)}
+    return {
+        game.move_text(m): [step if isinstance(step, str) else list(step) for step in game.move_cells(state, m)]
+        for m in game.legal_moves(state)
+    }
+
+
+def drawn_cells(state: Any, move: Any) -> list[str]:
+    """The cells ``move`` is drawn on (highlighted as the last move, shaded by its prior): its click path with each
+    step of alternatives reduced to its first cell, the move's own (``Game.move_cells``)."""
+    return [step if isinstance(step, str) else step[0] for step in game_of(state).move_cells(state, move)]
 
 
 def check_spec(spec: str, study: Study) -> str:
@@ -136,11 +147,11 @@ def analysis_json(
     "prior", "visits", "q"}...], "priors", "cells", "search_value"}`` (``result``: a ``mmc.search.SearchResult``
     or None), every number from the side to move's view, value in [-1, 1], moves by visits then prior, at most
     ``top``. Moves are keyed by their text; ``cell`` (and ``cells``, by move text) is a move's destination, the
-    last cell of its click path (None for a pass), where the page shades its prior."""
+    last cell it is drawn on (:func:`drawn_cells`; None for a pass), where the page shades its prior."""
     game = game_of(state)
     rows = []
     for i, move in enumerate(moves):
-        path = game.move_cells(state, move)
+        path = drawn_cells(state, move)
         row: dict[str, Any] = {"move": game.move_text(move), "cell": path[-1] if path else None}
         row["prior"] = float(priors[i])
         if result is not None:
@@ -188,7 +199,7 @@ class LiveGame:
     moves: list[str] = field(default_factory=list)
     """The moves' texts, in order."""
     paths: list[list[str]] = field(default_factory=list)
-    """Per move: the cells of its click path (``Game.move_cells`` in the position it was played in)."""
+    """Per move: the cells it is drawn on (:func:`drawn_cells` in the position it was played in)."""
     thoughts: list[dict[str, Any] | None] = field(default_factory=list)
     """Per move: the opponent's search when it played it (:func:`thought_json`), None for the person's."""
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -211,7 +222,8 @@ class LiveGame:
 
     def json(self) -> dict[str, Any]:
         """The game as the page needs it: the players' names, the position from the person's side, their legal
-        moves' texts (``legal``) with each one's click path (``paths``), the moves so far and the last one's cells.
+        moves' texts (``legal``) with each one's click path (``paths``, :func:`move_paths`), the moves so far and the
+        last one's cells (:func:`drawn_cells`).
         """
         state, game = self.state, self.game
         mine = not self._over() and int(state.turn) == self.human
@@ -275,7 +287,7 @@ class LiveGame:
 
     def _push(self, move: Any, thought: dict[str, Any] | None) -> None:
         game, state = self.game, self.state
-        self.paths.append(list(game.move_cells(state, move)))
+        self.paths.append(drawn_cells(state, move))
         self.states.append(game.apply_move(state, move))
         self.moves.append(game.move_text(move))
         self.thoughts.append(thought)

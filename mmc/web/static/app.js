@@ -1,6 +1,7 @@
 // meta-minichess page: Play (click to move), Inspect (a network's value, prior and search), Watch (records).
 // Any game family: the server sends the board as SVG (one [data-square] group per cell) and, for each legal move,
-// its text and its click path (the cells a person clicks, in order); moves are matched against the clicks here.
+// its text and its click path (the cells a person clicks, in order: each step a cell name, or a list of alternative
+// cell names any of which makes the step, as a column under gravity); moves are matched against the clicks here.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -139,10 +140,15 @@ function drawGame() {
   else $("inspect-out").innerHTML = "";
 }
 
-// ---- Moves by clicks: each legal move is its text and its path of cells ----
+// ---- Moves by clicks: each legal move is its text and its path of steps ----
+
+// The cells that make a step of a path: the step's one cell, or its alternatives.
+function stepCells(step) {
+  return Array.isArray(step) ? step : [step];
+}
 
 function startsWith(path, prefix) {
-  return prefix.length <= path.length && prefix.every((cell, i) => path[i] === cell);
+  return prefix.length <= path.length && prefix.every((cell, i) => stepCells(path[i]).includes(cell));
 }
 
 // The legal moves (texts) whose path begins with `prefix`; with `exact`, those whose path is exactly `prefix`.
@@ -157,7 +163,8 @@ function mark() {
   const next = new Set();
   if (clicks.length) {
     for (const path of Object.values(game.paths)) {
-      if (path.length > clicks.length && startsWith(path, clicks)) next.add(path[clicks.length]);
+      if (path.length <= clicks.length || !startsWith(path, clicks)) continue;
+      for (const cell of stepCells(path[clicks.length])) next.add(cell);
     }
   }
   for (const sq of squares($("board"))) {
