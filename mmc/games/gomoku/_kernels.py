@@ -197,15 +197,6 @@ def play(board, side, move, tab):
 
 
 @kernel
-def advance(board, side, move, tab, after, out):
-    """``after`` = ``board`` with ``side``'s stone on ``move`` (:func:`play`), and the opponent's legal cells there
-    into ``out``; returns their count. The Python API's one compiled call per move."""
-    after[:] = board
-    play(after, side, move, tab)
-    return legal_moves_into(after, -side, tab, out)
-
-
-@kernel
 def status(board, side, tab):
     """The end of a position without legal moves, for ``side`` to move: ``LOST`` after the opponent's line, else
     ``DRAWN`` (the board is full)."""
@@ -222,6 +213,17 @@ def game_end(board, side, tab, num_moves, repetitions, clock, ply, max_plies):
     if ply >= max_plies:
         return MOVE_CAP
     return ONGOING
+
+
+@kernel
+def advance(board, side, move, tab, ply, max_plies, after, out):
+    """``after`` = ``board`` with ``side``'s stone on ``move`` (:func:`play`), the opponent's legal cells there into
+    ``out``; returns their count and the :func:`game_end` code of ``after`` (its ply ``ply``, the cap ``max_plies``).
+    The Python API's one compiled call per move."""
+    after[:] = board
+    play(after, side, move, tab)
+    n = legal_moves_into(after, -side, tab, out)
+    return n, game_end(after, -side, tab, n, 0, 0, ply, max_plies)
 
 
 @kernel

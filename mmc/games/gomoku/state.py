@@ -191,9 +191,10 @@ def apply_move(state: State, move: int) -> State:
         raise IllegalMoveError(f"illegal move {text} in {state.variant_name} position {state.fen()}")
     after = np.empty(K.BOARD_LEN, dtype=np.int8)
     out = _scratch()
-    n = K.advance(kernel_board(state), int(state.turn), move, table(state.variant_name), after, out)
-    child = _new_state(State, (state.variant_name, after.tobytes(), _OTHER[state.turn], state.ply + 1, state.max_plies))
-    child.__dict__.update(array=after, moves=tuple(out[:n].tolist()))
+    ply, cap = state.ply + 1, state.max_plies
+    n, end = K.advance(kernel_board(state), int(state.turn), move, table(state.variant_name), ply, cap, after, out)
+    child = _new_state(State, (state.variant_name, after.tobytes(), _OTHER[state.turn], ply, cap))
+    child.__dict__.update(array=after, moves=tuple(out[:n].tolist()), end=end)
     return child
 
 
@@ -204,14 +205,13 @@ def outcome(state: State) -> Outcome | None:
     """How the game has ended (a line: the player who made it wins; a full board or the move cap: a draw), or
     ``None`` while it goes on (:func:`mmc.games.gomoku.board.game_end`)."""
     cache = state.__dict__
-    if "outcome" in cache:
-        return cache["outcome"]  # type: ignore[no-any-return]
-    num_moves = len(legal_moves(state))
-    code = K.game_end(kernel_board(state), int(state.turn), table(state.variant_name), num_moves, 0, 0, state.ply,
-                      state.max_plies)  # fmt: skip
-    result = None if code == K.ONGOING else Outcome(*_ENDS[code](state))
-    cache["outcome"] = result
-    return result
+    code = cache.get("end")
+    if code is None:
+        code = cache["end"] = K.game_end(kernel_board(state), int(state.turn), table(state.variant_name),
+                                         len(legal_moves(state)), 0, 0, state.ply, state.max_plies)  # fmt: skip
+    if code == K.ONGOING:
+        return None
+    return Outcome(*_ENDS[code](state))
 
 
 _ENDS = {

@@ -1,0 +1,120 @@
+"""The freestyle and gravity variants against Fairy-Stockfish, with the family's own variant definitions
+(``mmc/games/gomoku/engine-variants.ini``): through ``pyffish`` (test-only, GPL-3) and the Debian binary
+``/usr/games/fairy-stockfish`` run as a separate program.
+
+- the legal cells and the end of the game (a line: the player to move has lost; a full board: a draw) at every
+  ply of seeded random games, and the engine's FEN of the position reached (pyffish);
+- perft, which counts a finished game as having no moves (the rule book's "Oracle"): from the start through pyffish
+  (its legal moves, recursively); from 30 random positions per variant to depth 3 through the binary's
+  ``go perft`` and, for a few of them, through pyffish as well (slow: a pyffish call costs some milliseconds).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pyffish
+import pytest
+
+from mmc.games.gomoku import State, Termination, apply_move, cell_name, initial_state, outcome, perft
+from mmc.games.gomoku import legal_moves as kernel_moves
+from mmc.games.gomoku.engine import VARIANT_FILE, engine_fen, start_board
+from tests.games.gomoku import ORACLE_VARIANTS, random_game, random_positions
+
+BINARY = "/usr/games/fairy-stockfish"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def oracle_variants() -> None:
+    """Every test here needs the family's variant definitions loaded into pyffish."""
+    pyffish.load_variant_config(VARIANT_FILE.read_text())
+
+
+def drops(state: State) -> set[str]:
+    return {"P@" + cell_name(m) for m in kernel_moves(state)}
+
+
+def oracle_perft(variant: str, fen: str, depth: int) -> int:
+    """Perft through pyffish's legal moves alone (a finished game has none)."""
+    moves = pyffish.legal_moves(variant, fen, [])
+    if depth <= 1:
+        return len(moves) if depth == 1 else 1
+    return sum(oracle_perft(variant, pyffish.get_fen(variant, fen, [m]), depth - 1) for m in moves)
+
+
+@pytest.mark.parametrize("variant", ORACLE_VARIANTS)
+def test_the_engine_starts_from_our_start(variant: str) -> None:
+    fen = pyffish.start_fen(variant)
+    assert fen.split()[0] == start_board(variant)
+    assert fen == engine_fen(initial_state(variant))
+
+
+@pytest.mark.parametrize(("variant", "depth"), [("tictactoe", 3), ("gomoku_6x6", 2), ("gomoku_8x8", 2),
+                                                ("gomoku_9x9", 2), ("connect4", 3)])  # fmt: skip
+def test_perft_from_the_start_equals_pyffish(variant: str, depth: int) -> None:
+    assert perft(initial_state(variant), depth) == oracle_perft(variant, pyffish.start_fen(variant), depth)
+
+
+def check_game(variant: str, seed: int) -> Termination:
+    """One random game, compared with pyffish at every ply; its termination."""
+    start = pyffish.start_fen(variant)
+    moves: list[str] = []
+    for state in random_game(variant, np.random.default_rng(seed), near=0.8):
+        if state.last is not None:
+            moves.append("P@" + cell_name(state.last))
+        where = f"{variant} seed {seed} {state.fen()}"
+        fen = engine_fen(state)
+        assert pyffish.get_fen(variant, start, moves) == fen, where
+        assert set(pyffish.legal_moves(variant, fen, [])) == drops(state), where
+        ended, value = pyffish.is_immediate_game_end(variant, fen, [])
+        result = outcome(state)
+        if result is None:
+            assert not ended, where
+            continue
+        if result.termination is Termination.LINE:
+            assert ended and value < 0, where  # the player to move has lost
+        else:
+            assert result.termination is Termination.FULL_BOARD and pyffish.game_result(variant, fen, []) == 0, where
+        return result.termination
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("variant", ORACLE_VARIANTS)
+def test_random_games_agree_with_pyffish_at_every_ply(variant: str) -> None:
+    games = 12 if variant in ("tictactoe", "connect4") else 6
+    ends = {check_game(variant, seed) for seed in range(games)}
+    assert Termination.LINE in ends
+
+
+def binary_perft(variant: str, positions: list[State], depth: int) -> list[int]:
+    """``go perft depth`` of the binary from each position, in one engine process."""
+    script = [f"uci\nsetoption name VariantPath value {VARIANT_FILE}\nsetoption name UCI_Variant value {variant}"]
+    script += [f"position fen {engine_fen(state)}\ngo perft {depth}" for state in positions]
+    output = subprocess.run([BINARY], input="\n".join([*script, "quit\n"]), capture_output=True, text=True, check=True)
+    return [int(line.split()[-1]) for line in output.stdout.splitlines() if line.startswith("Nodes searched")]
+
+
+@pytest.mark.skipif(shutil.which(BINARY) is None, reason=f"{BINARY} missing (apt-get install fairy-stockfish)")
+@pytest.mark.parametrize("variant", ORACLE_VARIANTS)
+def test_perft_of_random_positions_equals_the_engines(variant: str) -> None:
+    """30 positions of dense random games (lines end some branches), depth 3, through the binary's perft."""
+    positions = random_positions(variant, 30, seed=len(variant), near=0.9, late=0.5)
+    ours = [perft(state, 3) for state in positions]
+    assert ours == binary_perft(variant, positions, 3)
+    assert any(map(line_within_two_moves, positions))
+
+
+def line_within_two_moves(state: State) -> bool:
+    """Whether a line ends some branch of the tree two moves below ``state`` (so perft 3 counts finished games)."""
+    children = [apply_move(state, move) for move in kernel_moves(state)]
+    return any(outcome(c) is not None or any(outcome(apply_move(c, m)) for m in kernel_moves(c)) for c in children)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ORACLE_VARIANTS)
+def test_perft_of_random_positions_equals_pyffish(variant: str) -> None:
+    """Late positions (few empty cells: a pyffish call costs milliseconds), depth 3, through pyffish."""
+    for state in random_positions(variant, 4, seed=len(variant) + 1, near=0.9, late=0.8):
+        assert perft(state, 3) == oracle_perft(variant, engine_fen(state), 3), state.fen()
