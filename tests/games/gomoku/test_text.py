@@ -74,7 +74,7 @@ def test_a_bad_position_is_refused_in_one_line_naming_the_problem(variant: str, 
 
 def test_stacked_stones_do_not_float_and_gravity_is_only_checked_with_gravity() -> None:
     assert from_text("connect4", "7/7/7/o6/x6/x5o x").ply == 4
-    assert from_text("gomoku_6x6", "6/6/6/6/6x/6 o").ply == 1
+    assert from_text("gomoku_6x6", "6/6/6/6/5x/6 o").ply == 1
 
 
 def test_a_bad_move_cap_is_refused() -> None:
