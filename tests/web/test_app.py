@@ -37,7 +37,8 @@ def test_page_and_options(client: TestClient) -> None:
     assert "gardner" in names and "los_alamos" in names and "monochromatic" not in names  # no move at the start
     assert options["families"][0] == {"name": "chess", "description": options["families"][0]["description"],
                                       "players": ["white", "black"]}  # fmt: skip
-    assert all(v["family"] == "chess" and v["players"] == ["white", "black"] for v in options["variants"])
+    assert all(v["players"] == ["white", "black"] for v in options["variants"] if v["family"] == "chess")
+    assert [f["name"] for f in options["families"]][:2] == ["chess", "gomoku"]
     assert options["models"] == ["starts/r0/joat.pt"]
     assert not any(k.startswith(("python", "human")) for k in options["kinds"])
     assert options["links"]["mlflow"].startswith("http://127.0.0.1:5000")
@@ -295,9 +296,8 @@ def test_a_whole_bonus_game_where_a_player_moves_twice(client: TestClient, bonus
     """Another game family through the same endpoints: its variants listed, its players' names, one-cell click
     paths, and a player that moves again after a stone next to its own (the turn read from every position)."""
     options = client.get("/api/options").json()
-    assert {"name": "bonus", "description": options["families"][1]["description"], "players": ["black", "white"]} in (
-        options["families"]
-    )
+    family = next(f for f in options["families"] if f["name"] == "bonus")
+    assert family == {"name": "bonus", "description": family["description"], "players": ["black", "white"]}
     assert [v["name"] for v in options["variants"] if v["family"] == "bonus"] == ["bonus_2x3", "bonus_3x3"]
     assert (
         client.post("/api/games", json={"variant": "bonus_2x3", "opponent": "random", "color": "red"}).status_code
@@ -385,3 +385,34 @@ def _mover(game: dict, index: int) -> str:
 def _adjacent(a: str, b: str) -> bool:
     """Whether two cells (``b1``) share a side."""
     return abs(ord(a[0]) - ord(b[0])) + abs(int(a[1:]) - int(b[1:])) == 1
+
+
+def test_a_connect_four_game_takes_a_click_anywhere_in_a_column(client: TestClient) -> None:
+    """A gravity move's click path is one step of alternatives (its own cell first, then the rest of its column);
+    the move is drawn on its own cell; the stones, the last stone and the winning line are marked on the board."""
+    game = new_game(client, variant="connect4", opponent="greedy", seed=1)
+    assert game["players"] == ["black", "white"] and game["position"]["fen"] == "7/7/7/7/7/7 x"
+    assert game["paths"]["d1"] == [["d1", "d2", "d3", "d4", "d5", "d6"]]
+    game = client.post(f"/api/games/{game['id']}/move", json={"move": "d1"}).json()
+    assert len(game["moves"]) == 2 and game["last_cells"] == [game["moves"][-1]]
+    assert "mark-last" in game["position"]["svg"] and game["position"]["svg"].count("●") == 2
+    top = next(move for move in game["legal"] if move[0] == "d")  # d2, or d3 if white answered on d2
+    column = game["paths"][top][0]
+    assert column[0] == top and sorted(column) == [f"d{r}" for r in range(1, 7)]
+    while not game["position"]["over"]:
+        game = client.post(f"/api/games/{game['id']}/move", json={"move": game["legal"][0]}).json()
+    assert game["position"]["termination"] in ("line", "full-board")
+    if game["position"]["termination"] == "line":
+        assert game["position"]["svg"].count("mark-line") >= 4
+    look = client.get(f"/api/games/{game['id']}/plies/1").json()
+    assert look["move"] == "d1" and look["cells"] == ["d1"]
+
+
+def test_a_gravity_move_is_shaded_on_its_own_cell() -> None:
+    from mmc.games import get_game
+    from mmc.web.games import analysis_json
+
+    state = get_game("connect4").initial_state("connect4")
+    moves = get_game("connect4").legal_moves(state)
+    answer = analysis_json(state, moves, np.full(len(moves), 1 / len(moves)), 0.0, None, 0)
+    assert answer["cells"] == {f"{f}1": f"{f}1" for f in "abcdefg"}

@@ -111,7 +111,8 @@ def _play_by_clicks(driver, variant: str, opponent: str, seed: int) -> str:  # t
         paths = driver.execute_script("return game.paths")
         plies = driver.execute_script("return game.position.ply")
         move = sorted(paths)[int(rng.integers(len(paths)))]
-        for cell in paths[move]:  # the clicks the game defines for the move
+        for step in paths[move]:  # the clicks the game defines for the move: a cell, or any of its alternatives
+            cell = step if isinstance(step, str) else step[int(rng.integers(len(step)))]
             driver.find_element(By.CSS_SELECTOR, f'#board [data-square="{cell}"]').click()
         if sum(path == paths[move] for path in paths.values()) > 1:  # a promotion: chosen by its text
             driver.find_element(By.CSS_SELECTOR, f'#choice-buttons button[data-move="{move}"]').click()
@@ -199,6 +200,33 @@ def test_choose_a_promotion_by_its_text(server: str, browser) -> None:  # type: 
     _wait(driver, "game.moves.length >= 1")
     assert driver.execute_script("return game.moves[0]") == "b4b5n"
     assert driver.find_element(By.ID, "choice").get_attribute("hidden") is not None
+
+
+def test_play_connect_four_by_clicks_anywhere_in_a_column(server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    """Gravity: a click on any cell of a column drops the stone to its lowest empty cell; the stones, the last stone
+    and (after a line) the winning line are drawn."""
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    driver.get(server)
+    _wait(driver, "document.querySelectorAll('#variant option').length > 0")
+    status = _play_by_clicks(driver, "connect4", "greedy", seed=2)
+    assert status.startswith("Game over: ") and ("(line)" in status or "(full-board)" in status), status
+    moves = driver.execute_script("return game.moves")
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#board .piece")) == len(moves)
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#board .mark-last .piece")) == 1
+    if "(line)" in status:
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#board .mark-line .piece")) >= 4
+    driver.save_screenshot(str(SCREENSHOT_DIR / "mmc-serve-connect4.png"))
+    # the first click of a new game, on the top cell of column c, plays c1
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element(By.ID, "variant")).select_by_value("connect4")
+    driver.find_element(By.ID, "start").click()
+    _wait(driver, "game !== null && game.moves.length === 0")
+    driver.find_element(By.CSS_SELECTOR, '#board [data-square="c6"]').click()
+    _wait(driver, "game.moves.length >= 1")
+    assert driver.execute_script("return game.moves[0]") == "c1"
 
 
 @pytest.fixture
