@@ -8,7 +8,9 @@ through the game-generic verbs of ``mmc.games`` (which look the family up from t
 inside one compiled call (the ceiling for that work); the time a fresh process takes to import the engine and answer
 its first call (numba's on-disk cache loaded), and the warm start of a self-play worker (a fresh process that
 imports the search and plays one searched game); and, when ``/usr/games/fairy-stockfish`` is installed, its perft on
-the same positions and our ratio to it.
+the same positions and our ratio to it. The same for the k-in-a-row family (``mmc.games.gomoku``): perft(5) of
+gomoku_8x8 from the start beside the engine's (loaded with the family's ``engine-variants.ini``), and random playouts
+of gomoku_8x8, connect4 and the 15x15 gomoku.
 """
 
 from __future__ import annotations
@@ -19,62 +21,65 @@ import shutil
 import subprocess
 import sys
 import time
+from types import ModuleType
 
 import mmc.games
-from mmc.games.chess import apply_move, initial_state, legal_moves, outcome, perft
-from mmc.games.chess import board as K
+from mmc.games import chess, gomoku
+from mmc.games.gomoku.engine import VARIANT_FILE
 
 FAIRY = "/usr/games/fairy-stockfish"
 
 
 def perft_rate(depth: int, variant: str = "gardner") -> tuple[int, float]:
-    state = initial_state(variant)
-    perft(state, 3)  # compiled code loaded
+    """Leaves and nodes/s of the family's perft from the variant's start (``Game.perft``, compiled code loaded)."""
+    family, state = mmc.games.get_game(variant), mmc.games.initial_state(variant)
+    family.perft(state, 3)
     start = time.perf_counter()
-    nodes = perft(state, depth)
+    nodes = family.perft(state, depth)
     return nodes, nodes / (time.perf_counter() - start)
 
 
 def fairy_perft_rate(depth: int, variant: str = "gardner") -> float:
-    """Fairy-Stockfish's ``go perft`` on the variant's start (gardner and chess are built in), start-up subtracted."""
+    """Fairy-Stockfish's ``go perft`` on the variant's start (gardner and chess are built in; a k-in-a-row variant
+    from the family's definitions), start-up subtracted."""
+    family = mmc.games.get_game(variant)
+    load = f"setoption name VariantPath value {VARIANT_FILE}\n" if family.name == "gomoku" else ""
 
     def run(d: int) -> float:
-        script = f"uci\nsetoption name UCI_Variant value {variant}\nposition startpos\ngo perft {d}\nquit\n"
+        script = f"uci\n{load}setoption name UCI_Variant value {variant}\nposition startpos\ngo perft {d}\nquit\n"
         start = time.perf_counter()
         subprocess.run([FAIRY], input=script, capture_output=True, text=True, check=True)
         return time.perf_counter() - start
 
     baseline = min(run(1) for _ in range(3))
-    nodes = perft(initial_state(variant), depth)
+    nodes = family.perft(mmc.games.initial_state(variant), depth)
     return nodes / (min(run(depth) for _ in range(2)) - baseline)
 
 
-def api_playouts(variant: str, seconds: float, api: object = None) -> float:
-    """Plies/s of uniformly random games through a public API: the chess family's module, or ``mmc.games``."""
-    start_of, legal, play, ended = (
-        (initial_state, legal_moves, apply_move, outcome)
-        if api is None
-        else (mmc.games.initial_state, mmc.games.legal_moves, mmc.games.apply_move, mmc.games.outcome)
-    )
+def api_playouts(variant: str, seconds: float, api: ModuleType) -> float:
+    """Plies/s of uniformly random games through a public API: a family's package (``mmc.games.chess``,
+    ``mmc.games.gomoku``) or the game-generic ``mmc.games``."""
     rng = random.Random(0)
     plies, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        state = start_of(variant)
-        while ended(state) is None:
-            moves = legal(state)
-            state = play(state, moves[rng.randrange(len(moves))])
+        state = api.initial_state(variant)
+        while api.outcome(state) is None:
+            moves = api.legal_moves(state)
+            state = api.apply_move(state, moves[rng.randrange(len(moves))])
             plies += 1
     return plies / (time.perf_counter() - start)
 
 
 def kernel_playouts(variant: str, seconds: float) -> float:
-    """Plies/s of the same random games inside one compiled call per game (no repetition tracking)."""
-    state = initial_state(variant)
-    board, tab = K.kernel_board(state), K.table(variant)
-    K.random_playout(board.copy(), 1, tab, 0, 150)
+    """Plies/s of the same random games inside one compiled call per game (the family's ``random_playout``; no
+    repetition tracking), capped at the family's default move cap."""
+    family = mmc.games.get_game(variant)
+    board, tab = family.kernel_state(mmc.games.initial_state(variant)).board, family.table(variant)
+    cap = family.default_max_plies
+    family.kernels.random_playout(board.copy(), 1, tab, 0, cap)
     plies, seed, start = 0, 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
-        plies += K.random_playout(board.copy(), 1, tab, seed, 150)
+        plies += family.kernels.random_playout(board.copy(), 1, tab, seed, cap)
         seed += 1
     return plies / (time.perf_counter() - start)
 
@@ -124,7 +129,7 @@ def main() -> None:
     print(f"warm-up, fresh process with compiled cache: {warmup_seconds():.2f} s")
     print(f"warm start of a self-play worker (fresh process, one searched game): {worker_warmup_seconds():.2f} s")
     rates = {}
-    cases = (("gardner", 6), ("gardner", 7), ("chess", 5))
+    cases = (("gardner", 6), ("gardner", 7), ("chess", 5), ("gomoku_8x8", 5))
     for variant, depth in cases:
         nodes, rates[variant, depth] = perft_rate(depth, variant)
         print(f"perft {variant} depth {depth}: {nodes} nodes, {rates[variant, depth] / 1e6:.2f} M nodes/s")
@@ -138,14 +143,15 @@ def main() -> None:
             )
     else:
         print(f"{FAIRY} not installed (apt-get install fairy-stockfish): no engine comparison")
-    for variant in ("gardner", "atomic", "los_alamos", "dark", "chess"):
-        api = api_playouts(variant, args.seconds)
+    families = [(chess, v) for v in ("gardner", "atomic", "los_alamos", "dark", "chess")]
+    for api, variant in [*families, *((gomoku, v) for v in ("gomoku_8x8", "connect4", "gomoku"))]:
+        own = api_playouts(variant, args.seconds, api)
         generic = api_playouts(variant, args.seconds, mmc.games)
         kernel = kernel_playouts(variant, args.seconds)
         print(
-            f"random playouts {variant}: {api:,.0f} plies/s through the Python API, "
+            f"random playouts {variant}: {own:,.0f} plies/s through the Python API, "
             f"{generic:,.0f} through mmc.games, "
-            f"{kernel:,.0f} plies/s in compiled code (API / compiled = {api / kernel:.2f})"
+            f"{kernel:,.0f} plies/s in compiled code (API / compiled = {own / kernel:.2f})"
         )
 
 
