@@ -24,7 +24,7 @@ __all__ = ["heuristic"]
 def heuristic(state: State, moves: Sequence[int]) -> np.ndarray:
     """``float64[len(moves)]``: the greedy score of each legal move (module docstring)."""
     out = np.empty(len(moves), dtype=np.float64)
-    if moves:
+    if len(moves):
         cells = np.asarray(moves, dtype=np.int32)
         K.greedy_scores(kernel_board(state), int(state.turn), table(state.variant_name), cells, out)
     return out

@@ -143,8 +143,9 @@ def from_text(variant: str | Variant, text: str, *, max_plies: int = DEFAULT_MAX
     if v.gravity:
         _check_gravity(board, v, where)
     tab = table(v.name)
-    if K.has_line(board, side, tab) >= 0:
-        cell = cell_name(int(K.has_line(board, side, tab)))
+    mover_line = int(K.has_line(board, side, tab))
+    if mover_line >= 0:
+        cell = cell_name(mover_line)
         raise ValueError(f"{where}: the player to move has a winning line through {cell} (the game ended before)")
     board[K.WON] = K.has_line(board, -side, tab) >= 0
     return State(v.name, board.tobytes(), Stone(side), black + white, max_plies)
@@ -187,7 +188,7 @@ def apply_move(state: State, move: int) -> State:
     is not a legal move here (an occupied cell, a cell off the board, not the lowest empty cell of its column under
     gravity, or a finished game)."""
     if move not in legal_moves(state):
-        text = cell_name(move) if isinstance(move, int) and 0 <= move < K.CELLS else repr(move)
+        text = cell_name(int(move)) if isinstance(move, int | np.integer) and 0 <= move < K.CELLS else repr(move)
         raise IllegalMoveError(f"illegal move {text} in {state.variant_name} position {state.fen()}")
     after = np.empty(K.BOARD_LEN, dtype=np.int8)
     out = _scratch()
