@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import threading
+from bisect import bisect_left
 from functools import cache
 from typing import NamedTuple
 
@@ -19,7 +20,7 @@ import numpy as np
 
 from mmc.games.gomoku import _kernels as K
 from mmc.games.gomoku.text import board_text, cell_name, parse_position
-from mmc.games.gomoku.variants import Variant, build_table, get_variant
+from mmc.games.gomoku.variants import VARIANTS, Variant, build_table, get_variant
 from mmc.games.protocol import IllegalMoveError, Outcome
 
 __all__ = [
@@ -160,11 +161,12 @@ def _check_gravity(board: np.ndarray, variant: Variant, where: str) -> None:
 
 
 def _scratch() -> np.ndarray:
-    """This thread's move buffer; each call copies what it needs out before returning."""
+    """This thread's move buffer, ``uint8`` (every cell code fits a byte, and a tuple of bytes' ints is quick to
+    make); each call copies what it needs out before returning."""
     try:
         return _local.moves  # type: ignore[no-any-return]
     except AttributeError:
-        _local.moves = np.empty(K.MAX_MOVES, dtype=np.int32)
+        _local.moves = np.empty(K.MAX_MOVES, dtype=np.uint8)
         return _local.moves  # type: ignore[no-any-return]
 
 
@@ -179,7 +181,7 @@ def legal_moves(state: State) -> tuple[int, ...]:
     if moves is None:
         out = _scratch()
         n = K.legal_moves_into(kernel_board(state), int(state.turn), table(state.variant_name), out)
-        moves = cache["moves"] = tuple(out[:n].tolist())
+        moves = cache["moves"] = tuple(out[:n].tobytes())
     return moves  # type: ignore[no-any-return]
 
 
@@ -187,7 +189,7 @@ def apply_move(state: State, move: int) -> State:
     """The state after the player to move places a stone on ``move``; :class:`IllegalMoveError` naming the cell if it
     is not a legal move here (an occupied cell, a cell off the board, not the lowest empty cell of its column under
     gravity, or a finished game)."""
-    if move not in legal_moves(state):
+    if not _is_legal(state, move):
         text = cell_name(int(move)) if isinstance(move, int | np.integer) and 0 <= move < K.CELLS else repr(move)
         raise IllegalMoveError(f"illegal move {text} in {state.variant_name} position {state.fen()}")
     after = np.empty(K.BOARD_LEN, dtype=np.int8)
@@ -195,8 +197,21 @@ def apply_move(state: State, move: int) -> State:
     ply, cap = state.ply + 1, state.max_plies
     n, end = K.advance(kernel_board(state), int(state.turn), move, table(state.variant_name), ply, cap, after, out)
     child = _new_state(State, (state.variant_name, after.tobytes(), _OTHER[state.turn], ply, cap))
-    child.__dict__.update(array=after, moves=tuple(out[:n].tolist()), end=end)
+    child.__dict__.update(array=after, moves=tuple(out[:n].tobytes()), end=end)
     return child
+
+
+def _is_legal(state: State, move: int) -> bool:
+    """Whether ``move`` is one of ``legal_moves(state)``: without gravity they are in increasing order (rank by rank),
+    so a binary search finds it."""
+    moves = legal_moves(state)
+    if _GRAVITY[state.variant_name] or not isinstance(move, int | np.integer):
+        return move in moves
+    i = bisect_left(moves, move)
+    return i < len(moves) and moves[i] == move
+
+
+_GRAVITY = {name: v.gravity for name, v in VARIANTS.items()}
 
 
 _new_state = tuple.__new__
