@@ -11,6 +11,7 @@ and their cache) and one package per family, a family being one folder to read a
 
 - ``chess/``: the chess family of ``shared/spec/variants.md`` (Gardner minichess, its rule variants, Los Alamos
   and 8x8 chess).
+- ``jump/``: the jump game of ``shared/spec/jump.md`` (steps, hop chains, captures, a race to the far side).
 
 A family outside this package (a user's own, a test's) plugs in with :func:`register_game`.
 """
@@ -165,8 +166,10 @@ def move_text(state: Any, move: Any) -> str:
 
 def _register_builtin() -> None:
     from mmc.games.chess.game import GAME as CHESS
+    from mmc.games.jump.game import GAME as JUMP
 
     register_game(CHESS)
+    register_game(JUMP)
 
 
 _register_builtin()
