@@ -93,8 +93,10 @@ def test_a_finished_game_has_no_moves_and_a_game_ending_move_counts() -> None:
     assert perft(state, 1) == reference_perft(state, 1) == 6
     ended = apply_move(state, parse_move("e3-e2"))
     assert outcome(ended) is not None and perft(ended, 1) == 0
-    assert perft(state, 2) == reference_perft(state, 2) == sum(
-        perft(apply_move(state, m), 1) for m in legal_moves(state) if m.text() != "e3-e2"
+    assert (
+        perft(state, 2)
+        == reference_perft(state, 2)
+        == sum(perft(apply_move(state, m), 1) for m in legal_moves(state) if m.text() != "e3-e2")
     )
     over = from_text("jump", "8/8/8/8/8/8/w7/b7 b 2")
     assert outcome(over) is not None and legal_moves(over) == () and perft(over, 1) == 0 and perft(over, 0) == 1
