@@ -156,7 +156,10 @@ def _finish_move(board):
 
 @kernel
 def _chain_hops(board, tab, sq, out, n):
-    """Append the hops of the chain's piece on ``sq`` to squares it has not stood on; return the new count."""
+    """Append the hops of the chain's piece on ``sq`` to squares it has not stood on (none after ``MAX_HOPS``);
+    return the new count."""
+    if board[HOPS] >= MAX_HOPS:
+        return n
     for d in range(0, 8, tab[H_DIRECTION_STEP]):
         land = hop_landing(board, tab, sq, d)
         if land >= 0 and not visited(board, land):

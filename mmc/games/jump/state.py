@@ -13,7 +13,8 @@ hop, the end of a chain or the pass. Its text::
 
 so that a step and a chain of one hop read as the rule book's moves; a longer chain ``c3-c5-e5`` is the actions
 ``c3-c5 c5-e5`` and, if the piece could hop on from e5, ``end@e5`` (``mmc.games.jump.view.complete_moves`` joins
-them back).
+them back). Records hold these texts, and a person at ``mmc play`` types them too, one hop at a time (the generic
+human player takes one action per prompt, and is asked again while its chain goes on).
 """
 
 from __future__ import annotations
