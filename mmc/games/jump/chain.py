@@ -32,7 +32,9 @@ made once per hop here. A later phase measures that encoding against this one; t
 A hop after which the chain goes on counts no ply (``play`` returns ``plies = 0`` and the same player); the hop or
 "end" that finishes a chain, a step and a pass count one. The end of the game is judged only between moves, and a
 chain is bounded: every hop lands on a square not stood on before in this move, so at most ``H * W - 1`` hops
-(63 on 8x8, under the seed's 99, which is checked too).
+(63 on 8x8, under the seed's 99, which is checked too). A captured piece leaves the board at once, as the rule book
+says; no later hop of the same chain can land on its square, though (a chain's landings keep the file and rank
+parity of its start, a hopped square never has both), so the capture frees that square for later moves.
 
 The kernels here are the protocol's bundle (``mmc.games.protocol``; public as ``mmc.games.jump.board``): the end
 codes (:data:`ONGOING` and six more, from the view of the player to move), :func:`legal_moves_into`, :func:`play`,
