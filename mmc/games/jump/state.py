@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 import threading
 from functools import cache
+from operator import itemgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -243,25 +244,33 @@ def legal_moves(state: State) -> tuple[Move, ...]:
     ``max_plies`` ends the game without emptying it: ask :func:`outcome`)."""
     moves: tuple[Move, ...] | None = state.__dict__.get("moves")
     if moves is None:
-        moves = state.__dict__["moves"] = tuple(map(MOVES.__getitem__, codes(state)))
+        found = codes(state)
+        # itemgetter builds the tuple in C, some 3x faster than tuple(map(...)); with one key it returns the item.
+        moves = (MOVES[found[0]],) if len(found) == 1 else itemgetter(*found)(MOVES) if found else ()
+        state.__dict__["moves"] = moves
     return moves
 
 
 def apply_move(state: State, move: Move) -> State:
     """The state after ``move``; :class:`IllegalMoveError` naming the first square that fails if it is not legal."""
-    if move.code not in codes(state):
+    cache = state.__dict__
+    legal = cache.get("codes")
+    code = move.code
+    if code not in (codes(state) if legal is None else legal):
         from mmc.games.jump.legality import why_illegal
 
         reason = why_illegal(state, move)
         raise IllegalMoveError(f"illegal move {move.text()} in {state.variant_name} position {state.fen()}: {reason}")
     after = np.empty(K.BOARD_LEN, dtype=np.int8)
     out = _scratch()
-    side, plies, n = K.advance(_array(state), int(state.turn), move.code, table(state.variant_name), after, out)
+    side, plies, n = K.advance(_array(state), int(state.turn), code, table(state.variant_name), after, out)
     path: tuple[int, ...] = ()
     if not plies:
         path = (*(state.path or (move.square,)), int(after[K.CHAIN]))
     child = _new_state(State, (state.variant_name, after.tobytes(), _PLAYERS[side], state.max_plies, path))
-    child.__dict__.update(array=after, codes=out[:n].tolist())
+    child_cache = child.__dict__
+    child_cache["array"] = after
+    child_cache["codes"] = out[:n].tolist()
     return child
 
 
