@@ -10,7 +10,8 @@ its first call (numba's on-disk cache loaded), and the warm start of a self-play
 imports the search and plays one searched game); and, when ``/usr/games/fairy-stockfish`` is installed, its perft on
 the same positions and our ratio to it. The same for the k-in-a-row family (``mmc.games.gomoku``): perft(5) of
 gomoku_8x8 from the start beside the engine's (loaded with the family's ``engine-variants.ini``), and random playouts
-of gomoku_8x8, connect4 and the 15x15 gomoku.
+of gomoku_8x8, connect4 and the 15x15 gomoku. Then the jump family: perft nodes/s and playouts in complete moves/s
+(:func:`jump_rates`; alone: ``python -c "from benchmarks.engine import jump_rates; jump_rates(5)"``).
 """
 
 from __future__ import annotations
@@ -160,6 +161,43 @@ def main() -> None:
             f"{generic:,.0f} through mmc.games, "
             f"{kernel:,.0f} plies/s in compiled code (API / compiled = {own / kernel:.2f})"
         )
+    jump_rates(args.seconds)
+
+
+def jump_rates(seconds: float) -> None:
+    """The jump family (``mmc.games.jump``): compiled perft nodes/s (complete moves, as the rule book counts them)
+    and random playouts in complete moves per second, through ``mmc.games`` (one State per action) and inside one
+    compiled call per game (the ceiling)."""
+    from mmc.games.jump import board as J
+    from mmc.games.jump import initial_state as jump_start
+    from mmc.games.jump import perft as jump_perft
+
+    for variant, depth in (("jump", 4), ("jump_diagonal", 3), ("jump_6x6", 5)):
+        start = jump_start(variant)
+        jump_perft(start, 2)  # compiled code loaded
+        began = time.perf_counter()
+        nodes = jump_perft(start, depth)
+        print(
+            f"perft {variant} depth {depth}: {nodes} nodes, {nodes / (time.perf_counter() - began) / 1e6:.2f} M nodes/s"
+        )
+    for variant in ("jump", "jump_6x6"):
+        rng, plies, began = random.Random(0), 0, time.perf_counter()
+        while time.perf_counter() - began < seconds:
+            state = mmc.games.initial_state(variant)
+            while mmc.games.outcome(state) is None:
+                moves = mmc.games.legal_moves(state)
+                state = mmc.games.apply_move(state, moves[rng.randrange(len(moves))])
+            plies += state.ply
+        api = plies / (time.perf_counter() - began)
+        board, tab = J.kernel_board(jump_start(variant)), J.table(variant)
+        J.random_playout(board.copy(), 1, tab, 0)
+        plies, seed, began = 0, 0, time.perf_counter()
+        while time.perf_counter() - began < seconds:
+            plies += J.random_playout(board.copy(), 1, tab, seed)
+            seed += 1
+        kernel = plies / (time.perf_counter() - began)
+        print(f"random playouts {variant}: {api:,.0f} complete moves/s through mmc.games, {kernel:,.0f} in compiled "
+              f"code (API / compiled = {api / kernel:.2f})")  # fmt: skip
 
 
 if __name__ == "__main__":

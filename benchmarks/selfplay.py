@@ -7,8 +7,9 @@ For each network (the default 4x64 and a 2-block x 32-filter one) and each leaf 
 bfloat16: ``SearchConfig.precision``) it prints:
 
 - the pure forward pass: positions/s of ``inference_copy(net)`` (in that precision) on a
-  ``[concurrent, NUM_PLANES, 5, 5]`` batch, one thread (the physical limit of that network and batch size on this core);
-- self-play: gardner games at ``--simulations`` per move with the 150-ply cap, ``--concurrent`` games
+  ``[concurrent, NUM_PLANES, H, W]`` batch, one thread (the physical limit of that network and batch size on this core);
+- self-play: ``--variant`` games (gardner by default, any family's) at ``--simulations`` per move with the
+  ``--max-plies`` cap (150 by default: the study's), ``--concurrent`` games
   searched together, in ``--workers`` processes of one thread each (one per core): games/hour per core
   and in total, and the positions/s the network evaluated inside self-play, with its ratio to the
   forward pass measured in the same process.
@@ -27,18 +28,19 @@ import time
 import numpy as np
 import torch
 
+from mmc.games import get_game, get_variant
 from mmc.nn import DeviceError, NetworkConfig, build_network, inference_copy, resolve_device
 from mmc.play.selfplay import self_play
 from mmc.search import NetworkLeafEvaluator, SearchConfig
 
 
-def forward_rate(config: NetworkConfig, batch: int, precision: str, device: torch.device,
+def forward_rate(config: NetworkConfig, batch: int, precision: str, device: torch.device, board: tuple[int, int],
                  seconds: float = 3.0) -> float:  # fmt: skip
     """Positions/s of the evaluator's network snapshot on random input (best of three windows), the outputs
     brought back to the CPU as the evaluator does."""
     dtype = torch.bfloat16 if precision == "bf16" else torch.float32
     net = inference_copy(build_network(config, seed=0)).to(device, dtype)
-    x = torch.randn(batch, config.in_planes, 5, 5, dtype=dtype).contiguous(memory_format=torch.channels_last)
+    x = torch.randn(batch, config.in_planes, *board, dtype=dtype).contiguous(memory_format=torch.channels_last)
     best = 0.0
     with torch.inference_mode():
         for _ in range(3):
@@ -53,19 +55,20 @@ def forward_rate(config: NetworkConfig, batch: int, precision: str, device: torc
     return best
 
 
-def worker(args: tuple[dict[str, int], int, int, int, int, str, str]) -> dict[str, float]:
+def worker(args: tuple[dict[str, int], int, int, int, int, str, str, str, int]) -> dict[str, float]:
     """One core: the forward-pass reference, then self-play; numbers for this process."""
-    config_dict, games, concurrent, simulations, seed, precision, device_name = args
+    config_dict, games, concurrent, simulations, seed, precision, device_name, variant, max_plies = args
     torch.set_num_threads(1)
     config = NetworkConfig(**config_dict)
     device = resolve_device(device_name)
-    self_play(NetworkLeafEvaluator(build_network(config, seed=0).to(device), precision=precision), "gardner", 2,
+    self_play(NetworkLeafEvaluator(build_network(config, seed=0).to(device), precision=precision), variant, 2,
               SearchConfig(simulations=8), np.random.default_rng(0), concurrent=2)  # fmt: skip  # code loaded
-    reference = forward_rate(config, concurrent, precision, device)
+    v = get_variant(variant)
+    reference = forward_rate(config, concurrent, precision, device, (v.height, v.width))
     evaluator = NetworkLeafEvaluator(build_network(config, seed=0).to(device), precision=precision)
     start = time.perf_counter()
-    result = self_play(evaluator, "gardner", games, SearchConfig(simulations=simulations, precision=precision),
-                       np.random.default_rng(seed), concurrent=concurrent, max_plies=150)  # fmt: skip
+    result = self_play(evaluator, variant, games, SearchConfig(simulations=simulations, precision=precision),
+                       np.random.default_rng(seed), concurrent=concurrent, max_plies=max_plies)  # fmt: skip
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "games": games, "plies": result.plies, "positions": evaluator.positions,
             "reference": reference}  # fmt: skip
@@ -80,22 +83,26 @@ def main() -> None:
     parser.add_argument("--networks", choices=["both", "small", "default"], default="both")
     parser.add_argument("--precision", choices=["both", "fp32", "bf16"], default="both")
     parser.add_argument("--device", choices=["cpu", "cuda", "auto"], default="cpu")
+    parser.add_argument("--variant", default="gardner", help="a variant id of any game family (default gardner)")
+    parser.add_argument("--max-plies", type=int, default=150, help="the move cap of a game (default 150)")
     args = parser.parse_args()
     try:
         device = resolve_device(args.device)
     except DeviceError as error:  # cuda asked for where torch sees none: one line, before any work
         parser.error(f"--{error}")
     precisions = ["fp32", "bf16"] if args.precision == "both" else [args.precision]
-    networks = [("2x32", NetworkConfig(blocks=2, filters=32), args.games),
-                ("4x64 (default)", NetworkConfig(), max(args.games // 4, args.concurrent))]  # fmt: skip
+    family = get_game(args.variant)
+    networks = [("2x32", NetworkConfig.for_game(family, blocks=2, filters=32), args.games),
+                ("4x64 (default)", NetworkConfig.for_game(family), max(args.games // 4, args.concurrent))]  # fmt: skip
     networks = {"both": networks, "small": networks[:1], "default": networks[1:]}[args.networks]
-    print(f"gardner self-play, {args.simulations} simulations/move, 150-ply cap, {args.concurrent} games searched "
-          f"together, {args.workers} worker processes x 1 thread, networks on {device}")  # fmt: skip
+    print(f"{args.variant} self-play, {args.simulations} simulations/move, {args.max_plies}-ply cap, "
+          f"{args.concurrent} games searched together, {args.workers} worker processes x 1 thread, networks on "
+          f"{device}")  # fmt: skip
     context = mp.get_context("spawn")
     for (name, config, games), precision in ((n, p) for n in networks for p in precisions):
         label = f"{name} {precision}"
-        jobs = [(config.to_dict(), games, args.concurrent, args.simulations, seed, precision, args.device)
-                for seed in range(args.workers)]  # fmt: skip
+        jobs = [(config.to_dict(), games, args.concurrent, args.simulations, seed, precision, args.device,
+                 args.variant, args.max_plies) for seed in range(args.workers)]  # fmt: skip
         with context.Pool(args.workers) as pool:
             results = pool.map(worker, jobs)
         seconds = max(r["seconds"] for r in results)

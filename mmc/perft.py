@@ -41,11 +41,17 @@ class PerftRow:
 
 
 def perft_divide(state: Any, depth: int) -> list[tuple[str, int]]:
-    """Perft split by first move: ``[(move text, nodes), ...]`` in ``legal_moves`` order; ``depth`` >= 1."""
+    """Perft split by first move: ``[(move text, nodes), ...]`` in ``legal_moves`` order; ``depth`` >= 1. A move that
+    counts no ply (``state.ply`` unchanged: a hop of a jump chain that goes on) keeps the depth, since ``perft``
+    counts the plies of complete moves."""
     if depth < 1:
         raise ValueError(f"perft divide needs a depth >= 1, got {depth}")
     game = game_of(state)
-    return [(game.move_text(m), game.perft(game.apply_move(state, m), depth - 1)) for m in game.legal_moves(state)]
+    split = []
+    for move in game.legal_moves(state):
+        child = game.apply_move(state, move)
+        split.append((game.move_text(move), game.perft(child, depth - (child.ply - state.ply))))
+    return split
 
 
 def _row(line: int, fields: list[str], where: str) -> PerftRow:

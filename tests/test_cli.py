@@ -45,8 +45,8 @@ def test_perft_from_fen(capsys: pytest.CaptureFixture[str]) -> None:
 def test_variants_lists_the_chess_family_and_its_eleven_variants(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "variants")
     lines = out.splitlines()
-    chess = lines[: next(i for i, line in enumerate(lines[1:], start=1) if not line.startswith("  "))]
-    variants = [line.split() for line in chess if line.startswith("  ")]
+    end = next((i for i, line in enumerate(lines) if i and not line.startswith("  ")), len(lines))  # next family
+    variants = [line.split() for line in lines[1:end]]
     assert code == 0
     assert lines[0].startswith("chess: Chess and its rule variants")
     assert [fields[0] for fields in variants] == [

@@ -12,7 +12,8 @@ and their cache) and one package per family, a family being one folder to read a
 - ``chess/``: the chess family of ``shared/spec/variants.md`` (Gardner minichess, its rule variants, Los Alamos
   and 8x8 chess);
 - ``gomoku/``: the k-in-a-row family of ``shared/spec/gomoku.md`` (tic-tac-toe, gomoku from 6x6 to 15x15 under the
-  freestyle, exact and caro rules, Connect Four).
+  freestyle, exact and caro rules, Connect Four);
+- ``jump/``: the jump game of ``shared/spec/jump.md`` (steps, hop chains, captures, a race to the far side).
 
 A family outside this package (a user's own, a test's) plugs in with :func:`register_game`.
 """
@@ -168,9 +169,11 @@ def move_text(state: Any, move: Any) -> str:
 def _register_builtin() -> None:
     from mmc.games.chess.game import GAME as CHESS
     from mmc.games.gomoku.game import GAME as GOMOKU
+    from mmc.games.jump.game import GAME as JUMP
 
     register_game(CHESS)
     register_game(GOMOKU)
+    register_game(JUMP)
 
 
 _register_builtin()

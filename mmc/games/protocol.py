@@ -177,6 +177,9 @@ class BoardView(NamedTuple):
     marks: tuple[tuple[str, tuple[int, ...]], ...] = ()
     """Named sets of cells to tint, e.g. ``("target-first", (...))`` for a player's target region, ``("last", ...)``
     for the last move, ``("line", ...)`` for a winning line."""
+    caption: str = ""
+    """A line about the position that the cells do not show, drawn beside the board (the jump game's scores); empty
+    for none."""
 
 
 class EngineBinding(NamedTuple):

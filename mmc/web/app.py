@@ -301,7 +301,8 @@ def _opponent_model(spec: str) -> str | None:
 def _record_json(record: GameRecord) -> dict[str, Any]:
     """A record as the Watch tab shows it: its tags, its players' names (``players``: the family's first and second),
     its moves' texts and cells (``cells``: the cells each move is drawn on, ``mmc.web.games.drawn_cells``), and every
-    position as SVG (the start, then one per move); :class:`RecordError` if its moves do not replay."""
+    position as SVG (the start, then one per move) with its caption (``captions``: ``BoardView.caption``);
+    :class:`RecordError` if its moves do not replay."""
     states = replay(record)
     game = game_of(states[0])
     cells = [drawn_cells(s, game.parse_move(text)) for s, text in zip(states, record.moves, strict=False)]
@@ -309,6 +310,7 @@ def _record_json(record: GameRecord) -> dict[str, Any]:
         "variant": record.variant, "first": record.first, "second": record.second, "players": list(game.players),
         "result": record.result, "termination": record.termination, "opening_plies": record.opening_plies,
         "moves": list(record.moves), "cells": cells, "positions": [position_json(s, None)["svg"] for s in states],
+        "captions": [game.board_view(s).caption for s in states],
     }  # fmt: skip
 
 

@@ -67,14 +67,15 @@ def playable_variants() -> list[tuple[Game, str]]:
 
 def position_json(state: Any, viewer: int | None, *, reveal: bool = False) -> dict[str, Any]:
     """What the page draws: the SVG board from ``viewer``'s side (hidden information: only what it sees, unless
-    ``reveal``), the player to move, the position text (not when cells are hidden, where it would tell all) and
-    the outcome (``result`` from the first player's view)."""
+    ``reveal``), its caption (``BoardView.caption``: the jump game's scores), the player to move, the position text
+    (not when cells are hidden, where it would tell all) and the outcome (``result`` from the first player's view)."""
     game = game_of(state)
     view = game.board_view(state, None if reveal else viewer)
     result = game.outcome(state)
     flipped = viewer is not None and int(viewer) != FIRST
     return {
         "svg": board_svg(view, game.players, flipped=flipped),
+        "caption": view.caption,
         "turn": side_name(game, state.turn),
         "fen": None if view.hidden else state.fen(),
         "ply": state.ply,

@@ -37,8 +37,9 @@ def test_page_and_options(client: TestClient) -> None:
     assert "gardner" in names and "los_alamos" in names and "monochromatic" not in names  # no move at the start
     assert options["families"][0] == {"name": "chess", "description": options["families"][0]["description"],
                                       "players": ["white", "black"]}  # fmt: skip
-    assert all(v["players"] == ["white", "black"] for v in options["variants"] if v["family"] == "chess")
-    assert [f["name"] for f in options["families"]][:2] == ["chess", "gomoku"]
+    chess = [v for v in options["variants"] if v["family"] == "chess"]
+    assert chess and all(v["players"] == ["white", "black"] for v in chess)
+    assert [f["name"] for f in options["families"]][:3] == ["chess", "gomoku", "jump"]
     assert options["models"] == ["starts/r0/joat.pt"]
     assert not any(k.startswith(("python", "human")) for k in options["kinds"])
     assert options["links"]["mlflow"].startswith("http://127.0.0.1:5000")

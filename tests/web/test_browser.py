@@ -332,3 +332,60 @@ def _movers(variant: str, moves: list[str]) -> list[int]:
         movers.append(int(state.turn))
         state = apply_move(state, game.parse_move(text))
     return movers
+
+
+def test_play_a_jump_game_by_clicks(server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    """The jump game against greedy: a step is the piece then its square; a hop the piece then the landing, after
+    which the page keeps the chain's piece selected, so the next hop is one click on its landing and the end a
+    second click on the chain's cell (or the "end here" button); the status line keeps the score."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver = browser
+    driver.get(server)
+    _wait(driver, "document.querySelectorAll('#variant option').length > 0")
+    Select(driver.find_element(By.ID, "variant")).select_by_value("jump_6x6")
+    box = driver.find_element(By.ID, "opponent")
+    box.clear()
+    box.send_keys("greedy")
+    driver.find_element(By.ID, "start").click()
+    _wait(driver, "game !== null && game.variant === 'jump_6x6' && game.moves.length === 0")
+    assert "score: black 0 of 6 home" in driver.find_element(By.ID, "status").text
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#board .mark-target-first")) == 12
+
+    def click(cell: str) -> None:
+        driver.find_element(By.CSS_SELECTOR, f'#board [data-square="{cell}"]').click()
+
+    rng = np.random.default_rng(0)
+    ends = {"click": 0, "button": 0}
+    while not driver.execute_script("return game.position.over"):
+        paths = driver.execute_script("return game.paths")
+        played = driver.execute_script("return game.moves.length")
+        hops = [m for m, p in paths.items() if len(p) == 2 and _distance(*p) == 2]
+        end = next((m for m in paths if m.startswith("end@")), None)
+        if end is not None:  # during a chain: its cell is selected already
+            assert driver.execute_script("return clicks") == [end[4:]]
+            assert "chain under way" in driver.find_element(By.ID, "status").text
+            if hops and rng.random() < 0.7:
+                click(paths[hops[0]][1])
+            elif ends["button"] <= ends["click"]:
+                driver.find_element(By.CSS_SELECTOR, "#choice-buttons button[data-end]").click()
+                ends["button"] += 1
+            else:
+                click(end[4:])
+                ends["click"] += 1
+        elif "pass" in paths:
+            driver.find_element(By.CSS_SELECTOR, '#pass-buttons button[data-move="pass"]').click()
+        else:
+            move = hops[0] if hops else sorted(paths)[int(rng.integers(len(paths)))]
+            for cell in paths[move]:
+                click(cell)
+        _wait(driver, f"game.moves.length > {played}")
+    status = driver.find_element(By.ID, "status").text
+    assert status.startswith("Game over: ") and "score: black" in status, status
+    driver.save_screenshot(str(SCREENSHOT_DIR / "mmc-serve-jump.png"))
+
+
+def _distance(a: str, b: str) -> int:
+    """Squares between two cells (``b1``) along a rank, a file or a diagonal."""
+    return max(abs(ord(a[0]) - ord(b[0])), abs(int(a[1:]) - int(b[1:])))

@@ -132,10 +132,11 @@ function drawGame() {
   } else {
     status = p.turn === game.human ? `Your move (${game.human})` : `${game.opponent} is thinking…`;
   }
-  $("status").textContent = status;
+  $("status").textContent = p.caption ? `${status} · ${p.caption}` : status;
   $("status").dataset.over = p.over ? "1" : "0";
   showChoices([]);
   showPasses();
+  goOn();
   if ($("analysis").checked && !p.over) inspect();
   else $("inspect-out").innerHTML = "";
 }
@@ -156,6 +157,16 @@ function movesFrom(prefix, exact = false) {
   return Object.entries(game.paths)
     .filter(([, path]) => path.length > 0 && startsWith(path, prefix) && (!exact || path.length === prefix.length))
     .map(([text]) => text);
+}
+
+// A move of the person that the same player goes on with (a jump chain's next hop) starts where their last move
+// ended: that cell stays selected, so the next click is the next landing (or the same cell again, to end).
+function goOn() {
+  const last = game.last_cells[game.last_cells.length - 1];
+  if (!last || !movesFrom([last]).length) return;
+  clicks = [last];
+  mark();
+  showChoices(movesFrom(clicks, true), true);
 }
 
 // The clicked cells selected, and the cells that can come next targeted.
@@ -366,7 +377,8 @@ function showPly(n) {
   $("w-slider").value = ply;
   $("w-ply").textContent = `ply ${ply}/${record.moves.length}: ${move}`;
   const end = ply === record.moves.length ? ` — ${record.result} (${record.termination})` : "";
-  $("w-status").textContent = `${record.first} vs ${record.second}, ${record.variant}${end}`;
+  const caption = record.captions[ply] ? ` · ${record.captions[ply]}` : "";
+  $("w-status").textContent = `${record.first} vs ${record.second}, ${record.variant}${end}${caption}`;
 }
 
 // ---- wiring ----

@@ -1,0 +1,90 @@
+"""The network's input planes of the jump game.
+
+Input planes, ``float32[NUM_PLANES, H, W]``, in the viewer's coordinates: row ``r'`` counts ranks from the viewer's
+home edge (White's view flips the ranks, files unchanged, as chess does), so that both players race "up"::
+
+    0  OWN_PIECES        the viewer's pieces
+    1  OPPONENT_PIECES   the opponent's pieces
+    2  OWN_TARGET        the viewer's target region (the two ranks at the top of its view)
+    3  OPPONENT_TARGET   the opponent's target region (the two ranks at the bottom)
+    4  CHAIN_PIECE       1 on the square of the piece whose chain is under way (all 0 between moves)
+    5  CHAIN_VISITED     1 on the squares that piece has stood on in this move, its start and its own included
+    6  PLIES_LEFT        plies left before the cap, min(max_plies, the variant's cap) - ply, over MAX_CAP = 400
+                         (a constant plane: the same value means the same number of moves on every board)
+    7  CELLS             1 on every cell of the board
+
+6x6 and 8x8 boards share the layout, so one fully-convolutional network reads every variant. The view of the
+player not to move (an environment's waiting agent) follows the same layout from its own side; a chain under way
+is the opponent's then.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mmc.games.jit import kernel
+from mmc.games.jump.chain import CHAIN, visited
+from mmc.games.jump.rules import H_CAP, H_HEIGHT, H_WIDTH, TARGET_OFF
+from mmc.games.jump.state import State, _array, table
+from mmc.games.jump.variants import MAX_CAP
+
+__all__ = [
+    "CELLS",
+    "CHAIN_PIECE",
+    "CHAIN_VISITED",
+    "NUM_PLANES",
+    "OPPONENT_PIECES",
+    "OPPONENT_TARGET",
+    "OWN_PIECES",
+    "OWN_TARGET",
+    "PLIES_LEFT",
+    "fill_planes",
+    "observation_planes",
+]
+
+OWN_PIECES, OPPONENT_PIECES, OWN_TARGET, OPPONENT_TARGET, CHAIN_PIECE, CHAIN_VISITED, PLIES_LEFT, CELLS = range(8)
+NUM_PLANES = 8
+
+
+@kernel
+def fill_planes(board, side, tab, repetitions, clock, ply, max_plies, out):
+    """Write ``side``'s view of a position into ``out`` (``float32[NUM_PLANES, H, W]``, zeroed first). ``ply`` and
+    ``max_plies`` give the plies left; ``repetitions`` and ``clock`` are unused (no position repeats). The one
+    implementation of the planes: :func:`observation_planes` and the search tree both call it."""
+    out[:] = 0.0
+    height = tab[H_HEIGHT]
+    width = tab[H_WIDTH]
+    chain = board[CHAIN]
+    for r in range(height):
+        pr = r if side > 0 else height - 1 - r
+        for f in range(width):
+            sq = 8 * r + f
+            piece = board[sq] * side
+            if piece > 0:
+                out[OWN_PIECES, pr, f] = 1.0
+            elif piece < 0:
+                out[OPPONENT_PIECES, pr, f] = 1.0
+            target = tab[TARGET_OFF + sq] * side
+            if target > 0:
+                out[OWN_TARGET, pr, f] = 1.0
+            elif target < 0:
+                out[OPPONENT_TARGET, pr, f] = 1.0
+            if chain >= 0 and visited(board, sq):
+                out[CHAIN_VISITED, pr, f] = 1.0
+            out[CELLS, pr, f] = 1.0
+    if chain >= 0:
+        r = chain // 8
+        out[CHAIN_PIECE, r if side > 0 else height - 1 - r, chain % 8] = 1.0
+    cap = min(max_plies, tab[H_CAP])
+    out[PLIES_LEFT] = max(cap - ply, 0) / MAX_CAP
+
+
+def observation_planes(state: State, out: np.ndarray | None = None, *, color: int | None = None) -> np.ndarray:
+    """The input planes ``float32[NUM_PLANES, H, W]`` of ``color``'s view (default: the player to move), written into
+    ``out`` if given."""
+    v = state.variant
+    if out is None:
+        out = np.zeros((NUM_PLANES, v.height, v.width), dtype=np.float32)
+    side = int(state.turn if color is None else color)
+    fill_planes(_array(state), side, table(state.variant_name), 0, 0, state.ply, state.max_plies, out)
+    return out
