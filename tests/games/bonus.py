@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from mmc.games import BoardView, Game, IllegalMoveError, KernelState, Outcome
+from mmc.games.actions import CodeActions
 from mmc.games.jit import kernel
 
 # --- the kernels (the game protocol's bundle: this module is Game.kernels) -----------------------------------------
@@ -273,30 +274,21 @@ def observation_planes(state: State, out: np.ndarray | None = None, *, color: An
 
 
 @dataclass(frozen=True, eq=False)
-class ActionSpace:
-    """Action ``rank * W + file`` places a stone on that cell; its logit is the same index of the one plane."""
+class ActionSpace(CodeActions):
+    """Action ``rank * W + file`` places a stone on that cell; its logit is the same index of the one plane (the
+    table from move codes to actions, ``mmc.games.actions``, does the rest)."""
 
-    variant: str
-    num_actions: int
-    policy_index: np.ndarray
-    lookup: np.ndarray
+    def move_codes(self, state: State) -> list[int]:
+        return list(legal_moves(state))
 
-    def encode(self, move: int, turn: int) -> int:
-        return int(self.lookup[0, move])
+    def moves(self, state: State) -> tuple[int, ...]:
+        return legal_moves(state)
 
-    def legal_actions(self, state: State) -> np.ndarray:
-        return self.lookup[0, list(legal_moves(state))].astype(np.int64)
+    def code(self, move: int) -> int:
+        return move
 
-    def legal_mask(self, state: State) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=bool)
-        mask[self.legal_actions(state)] = True
-        return mask
-
-    def decode(self, action: int, state: State) -> int:
-        for move in legal_moves(state):
-            if self.lookup[0, move] == action:
-                return move
-        raise ValueError(f"action {action} is not a legal move in bonus position {state.fen()}")
+    def text(self, move: int) -> str:
+        return str(move)
 
 
 @cache
@@ -307,7 +299,7 @@ def action_space(variant: str) -> ActionSpace:
         for file in range(v.width):
             lookup[:, 4 * rank + file] = rank * v.width + file
     n = v.height * v.width
-    return ActionSpace(variant, n, np.arange(n, dtype=np.int64), lookup)
+    return ActionSpace(v, n, np.arange(n, dtype=np.int64), lookup)
 
 
 def kernel_state(state: State) -> KernelState:

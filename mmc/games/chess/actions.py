@@ -32,6 +32,7 @@ from functools import cache
 
 import numpy as np
 
+from mmc.games.actions import CodeActions
 from mmc.games.chess._kernels import DIRECTIONS, KNIGHT_JUMPS
 from mmc.games.chess.state import Move, State, _codes, get_variant, legal_moves
 from mmc.games.chess.variants import PieceType, Variant
@@ -49,43 +50,25 @@ _UNDERPROMOTIONS = (PieceType.KNIGHT, PieceType.BISHOP, PieceType.ROOK)
 
 
 @dataclass(frozen=True, eq=False)
-class ActionSpace:
-    """The action encoding of one variant. Build with :func:`action_space`."""
+class ActionSpace(CodeActions):
+    """The action encoding of one variant (``lookup``: ``int32[2, 7 << 12]``, White's row 0, Black's row 1; a
+    ``policy_index`` of 0 for the few actions no move can take, such as a jump off the board: those are always
+    masked). Build with :func:`action_space`."""
 
-    variant: Variant
-    num_types: int
-    """Move types per from-square."""
-    num_actions: int
-    """``height * width * num_types``."""
-    policy_index: np.ndarray
-    """``int64[num_actions]``: each action's position in the flattened ``[NUM_POLICY_PLANES, H, W]`` policy planes
-    (0 for the few actions no move can take, such as a jump off the board: those are always masked)."""
-    lookup: np.ndarray
-    """``int32[2, 7 << 12]``: action of each kernel move code, for White (0) and Black (1); -1 if none."""
+    num_types: int = 0
+    """Move types per from-square (``num_actions = height * width * num_types``)."""
 
-    def encode(self, move: Move, turn: int) -> int:
-        """The action of an absolute move played by ``turn`` (+1 White, -1 Black)."""
-        action = int(self.lookup[int(turn < 0), move.code])
-        if action < 0:
-            raise ValueError(f"move {move.uci()} has no action in {self.variant.name}")
-        return action
+    def move_codes(self, state: State) -> list[int]:
+        return _codes(state)
 
-    def legal_actions(self, state: State) -> np.ndarray:
-        """``int64[n]``: the actions of ``legal_moves(state)``, in the same order."""
-        return self.lookup[int(state.turn < 0), _codes(state)].astype(np.int64)
+    def moves(self, state: State) -> tuple[Move, ...]:
+        return legal_moves(state)
 
-    def legal_mask(self, state: State) -> np.ndarray:
-        """``bool[num_actions]``: True for the actions of legal moves."""
-        mask = np.zeros(self.num_actions, dtype=bool)
-        mask[self.legal_actions(state)] = True
-        return mask
+    def code(self, move: Move) -> int:
+        return move.code
 
-    def decode(self, action: int, state: State) -> Move:
-        """The legal move of ``state`` that ``action`` stands for; ``ValueError`` if none."""
-        hits = np.flatnonzero(self.legal_actions(state) == action)
-        if len(hits) == 0:
-            raise ValueError(f"action {action} is not a legal move in {state.variant_name} position {state.fen()}")
-        return legal_moves(state)[int(hits[0])]
+    def text(self, move: Move) -> str:
+        return move.uci()
 
 
 def move_type(df: int, dr: int, promotion: PieceType | None, reach: int) -> tuple[int, int]:
@@ -130,4 +113,4 @@ def action_space(variant: str | Variant) -> ActionSpace:
                     action = (pr * w + ff) * num_types + mtype
                     lookup[turn_row, code] = action
                     policy_index[action] = (plane * h + pr) * w + ff
-    return ActionSpace(v, num_types, num_actions, policy_index, lookup)
+    return ActionSpace(v, num_actions, policy_index, lookup, num_types)

@@ -18,6 +18,7 @@ from functools import cache
 
 import numpy as np
 
+from mmc.games.actions import CodeActions
 from mmc.games.gomoku._kernels import CELLS
 from mmc.games.gomoku.state import State, legal_moves
 from mmc.games.gomoku.text import cell_name
@@ -30,33 +31,21 @@ NUM_POLICY_PLANES = 1
 
 
 @dataclass(frozen=True, eq=False)
-class ActionSpace:
-    """The action encoding of one variant. Build with :func:`action_space`."""
+class ActionSpace(CodeActions):
+    """The action encoding of one variant (``lookup``: ``int32[2, CELLS]``, the same action of a cell code for black
+    (row 0) and white (row 1), -1 off the board; ``policy_index`` the identity). Build with :func:`action_space`."""
 
-    variant: Variant
-    num_actions: int
-    """``H * W``."""
-    policy_index: np.ndarray
-    """``int64[num_actions]``: each action's position in the flattened ``[1, H, W]`` policy plane (itself)."""
-    lookup: np.ndarray
-    """``int32[2, CELLS]``: the action of each cell code, for black (row 0) and white (row 1); -1 off the board."""
+    def move_codes(self, state: State) -> list[int]:
+        return list(legal_moves(state))
 
-    def encode(self, move: int, turn: int) -> int:
-        """The action of a stone on ``move``, for either player; ``ValueError`` for a cell off the board."""
-        action = int(self.lookup[0, move]) if 0 <= move < CELLS else -1
-        if action < 0:
-            raise ValueError(f"cell {move} is not on the {self.variant.name} board")
-        return action
+    def moves(self, state: State) -> tuple[int, ...]:
+        return legal_moves(state)
 
-    def legal_actions(self, state: State) -> np.ndarray:
-        """``int64[n]``: the actions of ``legal_moves(state)``, in the same order."""
-        return self.lookup[0, list(legal_moves(state))].astype(np.int64)
+    def code(self, move: int) -> int:
+        return int(move)
 
-    def legal_mask(self, state: State) -> np.ndarray:
-        """``bool[num_actions]``: True for the actions of legal moves."""
-        mask = np.zeros(self.num_actions, dtype=bool)
-        mask[self.legal_actions(state)] = True
-        return mask
+    def text(self, move: int) -> str:
+        return cell_name(int(move)) if 0 <= move < CELLS else str(move)
 
     def decode(self, action: int, state: State) -> int:
         """The legal move of ``state`` that ``action`` stands for; ``ValueError`` if none."""

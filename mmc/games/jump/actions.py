@@ -21,6 +21,7 @@ from functools import cache
 
 import numpy as np
 
+from mmc.games.actions import CodeActions
 from mmc.games.jump import chain as K
 from mmc.games.jump.state import Move, State, codes, legal_moves
 from mmc.games.jump.variants import Variant, get_variant
@@ -37,41 +38,21 @@ def flip_direction(d: int) -> int:
 
 
 @dataclass(frozen=True, eq=False)
-class ActionSpace:
-    """The action encoding of one variant. Build with :func:`action_space`."""
+class ActionSpace(CodeActions):
+    """The action encoding of one variant (``lookup``: ``int32[2, NUM_CODES]``, Black's row 0, White's row 1;
+    ``policy_index`` the identity). Build with :func:`action_space`."""
 
-    variant: Variant
-    num_actions: int
-    """``NUM_POLICY_PLANES * height * width``."""
-    policy_index: np.ndarray
-    """``int64[num_actions]``: each action's logit in the flattened ``[NUM_POLICY_PLANES, H, W]`` output (the
-    identity)."""
-    lookup: np.ndarray
-    """``int32[2, NUM_CODES]``: the action of each move code, for Black (row 0) and White (row 1); -1 if none."""
+    def move_codes(self, state: State) -> list[int]:
+        return codes(state)
 
-    def encode(self, move: Move, turn: int) -> int:
-        """The action of ``move`` played by ``turn`` (+1 Black, -1 White)."""
-        action = int(self.lookup[int(turn < 0), move.code])
-        if action < 0:
-            raise ValueError(f"move {move.text()} has no action in {self.variant.name}")
-        return action
+    def moves(self, state: State) -> tuple[Move, ...]:
+        return legal_moves(state)
 
-    def legal_actions(self, state: State) -> np.ndarray:
-        """``int64[n]``: the actions of ``legal_moves(state)``, in the same order."""
-        return self.lookup[int(state.turn < 0), codes(state)].astype(np.int64)
+    def code(self, move: Move) -> int:
+        return move.code
 
-    def legal_mask(self, state: State) -> np.ndarray:
-        """``bool[num_actions]``: True for the actions of legal moves."""
-        mask = np.zeros(self.num_actions, dtype=bool)
-        mask[self.legal_actions(state)] = True
-        return mask
-
-    def decode(self, action: int, state: State) -> Move:
-        """The legal move of ``state`` that ``action`` stands for; ``ValueError`` if none."""
-        hits = np.flatnonzero(self.legal_actions(state) == action)
-        if len(hits) == 0:
-            raise ValueError(f"action {action} is not a legal move in {state.variant_name} position {state.fen()}")
-        return legal_moves(state)[int(hits[0])]
+    def text(self, move: Move) -> str:
+        return move.text()
 
 
 @cache
