@@ -53,6 +53,7 @@ EXPERT_CODE = (
     "mmc/fanout.py",
     "mmc/seeding.py",
     "mmc/games/__init__.py",
+    "mmc/games/actions.py",
     "mmc/games/jit.py",
     "mmc/games/protocol.py",
     "mmc/games/chess",

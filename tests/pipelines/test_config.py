@@ -14,6 +14,7 @@ import pytest
 import torch
 import yaml
 
+import mmc.games
 from mmc.alphazero import AlphaZeroConfig
 from mmc.evaluate import EvaluateConfig, RateConfig
 from mmc.games.chess import VARIANTS, initial_state, legal_moves
@@ -311,6 +312,24 @@ def test_the_command_line_stops_before_any_work(tmp_path: Path, command: list[st
     assert done.stderr == "params.yaml: expert.generations: must be an int, got 'x'\n"
     assert sorted(p.name for p in project.iterdir()) == ["params.yaml"]
     assert not home.exists()
+
+
+def test_the_code_deps_hold_the_game_layer_the_stages_run() -> None:
+    """Every module of ``mmc/games`` that a stage's process loads is in the stages' code deps (a change to it reruns
+    the jobs it computes), but the other families' packages: they are registered, and the chess study never runs
+    them."""
+    script = (
+        "import sys, pipelines.expert, pipelines.meta, pipelines.adapt, pipelines.evaluate\n"
+        "print('\\n'.join(m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
+    games = REPO / "mmc" / "games"
+    loaded = {Path(f).relative_to(REPO).as_posix() for f in done.stdout.split() if Path(f).is_relative_to(games)}
+    others = tuple(f"mmc/games/{game.name}/" for game in mmc.games.games() if game.name != "chess")
+    missing = {
+        f for f in loaded if not f.startswith(others) and not any(f == c or f.startswith(f"{c}/") for c in EXPERT_CODE)
+    }
+    assert "mmc/games/chess/state.py" in loaded and missing == set()
 
 
 def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
