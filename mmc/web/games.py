@@ -145,10 +145,12 @@ def analysis_json(
     state: Any, moves: Sequence[Any], priors: Any, value: float, result: Any, simulations: int, top: int = 8
 ) -> dict[str, Any]:
     """A network's view of ``state`` as the page shows it: ``{"value", "simulations", "moves": [{"move", "cell",
-    "prior", "visits", "q"}...], "priors", "cells", "search_value"}`` (``result``: a ``mmc.search.SearchResult``
-    or None), every number from the side to move's view, value in [-1, 1], moves by visits then prior, at most
-    ``top``. Moves are keyed by their text; ``cell`` (and ``cells``, by move text) is a move's destination, the
-    last cell it is drawn on (:func:`drawn_cells`; None for a pass), where the page shades its prior."""
+    "prior", "visits", "q"}...], "priors", "cells", "visits", "q", "search_value"}`` (``result``: a
+    ``mmc.search.SearchResult`` or None, which leaves out the search's keys), every number from the side to move's
+    view, value in [-1, 1], moves by visits then prior, at most ``top``. Moves are keyed by their text; ``cell``
+    (and ``cells``, by move text) is a move's destination, the last cell it is drawn on (:func:`drawn_cells`; None
+    for a pass), where the page's heat map shades the move's prior, visits or value (``priors``, ``visits``,
+    ``q``: every legal move's, by move text)."""
     game = game_of(state)
     rows = []
     for i, move in enumerate(moves):
@@ -165,6 +167,8 @@ def analysis_json(
     answer["cells"] = {r["move"]: r["cell"] for r in rows}
     if result is not None:
         answer["search_value"] = float(result.value)
+        answer["visits"] = {r["move"]: r["visits"] for r in rows}
+        answer["q"] = {r["move"]: r["q"] for r in rows}
     return answer
 
 

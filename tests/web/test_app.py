@@ -153,11 +153,14 @@ def test_inspect_a_network(client: TestClient) -> None:
     assert all(result["cells"][m] == game["paths"][m][-1] for m in game["legal"])  # a move's destination
     assert all(m["cell"] == result["cells"][m["move"]] for m in result["moves"])
     assert sum(m["visits"] for m in result["moves"]) <= 16 and result["moves"][0]["visits"] > 0
+    assert set(result["visits"]) == set(result["q"]) == set(game["legal"]) and sum(result["visits"].values()) <= 16
+    assert all(result["visits"][m["move"]] == m["visits"] and result["q"][m["move"]] == m["q"] for m in result["moves"])
     # Analysis of the person's own side with a model picked from the list, against a non-network opponent.
     game = new_game(client)
     assert client.post(f"/api/games/{game['id']}/inspect", json={}).status_code == 400
     response = client.post(f"/api/games/{game['id']}/inspect", json={"model": "starts/r0/joat.pt", "simulations": 0})
     assert response.status_code == 200 and "visits" not in response.json()["moves"][0]
+    assert "visits" not in response.json() and "q" not in response.json()
 
 
 def test_dark_chess_shows_only_the_players_view(client: TestClient) -> None:

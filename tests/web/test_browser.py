@@ -149,10 +149,27 @@ def test_play_two_whole_games_and_watch_a_record(server: str, browser) -> None: 
     _wait(driver, "document.querySelectorAll('#inspect-out tr').length > 1")
     text = driver.find_element(By.ID, "inspect-out").text
     assert "starts/r0/joat.pt: value " in text and "after 8 simulations" in text, text
-    shaded = driver.execute_script(
-        "return [...document.querySelectorAll('#board .shade')].filter(r => r.getAttribute('opacity') !== '0').length"
+    # The heat map: each cell shaded by its moves' prior mass, visits, or best searched Q, as "heat map" picks.
+    opacities = (
+        "return Object.fromEntries([...document.querySelectorAll('#board .square')]"
+        ".map(s => [s.dataset.square, Number(s.querySelector('.shade').getAttribute('opacity'))]))"
     )
-    assert shaded > 0
+    analysis = driver.execute_script("return shaded")  # the analysis the heat map shows
+    assert sum(analysis["visits"].values()) <= 8 and analysis["visits"].keys() == analysis["priors"].keys()
+    for by in ("visits", "value", "prior"):
+        Select(driver.find_element(By.ID, "shade-by")).select_by_value(by)
+        heat: dict[str, float] = {}
+        for move, cell in analysis["cells"].items():
+            x = {"prior": analysis["priors"], "visits": analysis["visits"], "value": analysis["q"]}[by][move]
+            if by != "value":
+                heat[cell] = heat.get(cell, 0.0) + x
+            elif analysis["visits"][move]:
+                heat[cell] = max(heat.get(cell, -2.0), x)
+        low, high = (min(heat.values()) if by == "value" else 0.0), max(heat.values())
+        want = {c: 0.15 + 0.5 * ((x - low) / (high - low) if high > low else 1.0) for c, x in heat.items()}
+        want = {c: o for c, o in want.items() if by == "value" or heat[c] > 0}
+        seen = {c: o for c, o in driver.execute_script(opacities).items() if o > 0}
+        assert seen.keys() == want.keys() and all(abs(seen[c] - want[c]) < 1e-6 for c in want), (by, seen, want)
     driver.save_screenshot(str(SCREENSHOT_DIR / "mmc-serve-inspect.png"))
     Select(driver.find_element(By.ID, "model")).select_by_value("")
     driver.find_element(By.ID, "analysis").click()

@@ -10,6 +10,7 @@ let clicks = [];        // the cells clicked so far toward a move (["b2"])
 let record = null;      // the watched record
 let ply = 0;
 let options = null;     // /api/options
+let shaded = null;      // the analysis the heat map shows on the board drawn (null: none)
 
 async function api(path, body) {
   const init = body === undefined ? {} :
@@ -137,6 +138,7 @@ function drawGame() {
   showChoices([]);
   showPasses();
   goOn();
+  shaded = null;
   if ($("analysis").checked && !p.over) inspect();
   else $("inspect-out").innerHTML = "";
 }
@@ -305,17 +307,28 @@ async function lookBack(n) {
   if (back.thought) shade(back.thought);
 }
 
-// Shade each destination cell (the last cell of a move's path) by the prior mass of the moves to it.
+// The heat map: shade each move's destination cell (the last cell of its path) by what "heat map" picks, from the
+// mover's view: the prior mass of the moves to it, their visits, or the best value (Q) among its searched moves.
+// Without a search (0 simulations) visits and value fall back to the prior.
 function shade(analysis) {
-  const mass = {};
-  for (const [text, p] of Object.entries(analysis.priors)) {
+  shaded = analysis;
+  let by = $("shade-by").value;
+  if (!analysis.visits) by = "prior";
+  const per = { prior: analysis.priors, visits: analysis.visits, value: analysis.q }[by];
+  const heat = {};
+  for (const [text, x] of Object.entries(per)) {
     const cell = analysis.cells[text];
-    if (cell) mass[cell] = (mass[cell] || 0) + p;
+    if (!cell || (by === "value" && !analysis.visits[text])) continue;
+    heat[cell] = by === "value" ? Math.max(heat[cell] ?? -Infinity, x) : (heat[cell] || 0) + x;
   }
-  const most = Math.max(...Object.values(mass), 1e-9);
+  const values = Object.values(heat);
+  const high = Math.max(...values, 1e-9);
+  const low = by === "value" ? Math.min(...values) : 0;
   for (const sq of squares($("board"))) {
-    const p = mass[sq.dataset.square] || 0;
-    sq.querySelector(".shade").setAttribute("opacity", p ? String(0.15 + 0.5 * (p / most)) : "0");
+    const x = heat[sq.dataset.square];
+    const on = x !== undefined && (by === "value" || x > 0);
+    const t = high > low ? (x - low) / (high - low) : 1;
+    sq.querySelector(".shade").setAttribute("opacity", on ? String(0.15 + 0.5 * t) : "0");
   }
 }
 
@@ -396,6 +409,7 @@ $("variant").addEventListener("change", showSides);
 $("model").addEventListener("change", () => showModelLinks("model", "model-links"));
 $("analysis-model").addEventListener("change", () => showModelLinks("analysis-model", "analysis-links"));
 $("inspect").addEventListener("click", inspect);
+$("shade-by").addEventListener("change", () => { if (shaded) shade(shaded); });
 $("analysis").addEventListener("change", () => { if ($("analysis").checked) inspect(); });
 $("w-search").addEventListener("click", listRecords);
 $("w-slider").addEventListener("input", () => showPly(Number($("w-slider").value)));
