@@ -1,6 +1,7 @@
 # make test: create or refresh .venv from pyproject.toml, then run the linters, the type checker and the tests.
 # make test-fast: ruff and the unit tests only (under 2 minutes on 2 cores); make test stays the whole suite (CI).
-# make study: run the study (dvc repro under one MLflow parent run), starting the local Prefect server if needed.
+# make study: run the study (dvc repro under one MLflow parent run), starting the local Prefect server if needed;
+# make study STUDY=gomoku runs the family study in studies/gomoku instead (pipelines/studies.py).
 # make ui: start the Prefect server and the MLflow UI and print their URLs; make stop: stop what these started.
 PYTHON ?= python3.11
 VENV := .venv
@@ -45,8 +46,13 @@ test-fast: setup
 	$(BIN)/ruff check mmc pipelines tests benchmarks
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(FAST_SKIP)
 
+STUDY ?=
+STUDY_DIR := $(if $(STUDY),studies/$(STUDY),.)
+
 study: setup engine
-	$(STUDY_ENV) $(BIN)/python -m pipelines study
+	@test -f $(STUDY_DIR)/params.yaml || { echo "make study: no study '$(STUDY)' (the family studies: \
+	$$(ls studies))"; exit 2; }
+	cd $(STUDY_DIR) && $(STUDY_ENV) $(CURDIR)/$(BIN)/python -m pipelines study
 
 # Fairy-Stockfish (GPL-3, run as a separate program): the study's engine opponent. Installed from Debian when
 # missing and this is root on a Debian machine; otherwise `python -m pipelines check` says what is missing.

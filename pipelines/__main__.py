@@ -11,6 +11,10 @@
     python -m pipelines study [DVC ARGS...]    # parent MLflow run around `dvc repro` (make study)
     python -m pipelines services up [--ui]     # start the Prefect server (and the MLflow UI); print the URLs
     python -m pipelines services down          # stop what `up` started
+    python -m pipelines studies [--check]      # write (check) studies/*/dvc.yaml from dvc.yaml (pipelines.studies)
+
+Run from a family study's folder (``studies/gomoku``), every command works on that study: its params.yaml, its
+outputs, its MLflow experiment (``pipelines.studies``).
 
 R is a training replicate, an entry of ``replicates`` in params.yaml (default: the first). Every command checks
 params.yaml first: a problem prints one line naming the file and the key and exits
@@ -56,6 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     services = commands.add_parser("services", help="the Prefect server and the MLflow UI")
     services.add_argument("action", choices=["up", "down"])
     services.add_argument("--ui", action="store_true", help="also start the MLflow UI")
+    studies = commands.add_parser("studies", help="write every family study's dvc.yaml from the project's")
+    studies.add_argument("--check", action="store_true", help="only say which are stale (exit 1 if any)")
     return parser
 
 
@@ -78,6 +84,7 @@ def _stage(command: str, variant: str | None, replicate: int | None, study: Stud
         [f"replicate:{replicate}"] if command in ("expert", "adapt", "meta_train", "multitask", "metafocus") else []
     )
     labels += [f"mlflow-parent:{p}"] if (p := _parent()) else []
+    labels += [f"study:{paths.study}"] if paths.study != "default" else []
     with tags("meta-minichess", *labels):
         runner = task_runner(study.runner)
         target = variant or ""
@@ -108,6 +115,19 @@ def _stage(command: str, variant: str | None, replicate: int | None, study: Stud
             report_flow(study, paths.root)
 
 
+def _studies(project: Path, *, check: bool) -> int:
+    from pipelines.studies import check_studies, write_studies
+
+    if check:
+        stale = check_studies(project)
+        for path in stale:
+            print(f"{path.relative_to(project)}: stale (python -m pipelines studies rewrites it)", file=sys.stderr)
+        return 1 if stale else 0
+    for path in write_studies(project):
+        print(f"wrote {path.relative_to(project)}")
+    return 0
+
+
 def _check_players(study: StudyConfig, source: str) -> None:
     """:func:`pipelines.study_rules.check_players`, its problem a :class:`ParamsError` naming ``source``."""
     try:
@@ -131,7 +151,13 @@ def main(argv: list[str] | None = None) -> int:
             stopped = services.stop(paths)
             print(f"stopped: {', '.join(stopped)}" if stopped else "nothing to stop")
             return 0
+        if args.command == "studies":
+            return _studies(paths.project, check=args.check)
         study = load_params(Path(args.params))
+        if paths.study != "default" and study.family != paths.study:
+            raise ParamsError(
+                Path(args.params).name, "", f"is a {study.family} study in the folder of the {paths.study} study"
+            )
         if args.command in ("check", "study", "evaluate"):
             _check_players(study, Path(args.params).name)
         if args.command == "check":

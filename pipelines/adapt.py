@@ -34,7 +34,7 @@ from pipelines import metrics as names
 from pipelines import tracking
 from pipelines.config import StudyConfig
 from pipelines.files import write_json
-from pipelines.paths import ADAPT_CODE, Paths, replicate_name
+from pipelines.paths import Paths, meta_code, replicate_name
 from pipelines.stage import keywords, logged_params, open_stage
 from pipelines.starts import load_start
 
@@ -87,7 +87,7 @@ def adapt_flow(target: str, replicate: int, study: StudyConfig, root: Path) -> d
     params = logged_params(study, replicate, {"target": target}, adapt=adapt, search=study.search,
                            train=study.train, runner=study.runner)  # fmt: skip
     jobs = (STAGE, replicate_name(target, replicate))
-    with open_stage(study, root, STAGE, variant=target, replicate=replicate, jobs=jobs, code=ADAPT_CODE,
+    with open_stage(study, root, STAGE, variant=target, replicate=replicate, jobs=jobs, code=meta_code(study.family),
                     params=params) as stage:  # fmt: skip
         paths, run = stage.paths, stage.run
         given = inputs(study, paths, target, replicate)

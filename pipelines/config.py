@@ -184,6 +184,11 @@ class StudyConfig:
         return seeding.derive(seeding.root(self.seed), "replicate", replicate)
 
     @property
+    def family(self) -> str:
+        """The game family of every variant the study names (``mmc.games``; one network plays them)."""
+        return self.network.game
+
+    @property
     def variants(self) -> list[str]:
         """The variants with an expert stage."""
         return list(self.experts)

@@ -38,7 +38,7 @@ from pipelines import metrics as names
 from pipelines import tracking
 from pipelines.config import UNADAPTED, StudyConfig, opponent_slug
 from pipelines.files import write_json
-from pipelines.paths import EVALUATE_CODE, Paths
+from pipelines.paths import Paths, evaluate_code
 from pipelines.records import ComparisonRow, CurveRow, EvaluationRow, MatchSummary, RatingRow, write_rows
 from pipelines.stage import keywords, logged_params, open_stage
 from pipelines.starts import load_start
@@ -150,7 +150,7 @@ def rating_inputs(study: StudyConfig, matches: list[Cell], target: str, seed: np
 def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]:
     """Play every cell of ``target`` under ``root`` (keeping finished ones), rate every model; the metrics."""
     params = logged_params(study, None, {"target": target}, evaluate=_logged(study))
-    with open_stage(study, root, STAGE, variant=target, jobs=(STAGE, target), code=EVALUATE_CODE,
+    with open_stage(study, root, STAGE, variant=target, jobs=(STAGE, target), code=evaluate_code(study.family),
                     params=params) as stage:  # fmt: skip
         paths, run, store, logger = stage.paths, stage.run, stage.store, stage.logger
         given = inputs(study, paths, target)

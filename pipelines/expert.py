@@ -30,7 +30,7 @@ from pipelines import plots, tracking
 from pipelines.config import StudyConfig
 from pipelines.files import write_json
 from pipelines.jobs import JobStore
-from pipelines.paths import EXPERT_CODE, Paths, replicate_name
+from pipelines.paths import Paths, expert_code, replicate_name
 from pipelines.records import ArenaRow, LossRow, MatchSummary, write_rows
 from pipelines.stage import keywords, logged_params, open_stage
 
@@ -74,7 +74,7 @@ def expert_flow(variant: str, replicate: int, study: StudyConfig, root: Path) ->
     params = logged_params(study, replicate, {"variant": variant}, network=study.network, expert=config.loop,
                            search=config.search, train=config.train, runner=study.runner)  # fmt: skip
     jobs = (STAGE, replicate_name(variant, replicate))
-    with open_stage(study, root, STAGE, variant=variant, replicate=replicate, jobs=jobs, code=EXPERT_CODE,
+    with open_stage(study, root, STAGE, variant=variant, replicate=replicate, jobs=jobs, code=expert_code(study.family),
                     params=params) as stage:  # fmt: skip
         generations: list[Generation] = []
         for generation in alphazero(**keywords(inputs(study, variant, replicate)), run=stage.store):

@@ -267,5 +267,5 @@ def digest(value: Any) -> str:
 def job_store(paths: Paths, stage: str, name: str, code: tuple[str, ...], runner: RunnerConfig) -> JobStore:
     """The :class:`JobStore` of stage ``stage`` for ``name`` (``paths.jobs``), keyed with the hash of ``code``."""
     return JobStore(
-        paths.root, paths.jobs(stage, name), tree_sha256(paths.root, code), single_thread=single_threaded(runner)
+        paths.root, paths.jobs(stage, name), tree_sha256(paths.project, code), single_thread=single_threaded(runner)
     )

@@ -34,7 +34,7 @@ from pipelines import tracking
 from pipelines.config import StudyConfig
 from pipelines.files import write_json
 from pipelines.jobs import JobStore
-from pipelines.paths import META_CODE, Paths, replicate_name
+from pipelines.paths import Paths, meta_code, replicate_name
 from pipelines.records import TrainingLossRow, write_rows
 from pipelines.stage import keywords, logged_params, open_stage
 
@@ -78,7 +78,8 @@ def meta_flow(kind: str, replicate: int, study: StudyConfig, root: Path) -> dict
     params = logged_params(study, replicate, {"kind": kind}, network=study.network, meta=study.meta,
                            search=study.search, train=study.train, runner=study.runner)  # fmt: skip
     jobs = ("meta", replicate_name(kind, replicate))
-    with open_stage(study, root, STAGES[kind], variant=kind, replicate=replicate, jobs=jobs, code=META_CODE,
+    code = meta_code(study.family)
+    with open_stage(study, root, STAGES[kind], variant=kind, replicate=replicate, jobs=jobs, code=code,
                     params=params) as stage:  # fmt: skip
         generations: list[MetaGeneration] = []
         for generation in meta_train(**keywords(inputs(study, kind, replicate)), run=stage.store):

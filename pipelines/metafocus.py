@@ -31,7 +31,7 @@ from pipelines import tracking
 from pipelines.config import StudyConfig
 from pipelines.files import write_json
 from pipelines.jobs import JobStore
-from pipelines.paths import META_CODE, Paths
+from pipelines.paths import Paths, meta_code
 from pipelines.records import FocusRow, write_rows
 from pipelines.stage import keywords, logged_params, open_stage
 
@@ -78,7 +78,8 @@ def metafocus_flow(replicate: int, study: StudyConfig, root: Path) -> dict[str, 
                            metafocus=study.metafocus, search=study.search, train=study.train,
                            runner=study.runner)  # fmt: skip
     jobs = (STAGE, f"r{replicate}")
-    with open_stage(study, root, STAGE, replicate=replicate, jobs=jobs, code=META_CODE, params=params) as stage:
+    code = meta_code(study.family)
+    with open_stage(study, root, STAGE, replicate=replicate, jobs=jobs, code=code, params=params) as stage:
         steps: list[FocusStep] = []
         for step in metafocus_train(**keywords(inputs(study, stage.paths, replicate)), run=stage.store):
             steps.append(step)

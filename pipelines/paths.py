@@ -35,6 +35,10 @@ Layout under the project root (``{v}`` a variant, ``{k}`` joat or multitask, ``{
     mlflow.db, mlartifacts/                       MLflow runs and artifacts (sqlite at an absolute URI)
     .prefect/                                     Prefect's home: server database, logs, pid file
 
+A family's study (``studies/{family}``, :mod:`pipelines.studies`) has the same layout under its own folder, from its
+``params.yaml`` down to ``reports/study.html``; ``mlflow.db``, ``mlartifacts/``, ``.prefect/`` and the report
+notebook stay the project's.
+
 The ``data/jobs`` folders are persistent DVC outputs: DVC leaves them in place when it reruns a stage, so
 finished jobs survive a crash and a rerun computes only the jobs whose inputs changed (``pipelines.jobs``).
 """
@@ -44,9 +48,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ADAPT_CODE", "EVALUATE_CODE", "EXPERT_CODE", "META_CODE", "Paths", "replicate_name"]
+__all__ = ["Paths", "evaluate_code", "expert_code", "meta_code", "project_of", "replicate_name"]
 
-EXPERT_CODE = (
+SHARED_CODE = (
     "mmc/__init__.py",
     "mmc/alphazero.py",
     "mmc/configs.py",
@@ -56,20 +60,27 @@ EXPERT_CODE = (
     "mmc/games/actions.py",
     "mmc/games/jit.py",
     "mmc/games/protocol.py",
-    "mmc/games/chess",
-    "mmc/nn",
-    "mmc/play",
-    "mmc/search",
-    "mmc/train",
 )
-"""Library code that computes the expert stage's jobs: its hash is part of every job's fingerprint, so a change
-recomputes them. The stage's ``deps`` in ``dvc.yaml`` list these and the pipeline modules (tests check it)."""
-META_CODE = (*EXPERT_CODE, "mmc/meta")
-"""Library code that computes the meta stages' jobs."""
-ADAPT_CODE = META_CODE
-"""Library code that computes an adaptation's jobs."""
-EVALUATE_CODE = (*EXPERT_CODE, "mmc/evaluate.py", "mmc/rating.py")
-"""Library code that computes the evaluation's jobs."""
+"""Library code of every study before its game family's package (``mmc/games/{family}``)."""
+TRAINING_CODE = ("mmc/nn", "mmc/play", "mmc/search", "mmc/train")
+"""Library code of every study after its family's package."""
+
+
+def expert_code(family: str) -> tuple[str, ...]:
+    """Library code that computes the expert stage's jobs in a study of ``family``: its hash is part of every job's
+    fingerprint, so a change recomputes them. The stage's ``deps`` in the study's ``dvc.yaml`` list these and the
+    pipeline modules (tests check it). The other families' packages are not in it: the study never runs them."""
+    return (*SHARED_CODE, f"mmc/games/{family}", *TRAINING_CODE)
+
+
+def meta_code(family: str) -> tuple[str, ...]:
+    """Library code that computes the meta stages' jobs (and an adaptation's)."""
+    return (*expert_code(family), "mmc/meta")
+
+
+def evaluate_code(family: str) -> tuple[str, ...]:
+    """Library code that computes the evaluation's jobs."""
+    return (*expert_code(family), "mmc/evaluate.py", "mmc/rating.py")
 
 
 def replicate_name(name: str, replicate: int) -> str:
@@ -77,14 +88,32 @@ def replicate_name(name: str, replicate: int) -> str:
     return f"{name}-r{replicate}"
 
 
+def project_of(folder: Path) -> Path:
+    """The project a study folder belongs to: the nearest folder at or above ``folder`` that holds the DVC
+    repository (``.dvc/``), else ``folder`` itself."""
+    folder = Path(folder).resolve()
+    return next((p for p in (folder, *folder.parents) if (p / ".dvc").is_dir()), folder)
+
+
 @dataclass(frozen=True)
 class Paths:
-    """The study's files under ``root`` (absolute)."""
+    """The files of one study: its parameters and outputs under ``root`` (absolute), the code, the report
+    notebook, MLflow's store and Prefect's home under its ``project``. The default study's root is the project
+    (``params.yaml``, ``dvc.yaml``); a family's study has a folder of its own, ``studies/{family}``, with its
+    ``params.yaml`` and ``dvc.yaml`` (generated from the project's: ``pipelines.studies``) and its outputs."""
 
     root: Path
+    project: Path = None  # type: ignore[assignment]  # set in __post_init__: project_of(root)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "root", Path(self.root).resolve())
+        project = project_of(self.root) if self.project is None else Path(self.project).resolve()
+        object.__setattr__(self, "project", project)
+
+    @property
+    def study(self) -> str:
+        """The study's name: ``default`` for the project's own, else its folder's (``gomoku``)."""
+        return "default" if self.root == self.project else self.root.name
 
     # project-wide
     @property
@@ -93,7 +122,7 @@ class Paths:
 
     @property
     def mlflow_db(self) -> Path:
-        return self.root / "mlflow.db"
+        return self.project / "mlflow.db"
 
     @property
     def mlflow_uri(self) -> str:
@@ -102,16 +131,16 @@ class Paths:
 
     @property
     def mlflow_artifacts(self) -> Path:
-        return self.root / "mlartifacts"
+        return self.project / "mlartifacts"
 
     @property
     def prefect_home(self) -> Path:
-        return self.root / ".prefect"
+        return self.project / ".prefect"
 
     @property
     def mlflow_ui_dir(self) -> Path:
         """The MLflow UI's pid and log files."""
-        return self.root / ".mlflow-ui"
+        return self.project / ".mlflow-ui"
 
     def jobs(self, stage: str, name: str) -> Path:
         """The finished jobs of stage ``stage`` for ``name`` (a variant, target or meta kind)."""
@@ -219,7 +248,7 @@ class Paths:
 
     @property
     def report_notebook(self) -> Path:
-        return self.root / "reports" / "study.ipynb"
+        return self.project / "reports" / "study.ipynb"
 
     @property
     def report_html(self) -> Path:

@@ -2,7 +2,9 @@
 
 The store is ``sqlite:///<project>/mlflow.db`` (an absolute URI: DVC may run a stage from elsewhere, and a
 relative one would silently open a new, empty database) with artifacts under ``<project>/mlartifacts``.
-Everything goes to the experiment ``meta-minichess``.
+Everything of the default study goes to the experiment ``meta-minichess``; a family's study (``studies/gomoku``)
+to its own, ``meta-minichess-gomoku``, in the same store, and its registered models are named after it
+(``gomoku-joat``), so one MLflow UI shows every study and no study's model replaces another's.
 
 How a stage (a separate process started by DVC) finds its parent run:
 
@@ -45,7 +47,9 @@ __all__ = [
     "StageRun",
     "close_orphans",
     "configure",
+    "experiment_name",
     "git_commit",
+    "model_name",
     "open_parent",
     "stage_run",
 ]
@@ -58,17 +62,28 @@ EXPERIMENT_KIND = "mlflow.experimentKind"
 _PARAM_BATCH = 100  # MLflow's limit of params per log_batch call
 
 
+def experiment_name(paths: Paths) -> str:
+    """The study's MLflow experiment: :data:`EXPERIMENT` for the default study, ``meta-minichess-{study}`` else."""
+    return EXPERIMENT if paths.study == "default" else f"{EXPERIMENT}-{paths.study}"
+
+
+def model_name(paths: Paths, name: str) -> str:
+    """The registered model ``name`` (``joat``, ``expert-gardner``) of the study: ``{study}-{name}`` in a family's."""
+    return name if paths.study == "default" else f"{paths.study}-{name}"
+
+
 def configure(paths: Paths) -> tuple[MlflowClient, str]:
-    """Point MLflow at the project's store; the client and the experiment id (made if missing)."""
+    """Point MLflow at the project's store; the client and the study's experiment id (made if missing)."""
     mlflow.set_tracking_uri(paths.mlflow_uri)
     client = MlflowClient(paths.mlflow_uri)
-    experiment = client.get_experiment_by_name(EXPERIMENT)
+    name = experiment_name(paths)
+    experiment = client.get_experiment_by_name(name)
     if experiment is not None:
         return client, experiment.experiment_id
     paths.mlflow_artifacts.mkdir(parents=True, exist_ok=True)
     # MLflow 3's UI opens an experiment without this tag on its (empty) GenAI overview, not on the runs.
     tags = {EXPERIMENT_KIND: "custom_model_development"}
-    return client, client.create_experiment(EXPERIMENT, artifact_location=paths.mlflow_artifacts.as_uri(), tags=tags)
+    return client, client.create_experiment(name, artifact_location=paths.mlflow_artifacts.as_uri(), tags=tags)
 
 
 def git_commit(root: Path) -> str:
@@ -163,6 +178,7 @@ class StageRun:
 
     client: MlflowClient
     run_id: str
+    paths: Paths
 
     def log_params(self, params: Mapping[str, Any]) -> None:
         log_params(self.client, self.run_id, params)
@@ -182,7 +198,9 @@ class StageRun:
 
     def register_model(self, net: torch.nn.Module, name: str, description: str, replicate: int) -> str:
         """Log ``net`` (pickled: the two-headed network is no single-tensor function) and register it as ``name``
-        with alias ``r{replicate}``; the new version's number. Load it with ``models:/NAME@r0``."""
+        with alias ``r{replicate}`` (in a family's study, ``{study}-{name}``: :func:`model_name`); the new version's
+        number. Load it with ``models:/NAME@r0``."""
+        name = model_name(self.paths, name)
         info = mlflow.pytorch.log_model(
             net,
             name="model",
@@ -234,7 +252,7 @@ def stage_run(
     status = RunStatus.to_string(RunStatus.FAILED)
     try:
         with mlflow.start_run(run_id=run_id):
-            yield StageRun(client, run_id)
+            yield StageRun(client, run_id, paths)
             status = RunStatus.to_string(RunStatus.FINISHED)
     except KeyboardInterrupt:
         status = RunStatus.to_string(RunStatus.KILLED)

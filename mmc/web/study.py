@@ -10,6 +10,11 @@ the version the run that logged it, and that run's tags (``mmc.stage``, ``varian
 stage}.pt``). The registered artifact itself is a pickled ``torch.nn.Module``, which ``mmc`` never unpickles
 (checkpoints load with ``weights_only=True``). With no such alias in the registry, ``NAME@rN`` falls back to the
 same layout by name.
+
+A family's study (``studies/gomoku`` of a project, ``pipelines.studies``) is served from its folder
+(``mmc serve --project studies/gomoku``): its models and records are there, the MLflow store is the project's (the
+nearest folder above that holds the DVC repository), its runs are those of its own experiment
+(``meta-minichess-gomoku``) and its registered models carry its name (``gomoku-joat@r0``, asked for as ``joat@r0``).
 """
 
 from __future__ import annotations
@@ -40,11 +45,32 @@ class ModelError(ValueError):
     """A model name that is not a checkpoint under the project's ``models/`` folder."""
 
 
+EXPERIMENT = "meta-minichess"
+"""The default study's MLflow experiment (``pipelines.tracking``); a family study's is ``{EXPERIMENT}-{family}``."""
+
+
 @dataclass(frozen=True)
 class Study:
-    """A project folder (the root of a study checkout; nothing in it needs to exist)."""
+    """A study's folder: a project (the root of a study checkout) or a family study's folder in one; nothing in it
+    needs to exist."""
 
     root: Path
+
+    @property
+    def project(self) -> Path:
+        """The project the study belongs to: the nearest folder at or above ``root`` holding ``.dvc/``, else root."""
+        root = self.root.resolve()
+        return next((p for p in (root, *root.parents) if (p / ".dvc").is_dir()), root)
+
+    @property
+    def prefix(self) -> str:
+        """What the study puts before its registered models' names: nothing, or ``{family}-`` in a family study."""
+        return "" if self.project == self.root.resolve() else f"{self.root.resolve().name}-"
+
+    @property
+    def experiment(self) -> str:
+        """The study's MLflow experiment."""
+        return f"{EXPERIMENT}-{self.prefix[:-1]}" if self.prefix else EXPERIMENT
 
     @property
     def models_dir(self) -> Path:
@@ -87,7 +113,7 @@ class Study:
         rows = self._query(
             "SELECT v.run_id FROM registered_model_aliases a JOIN model_versions v "
             "ON v.name = a.name AND v.version = a.version WHERE a.name = ? AND a.alias = ?",
-            (name, alias),
+            (self.prefix + name, alias),
         )
         if not rows or not rows[0][0]:
             return None
@@ -101,15 +127,22 @@ class Study:
             "ON v.name = a.name AND v.version = a.version ORDER BY a.name, a.alias"
         )
         runs = self.runs()
-        return {f"{name}@{alias}": runs[str(run_id)] for name, alias, run_id in rows if str(run_id) in runs}
+        return {
+            f"{name.removeprefix(self.prefix)}@{alias}": runs[str(run_id)]
+            for name, alias, run_id in rows
+            if str(run_id) in runs
+        }
 
     def runs(self) -> dict[str, Run]:
-        """The MLflow runs of the study's stages (tag ``mmc.kind`` = ``stage``), oldest first, by run id."""
+        """The MLflow runs of the study's stages (tag ``mmc.kind`` = ``stage``, in the study's experiment), oldest
+        first, by run id."""
         rows = self._query(
             "SELECT r.run_uuid, r.name, r.experiment_id, r.status, t.key, t.value FROM runs r "
             "JOIN tags t ON t.run_uuid = r.run_uuid WHERE r.lifecycle_stage = 'active' "
             "AND r.run_uuid IN (SELECT run_uuid FROM tags WHERE key = 'mmc.kind' AND value = 'stage') "
-            "ORDER BY r.start_time, r.run_uuid"
+            "AND r.experiment_id IN (SELECT experiment_id FROM experiments WHERE name = ?) "
+            "ORDER BY r.start_time, r.run_uuid",
+            (self.experiment,),
         )
         tags: dict[str, dict[str, str]] = {}
         heads: dict[str, tuple[Any, ...]] = {}
@@ -143,8 +176,8 @@ class Study:
         return found
 
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        """Rows of ``sql`` on ``mlflow.db`` opened read-only; none if the store or a table is missing."""
-        db = self.root / "mlflow.db"
+        """Rows of ``sql`` on the project's ``mlflow.db`` opened read-only; none if the store or a table is missing."""
+        db = self.project / "mlflow.db"
         if not db.is_file():
             return []
         try:
@@ -169,9 +202,10 @@ class Study:
                     break
         return files
 
-    def experiment_id(self, name: str = "meta-minichess") -> str | None:
-        """The MLflow experiment's id, read from the project's ``mlflow.db`` (sqlite, read-only); None if absent."""
-        rows = self._query("SELECT experiment_id FROM experiments WHERE name = ?", (name,))
+    def experiment_id(self) -> str | None:
+        """The study's MLflow experiment's id, read from the project's ``mlflow.db`` (sqlite, read-only); None if
+        absent."""
+        rows = self._query("SELECT experiment_id FROM experiments WHERE name = ?", (self.experiment,))
         return str(rows[0][0]) if rows else None
 
 

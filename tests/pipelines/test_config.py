@@ -24,7 +24,7 @@ from mmc.play.fairy import FairyPlayer
 from mmc.train import TrainConfig
 from pipelines.__main__ import main
 from pipelines.config import ParamsError, RunnerConfig, flatten, load_params, parse_params
-from pipelines.paths import ADAPT_CODE, EVALUATE_CODE, EXPERT_CODE, META_CODE, Paths
+from pipelines.paths import Paths, evaluate_code, expert_code, meta_code
 
 from .conftest import REPO, TINY_PARAMS, tool_env
 
@@ -326,9 +326,8 @@ def test_the_code_deps_hold_the_game_layer_the_stages_run() -> None:
     games = REPO / "mmc" / "games"
     loaded = {Path(f).relative_to(REPO).as_posix() for f in done.stdout.split() if Path(f).is_relative_to(games)}
     others = tuple(f"mmc/games/{game.name}/" for game in mmc.games.games() if game.name != "chess")
-    missing = {
-        f for f in loaded if not f.startswith(others) and not any(f == c or f.startswith(f"{c}/") for c in EXPERT_CODE)
-    }
+    code = expert_code("chess")
+    missing = {f for f in loaded if not f.startswith(others) and not any(f == c or f.startswith(f"{c}/") for c in code)}
     assert "mmc/games/chess/state.py" in loaded and missing == set()
 
 
@@ -342,9 +341,9 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
     assert adapt["matrix"] == {"target": "${adapt.targets}", "replicate": "${replicates}"}
     assert stages["meta_train"]["foreach"] == stages["multitask"]["foreach"] == "${replicates}"
     assert stages["evaluate"]["foreach"] == "${adapt.targets}"
-    assert set(EXPERT_CODE) <= set(expert["deps"]) and set(EVALUATE_CODE) <= set(evaluate["deps"])
-    assert set(ADAPT_CODE) <= set(adapt["deps"])
-    assert set(META_CODE) <= set(meta_train["deps"]) and set(META_CODE) <= set(multitask["deps"])
+    assert set(expert_code("chess")) <= set(expert["deps"]) and set(evaluate_code("chess")) <= set(evaluate["deps"])
+    assert set(meta_code("chess")) <= set(adapt["deps"])
+    assert set(meta_code("chess")) <= set(meta_train["deps"]) and set(meta_code("chess")) <= set(multitask["deps"])
     expert_keys = {f"expert.{k}" for k in DEFAULT["expert"] if k != "variants"}
     assert set(expert["params"]) == {"seed", "device", "network", "search", "train",
                                      "expert.variants.${item.variant}", *expert_keys}  # fmt: skip

@@ -158,3 +158,38 @@ def test_play_a_registered_model(study: tuple[Path, dict[str, str]]) -> None:
     )
     assert response.status_code == 200, response.text
     assert len(response.json()["moves"]) == 1
+
+
+def test_a_family_study_is_served_from_its_folder_over_the_projects_store(tmp_path: Path) -> None:
+    """``mmc serve --project studies/gomoku``: its models from its folder, the runs of its own experiment from the
+    project's store, its registered ``gomoku-joat`` asked for as ``joat@r0``; the default study's runs and models
+    are not its."""
+    import mlflow
+    from mlflow.tracking import MlflowClient
+
+    from mmc.nn import NetworkConfig, build_network, save_checkpoint
+
+    project = tmp_path / "project"
+    (project / ".dvc").mkdir(parents=True)
+    folder = project / "studies" / "gomoku"
+    config = NetworkConfig.for_game("gomoku", blocks=1, filters=8)
+    save_checkpoint(build_network(config, seed=0), config, folder / "models" / "starts" / "r0" / "joat.pt")
+    uri = f"sqlite:///{project}/mlflow.db"
+    mlflow.set_tracking_uri(uri)
+    client = MlflowClient(uri, registry_uri=uri)
+    runs = {}
+    for name in ("meta-minichess", "meta-minichess-gomoku"):
+        experiment = client.create_experiment(name, artifact_location=(project / "mlartifacts").as_uri())
+        tags = {"mmc.stage": "meta_train", "variant": "joat", "replicate": "0"}
+        runs[name] = _stage_run(client, experiment, "meta_train-joat-r0", **tags)
+    client.create_registered_model("gomoku-joat")
+    version = client.create_model_version("gomoku-joat", "runs:/x/model", run_id=runs["meta-minichess-gomoku"])
+    client.set_registered_model_alias("gomoku-joat", "r0", version.version)
+
+    study = Study(folder)
+    assert (study.project, study.experiment) == (project.resolve(), "meta-minichess-gomoku")
+    assert set(study.runs()) == {runs["meta-minichess-gomoku"]}
+    assert study.model_path("joat@r0") == folder.resolve() / "models" / "starts" / "r0" / "joat.pt"
+    assert sorted(study.registered()) == ["joat@r0"]
+    assert Study(project).experiment == "meta-minichess" and set(Study(project).runs()) == {runs["meta-minichess"]}
+    assert study.experiment_id() != Study(project).experiment_id()

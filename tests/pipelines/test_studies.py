@@ -1,0 +1,165 @@
+"""The family studies (``studies/{family}``): their parameters load, their ``dvc.yaml`` is the project's made for
+the family, and a tiny gomoku study runs end to end in its folder with real DVC, Prefect and MLflow."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import mlflow
+import pytest
+import yaml
+
+from mmc.games import get_game
+from pipelines.__main__ import main
+from pipelines.config import flatten, load_params
+from pipelines.paths import Paths, evaluate_code, expert_code, meta_code
+from pipelines.studies import check_studies, family_dvc_yaml, study_folders
+from pipelines.tracking import experiment_name, model_name
+
+from .conftest import REPO, TINY_PARAMS, make_project, tool_env
+
+DEFAULT = yaml.safe_load((REPO / "params.yaml").read_text())
+FOLDERS = study_folders(REPO)
+
+
+def test_the_family_studies_are_shipped() -> None:
+    assert [f.name for f in FOLDERS] == ["gomoku", "jump"]
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda f: f.name)
+def test_a_family_study_has_the_default_studys_keys_and_holds_a_variant_out(folder: Path) -> None:
+    """Every key of the default study and no other; one family, the folder's; a target held out of meta-training."""
+    study = load_params(folder / "params.yaml")
+    assert set(flatten(yaml.safe_load((folder / "params.yaml").read_text()))) - {
+        f"expert.variants.{v}" for v in study.variants
+    } == set(flatten(DEFAULT)) - {"expert.variants.gardner"}
+    assert study.family == folder.name and all(get_game(t).name == folder.name for t in study.targets)
+    assert [t for t in study.targets if t not in study.meta.train_variants]
+    assert len(study.replicates) >= 2
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda f: f.name)
+def test_check_plays_a_family_studys_opponents(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(folder)
+    assert main(["check"]) == 0
+    assert capsys.readouterr().out.startswith("params.yaml: OK")
+
+
+def test_every_family_studys_dvc_yaml_is_current() -> None:
+    """``python -m pipelines studies`` would write no file: the committed pipelines are the project's."""
+    assert check_studies(REPO) == []
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda f: f.name)
+def test_a_family_dvc_yaml_runs_the_familys_code_from_its_folder(folder: Path) -> None:
+    """The project's stages, commands, params and outs; code deps that exist from the study's folder, with the
+    family's rules package in place of chess's."""
+    family = folder.name
+    own = yaml.safe_load((folder / "dvc.yaml").read_text())["stages"]
+    default = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
+    assert list(own) == list(default)
+    for name, stage in own.items():
+        body, base = stage.get("do", stage), default[name].get("do", default[name])
+        assert {k: v for k, v in body.items() if k != "deps"} == {k: v for k, v in base.items() if k != "deps"}
+        code = [d for d in body["deps"] if d.startswith("../../")]
+        assert code and all((folder / d).exists() for d in code), name
+        assert "../../mmc/games/chess" not in body["deps"]
+        assert len(body["deps"]) == len(base["deps"])
+    deps = {name: {d.removeprefix("../../") for d in stage.get("do", stage)["deps"]} for name, stage in own.items()}
+    assert set(expert_code(family)) <= deps["expert"] and set(evaluate_code(family)) <= deps["evaluate"]
+    assert set(meta_code(family)) <= deps["meta_train"] & deps["multitask"] & deps["adapt"] & deps["metafocus"]
+
+
+def test_a_stale_family_dvc_yaml_is_named(tmp_path: Path) -> None:
+    (tmp_path / ".dvc").mkdir()
+    (tmp_path / "dvc.yaml").write_text((REPO / "dvc.yaml").read_text())
+    (tmp_path / "studies" / "gomoku").mkdir(parents=True)
+    (tmp_path / "studies" / "gomoku" / "params.yaml").write_text("seed: 0\n")
+    assert check_studies(tmp_path) == [tmp_path / "studies" / "gomoku" / "dvc.yaml"]
+    made = family_dvc_yaml(tmp_path, "gomoku")
+    (tmp_path / "studies" / "gomoku" / "dvc.yaml").write_text(made)
+    assert check_studies(tmp_path) == []
+
+
+def test_a_family_studys_paths_keep_its_outputs_in_its_folder_and_share_the_projects_store(tmp_path: Path) -> None:
+    (tmp_path / ".dvc").mkdir()
+    folder = tmp_path / "studies" / "gomoku"
+    folder.mkdir(parents=True)
+    own, default = Paths(folder), Paths(tmp_path)
+    assert own.project == default.project == default.root == tmp_path.resolve()
+    assert (own.study, default.study) == ("gomoku", "default")
+    assert own.params == folder.resolve() / "params.yaml" and own.report_html.is_relative_to(folder.resolve())
+    assert own.champion("gomoku_8x8", 0).is_relative_to(folder.resolve())
+    assert own.mlflow_db == default.mlflow_db and own.prefect_home == default.prefect_home
+    assert own.report_notebook == tmp_path.resolve() / "reports" / "study.ipynb"
+    assert (experiment_name(own), experiment_name(default)) == ("meta-minichess-gomoku", "meta-minichess")
+    assert (model_name(own, "joat"), model_name(default, "joat")) == ("gomoku-joat", "joat")
+
+
+def test_a_study_folder_refuses_another_familys_parameters(tmp_path: Path) -> None:
+    (tmp_path / ".dvc").mkdir()
+    folder = tmp_path / "studies" / "gomoku"
+    folder.mkdir(parents=True)
+    (folder / "params.yaml").write_text(TINY_PARAMS.read_text())
+    done = subprocess.run(
+        [sys.executable, "-m", "pipelines", "check"], cwd=folder, env={**tool_env(), "PYTHONPATH": str(REPO)},
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr == "params.yaml: is a chess study in the folder of the gomoku study\n"
+
+
+def _tiny_gomoku() -> str:
+    """The tiny profile on the gomoku family: one replicate, seconds a stage."""
+    data = yaml.safe_load(TINY_PARAMS.read_text())
+    data["replicates"] = [0]
+    data["expert"]["variants"] = {"tictactoe": {}}
+    data["expert"]["max_plies"] = 9
+    data["meta"]["train_variants"] = ["tictactoe", "gomoku_6x6"]
+    data["metafocus"]["tasks"] = 2
+    data["adapt"]["targets"] = ["tictactoe", "connect4"]
+    data["adapt"]["starts"] = ["joat", "metafocus", "multitask", "expert-tictactoe", "scratch"]
+    data["evaluate"]["opponents"] = ["random", "greedy", "unadapted", "fairy:nodes=1"]
+    data["rate"]["anchors"] = ["random", "greedy", "fairy:nodes=1"]
+    for section in ("meta", "metafocus", "adapt", "evaluate"):
+        data[section]["max_plies"] = 42
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+def test_a_family_study_runs_end_to_end_in_its_folder(prefect_server: str, tmp_path: Path) -> None:
+    """``python -m pipelines study`` in ``studies/gomoku`` of a project: DVC runs the folder's pipeline, every
+    output lands in the folder, the runs go to the study's MLflow experiment and its models are registered under
+    its name; the project's own study is left alone."""
+    project = make_project(tmp_path / "project")
+    folder = project / "studies" / "gomoku"
+    (folder / "params.yaml").write_text(_tiny_gomoku())
+    subprocess.run(["git", "add", "-A"], cwd=project, check=True)
+    subprocess.run(
+        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "tiny"], cwd=project, check=True
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pipelines", "study"], cwd=folder, env=tool_env(), capture_output=True, text=True,
+        timeout=1800,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "connect4: Elo (greedy = 0; mean of 1 replicate(s), 95% interval): joat b0" in done.stdout
+    paths = Paths(folder)
+    assert paths.report_html.is_file() and paths.summary_table.is_file()
+    assert paths.champion("tictactoe", 0).is_file() and paths.start_model("joat", 0).is_file()
+    assert json.loads(paths.ratings("connect4").read_text())["starts"]
+    lock = yaml.safe_load((folder / "dvc.lock").read_text())["stages"]
+    assert "../../mmc/games/gomoku" in {d["path"] for d in lock["expert@tictactoe-0"]["deps"]}
+    assert not (project / "models").exists() and not (project / "dvc.lock").exists()
+    # one MLflow store for the project, an experiment and registered names for the study
+    client = mlflow.tracking.MlflowClient(paths.mlflow_uri)
+    experiment = client.get_experiment_by_name("meta-minichess-gomoku")
+    assert experiment is not None and client.get_experiment_by_name("meta-minichess") is None
+    runs = client.search_runs([experiment.experiment_id], "tags.`mmc.kind` = 'stage'", max_results=100)
+    assert {r.data.tags["dvc_stage"] for r in runs} >= {"expert@tictactoe-0", "evaluate@connect4", "report"}
+    assert client.get_model_version_by_alias("gomoku-joat", "r0").version == "1"
+    assert "gomoku" in paths.report_html.read_text()
