@@ -131,6 +131,7 @@ def _tiny_gomoku() -> str:
     return yaml.safe_dump(data, sort_keys=False)
 
 
+@pytest.mark.slow
 def test_a_family_study_runs_end_to_end_in_its_folder(prefect_server: str, tmp_path: Path) -> None:
     """``python -m pipelines study`` in ``studies/gomoku`` of a project: DVC runs the folder's pipeline, every
     output lands in the folder, the runs go to the study's MLflow experiment and its models are registered under
