@@ -162,5 +162,5 @@ def test_a_family_study_runs_end_to_end_in_its_folder(prefect_server: str, tmp_p
     assert experiment is not None and client.get_experiment_by_name("meta-minichess") is None
     runs = client.search_runs([experiment.experiment_id], "tags.`mmc.kind` = 'stage'", max_results=100)
     assert {r.data.tags["dvc_stage"] for r in runs} >= {"expert@tictactoe-0", "evaluate@connect4", "report"}
-    assert client.get_model_version_by_alias("gomoku-joat", "r0").version == "1"
+    assert str(client.get_model_version_by_alias("gomoku-joat", "r0").version) == "1"
     assert "gomoku" in paths.report_html.read_text()
