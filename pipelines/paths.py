@@ -48,6 +48,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from mmc.web.study import project_of
+
 __all__ = ["Paths", "evaluate_code", "expert_code", "meta_code", "project_of", "replicate_name"]
 
 SHARED_CODE = (
@@ -86,13 +88,6 @@ def evaluate_code(family: str) -> tuple[str, ...]:
 def replicate_name(name: str, replicate: int) -> str:
     """``name`` of training replicate ``replicate``: ``gardner-r1`` (job folders, files, MLflow runs)."""
     return f"{name}-r{replicate}"
-
-
-def project_of(folder: Path) -> Path:
-    """The project a study folder belongs to: the nearest folder at or above ``folder`` that holds the DVC
-    repository (``.dvc/``), else ``folder`` itself."""
-    folder = Path(folder).resolve()
-    return next((p for p in (folder, *folder.parents) if (p / ".dvc").is_dir()), folder)
 
 
 @dataclass(frozen=True)

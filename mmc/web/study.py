@@ -27,7 +27,7 @@ from typing import Any
 
 from mmc.starts import EXPERT_PREFIX, model_label
 
-__all__ = ["RECORD_SUFFIXES", "ModelError", "Run", "Study", "player_name", "self_play_prefix"]
+__all__ = ["RECORD_SUFFIXES", "ModelError", "Run", "Study", "player_name", "project_of", "self_play_prefix"]
 
 RECORD_SUFFIXES = (".pgn",)
 """Game record files (``mmc.play.records``) as the study writes them."""
@@ -45,6 +45,13 @@ class ModelError(ValueError):
     """A model name that is not a checkpoint under the project's ``models/`` folder."""
 
 
+def project_of(folder: Path) -> Path:
+    """The project a study folder belongs to: the nearest folder at or above ``folder`` that holds the DVC
+    repository (``.dvc/``), else ``folder`` itself (``pipelines.paths.Paths`` finds its project the same way)."""
+    folder = Path(folder).resolve()
+    return next((p for p in (folder, *folder.parents) if (p / ".dvc").is_dir()), folder)
+
+
 EXPERIMENT = "meta-minichess"
 """The default study's MLflow experiment (``pipelines.tracking``); a family study's is ``{EXPERIMENT}-{family}``."""
 
@@ -58,9 +65,8 @@ class Study:
 
     @property
     def project(self) -> Path:
-        """The project the study belongs to: the nearest folder at or above ``root`` holding ``.dvc/``, else root."""
-        root = self.root.resolve()
-        return next((p for p in (root, *root.parents) if (p / ".dvc").is_dir()), root)
+        """The project the study belongs to (:func:`project_of`)."""
+        return project_of(self.root)
 
     @property
     def prefix(self) -> str:
