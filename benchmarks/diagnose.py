@@ -12,7 +12,7 @@ beside a stalemating move) per variant -- and keeps a position only where Fairy-
 many moves (``go mate N``), reports the same length; it writes the suite (``mmc.games.chess.puzzles.write_puzzles``),
 checked in so that the benchmark is fixed.
 
-The diagnosis trains the study's expert loop for ``--variant`` (``pipelines.expert.inputs`` and
+The diagnosis trains the study's expert loop for ``--variant`` (``pipelines.calls.expert_inputs`` and
 ``mmc.alphazero.alphazero`` with ``params.yaml``'s recipe and replicate ``--seed``, as ``benchmarks/learning.py``)
 and reports:
 
@@ -62,9 +62,8 @@ from mmc.play import FairyPlayer, GameRecord, GreedyPlayer, PolicyPlayer, close_
 from mmc.play.search_players import MCTSPlayer
 from mmc.search import NetworkLeafEvaluator, SearchConfig
 from mmc.seeding import derive, rng
-from pipelines import expert
+from pipelines.calls import expert_inputs, keywords
 from pipelines.config import StudyConfig
-from pipelines.stage import keywords
 
 REPO = Path(__file__).resolve().parent.parent
 SUITE = REPO / "benchmarks" / "data" / "mates.csv"
@@ -187,7 +186,7 @@ def train(study: StudyConfig, variant: str, seed: int, keep: set[int], workers: 
           ) -> tuple[dict[int, PolicyValueNet], dict[int, list[GameRecord]]]:  # fmt: skip
     """The kept networks (0: the untrained one) and every generation's self-play records, by the generation of the
     network that played them."""
-    inputs = keywords(expert.inputs(study, variant, seed))
+    inputs = keywords(expert_inputs(study, variant, seed))
     kept = {0: copy.deepcopy(inputs["net"])} if 0 in keep else {}
     records: dict[int, list[GameRecord]] = {}
     runner, start = PoolRunner(workers), time.perf_counter()

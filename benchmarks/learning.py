@@ -3,7 +3,7 @@
     python benchmarks/learning.py [--recipes previous,current] [--seeds 0,1] [--generations 6] [--every 2]
         [--workers 2] [--variant gardner] [--budget CPU_MINUTES] [--params params.yaml] [--out DIR]
 
-A recipe is the study's expert loop -- ``pipelines.expert.inputs``: ``params.yaml``'s network, search, train and
+A recipe is the study's expert loop -- ``pipelines.calls.expert_inputs``: ``params.yaml``'s network, search, train and
 expert sections and a replicate's seed, exactly what ``expert@gardner-R`` runs -- with some keys changed
 (:data:`RECIPES`; ``previous`` pins the recipe before issue 12, ``before-21`` the one before issue 21,
 ``current`` is ``params.yaml`` as it is). For each recipe and seed (a replicate) the benchmark runs
@@ -15,7 +15,8 @@ model first plays greedy, then the anchors' ladder and the games nearest its est
 intervals). Every kept champion also plays ``--greedy-games`` against greedy at the evaluation's settings (the
 study's "beats greedy" measure) and ``--policy-games`` with its raw policy (most probable move, no search)
 against random: issue 12's targets are 95 % wins and a 0.95 score, so a long ``--generations`` run shows the
-training budget that reaches them.
+training budget that reaches them. ``--opponents`` adds players each kept champion also plays at the evaluation's
+settings (a family's strength targets: ``fairy:nodes=100``, ``mcts:100``).
 
 It prints one row per kept champion, the anchors' ratings and a summary per recipe -- its final champions, and
 its Elo at a common ``--budget`` of CPU-minutes per replicate (interpolated on each replicate's curve between
@@ -50,9 +51,8 @@ from mmc.nn import NetworkEvaluator, PolicyValueNet
 from mmc.play import MatchResult, PolicyPlayer, RandomPlayer, close_player, parse_player, play_match
 from mmc.rating import pairing
 from mmc.seeding import derive, rng
-from pipelines import expert
+from pipelines.calls import expert_inputs, keywords
 from pipelines.config import StudyConfig, parse_params
-from pipelines.stage import keywords
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -249,24 +249,28 @@ class Checkpoint:
 
 
 def train_recipe(
-    study: StudyConfig, variant: str, recipe: str, seed: int, every: int, workers: int
+    study: StudyConfig, variant: str, recipe: str, seed: int, every: int, workers: int, minutes: float | None = None
 ) -> list[Checkpoint]:
     """The expert loop of ``study`` for ``variant`` in replicate ``seed``; the champion every ``every``
-    generations (and after the last) with the CPU and wall time spent so far."""
+    generations (and after the last) with the CPU and wall time spent so far. With ``minutes``, the loop also
+    stops after the first generation that ends past that many wall-clock minutes (a lent machine's time)."""
     runner = PoolRunner(workers)
     start_cpu, start_wall = time.process_time(), time.perf_counter()
     kept, accepted = [], 0
     try:
         loop = study.experts[variant].loop
-        for step in alphazero(**keywords(expert.inputs(study, variant, seed)), run=runner):
+        for step in alphazero(**keywords(expert_inputs(study, variant, seed)), run=runner):
             accepted += step.accepted
             done = step.index + 1
-            if done % every == 0 or done == loop.generations:
+            late = minutes is not None and time.perf_counter() - start_wall > minutes * 60
+            if done % every == 0 or done == loop.generations or late:
                 cpu = runner.cpu_seconds + time.process_time() - start_cpu
                 wall = time.perf_counter() - start_wall
                 kept.append(Checkpoint(recipe, seed, done, cpu / 60, wall / 60, accepted, step.champion))
                 print(f"  {recipe} seed {seed} generation {done}: {cpu / 60:.1f} CPU-min, {wall / 60:.1f} min, "
                       f"{accepted} accepted", flush=True)  # fmt: skip
+            if late:
+                break
     finally:
         runner.close()
     return kept
@@ -301,21 +305,38 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--variant", default="gardner")
     parser.add_argument("--policy-games", type=int, default=100, help="raw policy vs random, per kept champion")
+    parser.add_argument("--opponents", default="",
+                        help="comma-separated mmc.play specs each kept champion also plays, --greedy-games games "
+                        "each at the evaluation's settings (strength targets: fairy:nodes=100, mcts:100)")  # fmt: skip
     parser.add_argument("--greedy-games", type=int, default=60,
                         help="against greedy at the evaluation's settings, per kept champion")  # fmt: skip
     parser.add_argument("--budget", type=float, default=None,
                         help="CPU-minutes per replicate at which the summary compares the recipes (default: the "
                              "least any replicate spent)")  # fmt: skip
     parser.add_argument("--params", type=Path, default=REPO / "params.yaml", help="the study's parameter file")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="also stop each training after the first generation past this many wall-clock minutes "
+                        "(the generations it ran are printed: rerun with --generations to repeat it)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     recipes = chosen(args.recipes, RECIPES, "benchmarks/learning.py", "--recipes")
     seeds = [int(s) for s in args.seeds.split(",")]
     params = yaml.safe_load(args.params.read_text())
+    experts = params["expert"]["variants"]
+    if args.variant not in experts:  # a variant the study trains no expert of: the study's expert recipe on it
+        params["expert"]["variants"] = {**experts, args.variant: {}}
     for name in recipes:
         check_recipe(params, name, RECIPES[name])
     studies = {r: study_of(params, RECIPES[r]) for r in recipes}
     check_anchors(study_of(params, {}), [args.variant], "benchmarks/learning.py")
+    opponents = [spec for spec in args.opponents.split(",") if spec]
+    for spec in opponents:
+        try:
+            close_player(parse_player(spec, variant=args.variant))
+        except (ValueError, OSError, RuntimeError) as error:
+            raise SystemExit(
+                f"benchmarks/learning.py: --opponents: {spec!r} cannot play {args.variant}: {error}"
+            ) from None
     if args.generations is not None:
         for name, study in studies.items():
             loop = replace(study.experts[args.variant].loop, generations=args.generations)
@@ -328,7 +349,8 @@ def main() -> None:
     for recipe in recipes:
         for seed in seeds:
             print(f"training {recipe}, seed {seed}: {RECIPES[recipe] or 'params.yaml'}", flush=True)
-            checkpoints += train_recipe(studies[recipe], args.variant, recipe, seed, args.every, args.workers)
+            checkpoints += train_recipe(studies[recipe], args.variant, recipe, seed, args.every, args.workers,
+                                        args.minutes)  # fmt: skip
 
     base = study_of(params, {})
     models = {c.name: c.net for c in checkpoints}
@@ -341,6 +363,11 @@ def main() -> None:
         against_greedy = [Cell(c.name, c.net, "greedy") for c in checkpoints]
         greedy = evaluate(against_greedy, args.variant, replace(config, games=args.greedy_games),
                           derive(seed, "greedy"), run=runner)  # fmt: skip
+        extra = {
+            spec: evaluate([Cell(c.name, c.net, spec) for c in checkpoints], args.variant,
+                           replace(config, games=args.greedy_games), derive(seed, "versus", spec), run=runner)
+            for spec in opponents
+        }  # fmt: skip
         jobs = [Job("policy", (c.name,), _policy_match,
                     dict(net=c.net, variant=args.variant, games=args.policy_games,
                          seed=derive(seed, "policy", c.name)))
@@ -356,25 +383,26 @@ def main() -> None:
     print("anchors: " + ", ".join(f"{a['anchor']} {a['elo']:+d} [{a['low']:+d}, {a['high']:+d}]" for a in anchors))
 
     rows = []
-    for c, versus, raw in zip(checkpoints, greedy, policy, strict=True):
+    for i, (c, versus, raw) in enumerate(zip(checkpoints, greedy, policy, strict=True)):
         low, high = ratings.low[c.name], ratings.high[c.name]
         rows.append({"recipe": c.recipe, "seed": c.seed, "generation": c.generation,
                      "cpu_minutes": round(c.cpu_minutes, 3), "wall_minutes": round(c.wall_minutes, 3),
                      "accepted": c.accepted, "elo": round(ratings.elo[c.name]), "low": round(low),
                      "high": round(high), "greedy_wins": versus.wins, "greedy_draws": versus.draws,
                      "greedy_losses": versus.losses, "greedy_win_rate": round(versus.wins / versus.games, 3),
-                     "policy_vs_random": round(raw.score, 3)})  # fmt: skip
+                     "policy_vs_random": round(raw.score, 3),
+                     **{f"vs {spec}": _wdl(results[i]) for spec, results in extra.items()}})  # fmt: skip
     write_csv(out / "curves.csv", rows)
     print(f"\n{args.variant} experts, Elo (greedy = 0) by CPU-minutes of training; against greedy at the evaluation's "
           f"settings ({args.greedy_games} games); raw policy against random ({args.policy_games} games):")  # fmt: skip
     print("| recipe | seed | generation | CPU-min | wall min | accepted | Elo [95 %] | vs greedy W/D/L (wins) "
-          "| raw policy vs random |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| raw policy vs random |" + "".join(f" vs {spec} W/D/L (score) |" for spec in opponents))  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|" + "---|" * len(opponents))
     for r in rows:
         print(f"| {r['recipe']} | {r['seed']} | {r['generation']} | {r['cpu_minutes']:.1f} | {r['wall_minutes']:.1f} "
               f"| {r['accepted']} | {r['elo']:+d} [{r['low']:+d}, {r['high']:+d}] "
               f"| {r['greedy_wins']}/{r['greedy_draws']}/{r['greedy_losses']} ({r['greedy_win_rate']:.0%}) "
-              f"| {r['policy_vs_random']:.2f} |")  # fmt: skip
+              f"| {r['policy_vs_random']:.2f} |" + "".join(f" {r[f'vs {spec}']} |" for spec in opponents))  # fmt: skip
 
     summary = summarise(rows, recipes, args.budget)
     write_csv(out / "summary.csv", summary)
@@ -393,6 +421,11 @@ def main() -> None:
               f"| {s['elo_at_budget']:+d} [{s['low_at_budget']:+d}, {s['high_at_budget']:+d}] | {versus} "
               f"| {s['clamped']} | {s['policy_vs_random']:.3f} |")  # fmt: skip
     print(f"\nwritten: {out / 'curves.csv'}, {out / 'anchors.csv'}, {out / 'summary.csv'}")
+
+
+def _wdl(result: MatchResult) -> str:
+    """``W/D/L (score)`` of a champion's match, its score as a fraction of the games."""
+    return f"{result.wins}/{result.draws}/{result.losses} ({result.score:.2f})"
 
 
 def at_budget(cpu_minutes: Sequence[float], values: Sequence[float], budget: float) -> float:

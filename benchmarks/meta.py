@@ -49,8 +49,8 @@ from mmc.nn import PolicyValueNet
 from mmc.seeding import derive
 from pipelines import meta
 from pipelines.adapt import STAGE as ADAPT_STAGE
+from pipelines.calls import keywords
 from pipelines.config import StudyConfig
-from pipelines.stage import keywords
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -32,10 +32,11 @@ from mmc.starts import Start, adapted_models, model_label
 from mmc.train import TrainConfig
 from pipelines import metrics as names
 from pipelines import tracking
+from pipelines.calls import keywords
 from pipelines.config import StudyConfig
 from pipelines.files import write_json
 from pipelines.paths import Paths, meta_code, replicate_name
-from pipelines.stage import keywords, logged_params, open_stage
+from pipelines.stage import logged_params, open_stage
 from pipelines.starts import load_start
 
 __all__ = ["AdaptInputs", "adapt_flow", "inputs"]

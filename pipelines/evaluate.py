@@ -36,11 +36,12 @@ from mmc.starts import Start, adapted_models, model_label
 from mmc.starts import comparisons as compare_starts
 from pipelines import metrics as names
 from pipelines import tracking
+from pipelines.calls import keywords
 from pipelines.config import UNADAPTED, StudyConfig, opponent_slug
 from pipelines.files import write_json
 from pipelines.paths import Paths, evaluate_code
 from pipelines.records import ComparisonRow, CurveRow, EvaluationRow, MatchSummary, RatingRow, write_rows
-from pipelines.stage import keywords, logged_params, open_stage
+from pipelines.stage import logged_params, open_stage
 from pipelines.starts import load_start
 
 __all__ = [

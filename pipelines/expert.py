@@ -1,70 +1,41 @@
 """Stage ``expert@{variant}-{r}``: the single-variant AlphaZero loop, ``mmc.alphazero.alphazero``, G generations,
 for training replicate ``r``.
 
-The stage resolves the variant's configs and the replicate's seed (:func:`inputs`), calls the library's loop
-with the stage's job store as its runner (``pipelines.jobs``: every self-play chunk, training and arena chunk
-is a Prefect task run, kept on disk under ``data/jobs/expert/{v}-r{r}`` as it finishes, so a rerun or a resumed
-run computes only what is missing), logs each generation to MLflow as the loop yields it, and at the end
-publishes the champion (``models/champion/r{r}``), the metrics and curves DVC shows, and registers it in MLflow
-as ``expert-{variant}`` (alias ``r{r}``).
+The stage resolves the variant's configs and the replicate's seed (:func:`pipelines.calls.expert_inputs`), calls
+the library's loop with the stage's job store as its runner (``pipelines.jobs``: every self-play chunk, training
+and arena chunk is a Prefect task run, kept on disk under ``data/jobs/expert/{v}-r{r}`` as it finishes, so a
+rerun or a resumed run computes only what is missing), logs each generation to MLflow as the loop yields it, and
+at the end publishes the champion (``models/champion/r{r}``), the metrics and curves DVC shows, and registers it
+in MLflow as ``expert-{variant}`` (alias ``r{r}``).
 """
 
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from prefect import flow, get_run_logger
 
 from mmc.alphazero import AlphaZeroConfig, Generation, alphazero
-from mmc.nn import PolicyValueNet, build_network, save_checkpoint
+from mmc.nn import save_checkpoint
 from mmc.play import write_records
-from mmc.search import SearchConfig
-from mmc.seeding import derive, int_seed
-from mmc.train import TrainConfig
 from pipelines import metrics as names
 from pipelines import plots, tracking
+from pipelines.calls import EXPERT, ExpertInputs, keywords
+from pipelines.calls import expert_inputs as inputs
 from pipelines.config import StudyConfig
 from pipelines.files import write_json
 from pipelines.jobs import JobStore
 from pipelines.paths import Paths, expert_code, replicate_name
 from pipelines.records import ArenaRow, LossRow, MatchSummary, write_rows
-from pipelines.stage import keywords, logged_params, open_stage
+from pipelines.stage import logged_params, open_stage
 
 __all__ = ["ExpertInputs", "expert_flow", "inputs"]
 
-STAGE = "expert"
+STAGE = EXPERT
 SAMPLE_GAMES = 8
 """Self-play games of the last generation logged to MLflow as a sample."""
-
-
-@dataclass(frozen=True)
-class ExpertInputs:
-    """The keyword arguments of ``mmc.alphazero.alphazero`` for one expert (:func:`inputs`)."""
-
-    net: PolicyValueNet = field(repr=False)
-    """The initial network."""
-    variant: str
-    config: AlphaZeroConfig
-    """The variant's loop."""
-    search: SearchConfig
-    training: TrainConfig
-    seed: np.random.SeedSequence
-    """``("expert", variant)`` of the replicate's seed."""
-    device: str
-
-
-def inputs(study: StudyConfig, variant: str, replicate: int) -> ExpertInputs:
-    """The arguments of ``mmc.alphazero.alphazero`` for ``variant``'s expert in replicate ``replicate``: the
-    initial network, the variant, its loop, search and training configs, its seed (``("expert", variant)`` of
-    the replicate's) and the device."""
-    config = study.experts[variant]
-    seed = derive(study.training_seed(replicate), STAGE, variant)
-    net = build_network(study.network, int_seed(derive(seed, "network")))
-    return ExpertInputs(net, variant, config.loop, config.search, config.train, seed, study.device)
 
 
 @flow(name="expert", flow_run_name="expert-{variant}-r{replicate}", validate_parameters=False)

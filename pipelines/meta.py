@@ -31,12 +31,13 @@ from mmc.seeding import derive, int_seed
 from mmc.train import TrainConfig
 from pipelines import metrics as names
 from pipelines import tracking
+from pipelines.calls import keywords
 from pipelines.config import StudyConfig
 from pipelines.files import write_json
 from pipelines.jobs import JobStore
 from pipelines.paths import Paths, meta_code, replicate_name
 from pipelines.records import TrainingLossRow, write_rows
-from pipelines.stage import keywords, logged_params, open_stage
+from pipelines.stage import logged_params, open_stage
 
 __all__ = ["STAGES", "MetaInputs", "inputs", "loss_rows", "meta_flow"]
 

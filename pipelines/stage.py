@@ -10,8 +10,8 @@ files (:meth:`~pipelines.jobs.JobStore.finish`), and the child run is closed ``F
 body raised, and then nothing is pruned).
 
 A stage's ``inputs()`` returns a small frozen dataclass whose fields are its library call's keyword arguments;
-:func:`keywords` hands them over (``alphazero(**keywords(inputs(...)), run=stage.store)``), so a reordered
-signature fails loudly instead of running with wrong values.
+:func:`pipelines.calls.keywords` hands them over (``alphazero(**keywords(inputs(...)), run=stage.store)``), so a
+reordered signature fails loudly instead of running with wrong values.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields, is_dataclass
+from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ from pipelines.config import StudyConfig, flatten
 from pipelines.jobs import JobStore, job_store
 from pipelines.paths import Paths
 
-__all__ = ["Stage", "keywords", "logged_params", "open_stage"]
+__all__ = ["Stage", "logged_params", "open_stage"]
 
 
 @dataclass(frozen=True)
@@ -79,9 +79,3 @@ def logged_params(
     for section, value in sections.items():
         params[section] = asdict(value) if is_dataclass(value) and not isinstance(value, type) else value
     return params
-
-
-def keywords(inputs: Any) -> dict[str, Any]:
-    """A stage's inputs (a dataclass whose fields are its library call's parameters) as keyword arguments, the
-    values themselves (``dataclasses.asdict`` would copy the networks and turn the configs into dicts)."""
-    return {item.name: getattr(inputs, item.name) for item in fields(inputs)}

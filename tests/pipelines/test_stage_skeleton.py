@@ -11,10 +11,11 @@ from prefect import flow
 
 from mmc.alphazero import alphazero
 from pipelines import expert
+from pipelines.calls import keywords
 from pipelines.config import load_params
 from pipelines.jobs import JobStore
 from pipelines.paths import Paths
-from pipelines.stage import keywords, logged_params, open_stage
+from pipelines.stage import logged_params, open_stage
 
 from .conftest import TINY_PARAMS
 from .helpers import mlflow_runs, write_params
