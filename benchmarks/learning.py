@@ -47,7 +47,7 @@ import yaml
 from mmc.alphazero import alphazero
 from mmc.evaluate import Cell, Rated, evaluate, rate
 from mmc.fanout import Job, Runner
-from mmc.nn import NetworkEvaluator, PolicyValueNet
+from mmc.nn import NetworkEvaluator, PolicyValueNet, save_checkpoint
 from mmc.play import MatchResult, PolicyPlayer, RandomPlayer, close_player, parse_player, play_match
 from mmc.rating import pairing
 from mmc.seeding import derive, rng
@@ -318,6 +318,8 @@ def main() -> None:
                         help="also stop each training after the first generation past this many wall-clock minutes "
                         "(the generations it ran are printed: rerun with --generations to repeat it)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--save", action="store_true",
+                        help="save each kept champion as OUT/NAME.pt (mmc match net:OUT/NAME.pt plays it)")  # fmt: skip
     args = parser.parse_args()
     recipes = chosen(args.recipes, RECIPES, "benchmarks/learning.py", "--recipes")
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -352,6 +354,9 @@ def main() -> None:
             checkpoints += train_recipe(studies[recipe], args.variant, recipe, seed, args.every, args.workers,
                                         args.minutes)  # fmt: skip
 
+    if args.save:
+        for c in checkpoints:
+            save_checkpoint(c.net, c.net.config, out / f"{c.name}.pt")
     base = study_of(params, {})
     models = {c.name: c.net for c in checkpoints}
     runner = PoolRunner(args.workers)
