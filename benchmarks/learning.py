@@ -147,6 +147,9 @@ RECIPES: dict[str, dict[str, Any]] = {
     "discount-0.97": {**BEFORE_21, "expert.train.value_discount": 0.97},
     # both: the expert recipe since issue 21 (= current)
     "solver-d97": {**BEFORE_21, "expert.search.solver": True, "expert.train.value_discount": 0.97},
+    # the board's symmetries off (issue 32): each position once, as played, instead of a random one of the board's
+    # symmetries a pass (all 8 of a square gomoku board, the left-right mirror in chess, jump and with gravity)
+    "no-symmetry": {"train.augment_mirror": False},
 }
 """Recipes by name: dotted ``params.yaml`` keys and their values, applied to the file's mapping."""
 

@@ -1,6 +1,7 @@
 """What a chess agent knows about how games end: termination counts, search targets on mates, value calibration,
-and solve rates on a puzzle suite (``mmc.games.chess.puzzles``). ``benchmarks/diagnose.py`` runs these on the study's
-experts.
+solve rates on a puzzle suite (``mmc.games.chess.puzzles``), and how a network's prior fits the self-play targets
+it was trained on (:func:`prior_fit`). ``benchmarks/diagnose.py`` and ``benchmarks/mates.py`` run these on the
+study's experts.
 """
 
 from __future__ import annotations
@@ -10,20 +11,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import torch
 
 from mmc.games.chess import Color, State, Termination, outcome
 from mmc.games.chess.greedy import material
+from mmc.games.chess.observe import OPPONENT_PIECES_PLANE
 from mmc.games.chess.puzzles import Puzzle
-from mmc.nn import NetworkEvaluator, PolicyValueNet
+from mmc.nn import NetworkEvaluator, PolicyValueNet, masked_log_softmax
 from mmc.play import GameRecord, Player, replay
 from mmc.search import NetworkLeafEvaluator, SearchConfig, search
+from mmc.train import Examples
 
 __all__ = [
     "TERMINATIONS",
     "Calibration",
+    "PriorFit",
     "TargetMass",
     "calibration",
+    "facing_bare_king",
     "game_positions",
+    "prior_fit",
     "solved",
     "target_mass",
     "termination_counts",
@@ -156,3 +163,53 @@ def calibration(
         "all": _summary(-1, 1, values, results),
     }
     return binned, groups
+
+
+@dataclass(frozen=True)
+class PriorFit:
+    """How a network's prior (its policy head over the legal actions) fits the policy targets of ``N`` rows."""
+
+    on_top: np.ndarray
+    """``float[N]``: the prior on the target's most weighted action (in a won game's last row, the mate)."""
+    top_share: np.ndarray
+    """``float[N]``: the target's own weight on that action."""
+    agrees: np.ndarray
+    """``bool[N]``: the prior's most probable action is the target's most weighted one."""
+    kl: np.ndarray
+    """``float[N]``: KL(target || prior) in nats."""
+
+
+def prior_fit(net: PolicyValueNet, examples: Examples, batch: int = 1024) -> PriorFit:
+    """``net``'s prior on every row of ``examples`` (one board size) against the row's policy target."""
+    parts: list[tuple[np.ndarray, ...]] = []
+    device = next(net.parameters()).device
+    was_training = net.training
+    net.eval()
+    try:
+        with torch.no_grad():
+            for start in range(0, len(examples), batch):
+                rows = slice(start, start + batch)
+                planes = torch.from_numpy(examples.planes[rows]).to(device)
+                target = torch.from_numpy(examples.policy[rows]).flatten(1).double()
+                legal = torch.from_numpy(examples.legal[rows]).flatten(1)
+                logits, _ = net(planes)
+                log_prior = masked_log_softmax(logits.flatten(1).float().cpu(), legal).double()
+                top = target.argmax(dim=1, keepdim=True)
+                on_top = log_prior.gather(1, top).exp().squeeze(1)
+                share = target.gather(1, top).squeeze(1)
+                agrees = log_prior.argmax(dim=1) == top.squeeze(1)
+                positive = target > 0
+                kl = torch.where(positive, target * (target.clamp_min(1e-300).log() - log_prior), 0.0).sum(dim=1)
+                parts.append(tuple(t.numpy() for t in (on_top, share, agrees, kl)))
+    finally:
+        net.train(was_training)
+    if not parts:
+        return PriorFit(np.zeros(0), np.zeros(0), np.zeros(0, bool), np.zeros(0))
+    columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
+    return PriorFit(*columns)
+
+
+def facing_bare_king(planes: np.ndarray) -> np.ndarray:
+    """``bool[N]`` of chess input planes ``float[N, C, H, W]``: the side to move's opponent has its king alone."""
+    others = planes[:, OPPONENT_PIECES_PLANE : OPPONENT_PIECES_PLANE + 5]
+    return others.reshape(len(planes), -1).sum(axis=1) == 0

@@ -1,15 +1,27 @@
-"""mmc.diagnosis on real parts: termination counts, search targets on a mate in one, value calibration, solving."""
+"""mmc.diagnosis on real parts: termination counts, search targets on a mate in one, value calibration, solving,
+a network's prior against its targets."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
+import torch
 
-from mmc.diagnosis import calibration, game_positions, solved, target_mass, termination_counts
-from mmc.games.chess import from_fen, outcome
+from mmc.diagnosis import (
+    calibration,
+    facing_bare_king,
+    game_positions,
+    prior_fit,
+    solved,
+    target_mass,
+    termination_counts,
+)
+from mmc.games.chess import Color, from_fen, initial_state, legal_moves, outcome
 from mmc.games.chess.puzzles import Puzzle
-from mmc.nn import NetworkConfig, build_network
+from mmc.nn import NetworkConfig, build_network, masked_log_softmax
 from mmc.play import GameRecord, GreedyPlayer, RandomPlayer, play_match
 from mmc.search import SearchConfig
+from mmc.train import ExampleBuilder
 
 TRAP = "k4/5/1K3/4Q/5 w - - 0 1"  # Qe5 mates; Qd3, Qc4 and Ka3 stalemate
 
@@ -57,3 +69,34 @@ def test_calibration_bins_every_position_once_against_its_result() -> None:
     assert all(c.low < c.high for c in binned)
     assert abs(groups["all"].mean_result - float(np.mean(results))) < 1e-9
     assert groups["queen-up"].positions + groups["queen-down"].positions <= len(states)
+
+
+def test_prior_fit_reads_the_prior_on_the_targets_move_and_the_kl() -> None:
+    trap = from_fen("gardner", TRAP)
+    start = initial_state("gardner")
+    net = build_network(NetworkConfig(blocks=1, filters=8, value_hidden=8), seed=0)
+    builder = ExampleBuilder()
+    moves = [m.uci() for m in legal_moves(trap)]
+    one_hot = np.zeros(len(moves))
+    one_hot[moves.index("e2e5")] = 1.0  # Qe5 mates
+    builder.add(trap, one_hot, game_id=0, search_value=1.0)
+    builder.finish_game(0, Color.WHITE)
+    spread = np.full(len(legal_moves(start)), 1 / len(legal_moves(start)))
+    builder.add(start, spread, game_id=1, search_value=0.0)
+    builder.finish_game(1, None)
+    (examples,) = builder.build()
+
+    fit = prior_fit(net, examples, batch=1)
+    with torch.no_grad():
+        logits, _ = net.eval()(torch.from_numpy(examples.planes))
+    prior = masked_log_softmax(logits.flatten(1), torch.from_numpy(examples.legal).flatten(1)).exp().numpy()
+    target = examples.policy.reshape(len(examples), -1)
+    top = target.argmax(axis=1)
+    assert np.allclose(fit.on_top, prior[np.arange(2), top], atol=1e-6)
+    assert np.allclose(fit.top_share, [1.0, 1 / len(legal_moves(start))], atol=1e-6)
+    assert fit.kl[0] == pytest.approx(-np.log(prior[0, top[0]]), rel=1e-5)  # a one-hot target: -log prior
+    spread_rows = target[1] > 0
+    kl = np.sum(target[1, spread_rows] * (np.log(target[1, spread_rows]) - np.log(prior[1, spread_rows])))
+    assert fit.kl[1] == pytest.approx(kl, rel=1e-4)
+    assert list(fit.agrees) == list(prior.argmax(axis=1) == top)
+    assert list(facing_bare_king(examples.planes)) == [True, False]
