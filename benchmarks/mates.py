@@ -2,6 +2,7 @@
 
     python benchmarks/mates.py --jobs data/jobs/expert/gardner-r0 [--variant gardner] [--window 3]
         [--games 100] [--seed 0] [--params params.yaml] [--out DIR]
+    python benchmarks/mates.py --supervised 20000 [--jobs ... | --steps S] [--networks 2x32,4x64] [--workers 2]
 
 ``--jobs`` is an expert stage's job folder (``data/jobs/expert/{variant}-r{replicate}``): every generation's
 self-play rows (``self-play-{variant}-gen{g}-chunk{c}.npz``) and the network trained on them
@@ -22,15 +23,27 @@ positive value target); under the solver its policy target puts almost all its w
     mate in one was there and how often the policy played it, and how the games ended (for the window: the rows
     from which the mate was played, and the prior on it there).
 
+With ``--supervised N`` it runs the supervised test instead: ``N`` distinct exact mate-in-one positions of
+``--variant`` (from the seeded greedy-against-random playouts of ``mmc.games.chess.puzzles``, a mate in one checked
+by the exact search), a tenth held out; each row's target spread evenly over its mating moves and its value a win.
+Each of ``--networks`` (``BLOCKSxFILTERS``; the first is the study's) is trained on the rest with the study's
+training config for ``--steps`` minibatch steps (default: the steps the expert stage of ``--jobs`` took, every
+generation's ``epochs x ceil(window rows / batch)``), and (h) prints its prior on the mates, fit and held out,
+every ``--steps / 4`` steps.
+
 Tables are printed as Markdown, the numbers BENCHMARKS.md quotes, and written as CSV under ``--out``.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
 import re
 import tempfile
+import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,12 +53,13 @@ import yaml
 from learning import study_of, write_csv  # benchmarks/learning.py, beside this script
 
 from mmc.diagnosis import facing_bare_king, prior_fit, termination_counts
-from mmc.games.chess import Color, Termination, apply_move, legal_moves, outcome
+from mmc.games.chess import Color, Termination, apply_move, from_fen, legal_moves, outcome
 from mmc.games.chess.observe import OPPONENT_PIECES_PLANE, observation_planes
-from mmc.nn import NetworkEvaluator, PolicyValueNet, load_checkpoint
+from mmc.games.chess.puzzles import Puzzle, playout_positions
+from mmc.nn import NetworkConfig, NetworkEvaluator, PolicyValueNet, build_network, load_checkpoint
 from mmc.play import GameRecord, PolicyPlayer, RandomPlayer, play_match, replay
-from mmc.seeding import derive, rng
-from mmc.train import Examples, concatenate, load_examples
+from mmc.seeding import derive, int_seed, rng
+from mmc.train import ExampleBuilder, Examples, concatenate, load_examples, train
 
 REPO = Path(__file__).resolve().parent.parent
 PLIES_LEFT = ((1, 1), (2, 2), (3, 3), (4, 5), (6, 9), (10, 17), (18, 10_000))
@@ -168,6 +182,78 @@ def bare_king_rows(net: PolicyValueNet, seen: Examples, variant: str, games: int
     return [window, policy]
 
 
+def _mate_positions(variant: str, count: int, seed: np.random.SeedSequence) -> list[tuple[str, tuple[str, ...]]]:
+    """``count`` mate-in-one positions (FEN, mating moves) of one seeded stream of playouts, distinct in it."""
+    found: dict[str, tuple[str, ...]] = {}
+    for state in playout_positions(variant, rng(seed)):
+        puzzle = Puzzle.of(state, 1)
+        if puzzle is not None and puzzle.fen not in found:
+            found[puzzle.fen] = puzzle.best
+            if len(found) == count:
+                break
+    return list(found.items())
+
+
+def mate_examples(positions: Sequence[tuple[str, tuple[str, ...]]], variant: str) -> Examples:
+    """One row per position: the target spread evenly over its mating moves, the value a win."""
+    builder = ExampleBuilder()
+    for game_id, (fen, best) in enumerate(positions):
+        state = from_fen(variant, fen)
+        moves = [m.uci() for m in legal_moves(state)]
+        target = np.array([m in best for m in moves], dtype=np.float64)
+        builder.add(state, target / target.sum(), game_id, search_value=1.0)
+        builder.finish_game(game_id, state.turn)
+    return concatenate(builder.build())
+
+
+def supervised(args: argparse.Namespace, study: Any, steps: int) -> list[dict[str, Any]]:
+    """Table (h): networks trained on exact mate-in-one rows alone; their prior on the mates, fit and held out."""
+    per_worker = -(-args.supervised * 11 // 10 // args.workers)  # a tenth more: duplicates across the streams
+    seed = derive(np.random.SeedSequence(args.seed), "mates-supervised")
+    with ProcessPoolExecutor(args.workers, mp_context=mp.get_context("spawn")) as pool:
+        streams = pool.map(_mate_positions, [args.variant] * args.workers, [per_worker] * args.workers,
+                           [derive(seed, "positions", w) for w in range(args.workers)])  # fmt: skip
+        positions = dict(item for stream in streams for item in stream)
+    distinct = sorted(positions.items())[: args.supervised]
+    order = rng(derive(seed, "split")).permutation(len(distinct))
+    held_count = len(distinct) // 10
+    held = mate_examples([distinct[i] for i in order[:held_count]], args.variant)
+    fit = mate_examples([distinct[i] for i in order[held_count:]], args.variant)
+    print(f"{len(distinct)} distinct mate-in-one positions: {len(fit)} to train on, {len(held)} held out; "
+          f"{steps} steps of {study.train.batch_size}", flush=True)  # fmt: skip
+    batches = -(-len(fit) // study.train.batch_size)
+    rows = []
+    for shape in args.networks.split(","):
+        blocks, filters = (int(x) for x in shape.split("x"))
+        config = NetworkConfig.for_game(study.network.game, blocks=blocks, filters=filters,
+                                        value_hidden=study.network.value_hidden)  # fmt: skip
+        net = build_network(config, seed=int_seed(derive(seed, "network", shape)))
+        generator = torch.Generator().manual_seed(int_seed(derive(seed, "train", shape)))
+        done, start = 0, time.process_time()
+        for quarter in range(1, 5):
+            epochs = max(1, round((steps * quarter // 4 - done) / batches))
+            train(net, [fit], replace(study.train, epochs=epochs), generator)
+            done += epochs * batches
+            on_fit, on_held = prior_fit(net, fit), prior_fit(net, held)
+            minutes = round((time.process_time() - start) / 60, 2)
+            rows.append({"network": shape, "steps": done, "cpu_minutes": minutes,
+                         "prior_fit": _mean(on_fit.on_support), "first_choice_fit": _mean(on_fit.agrees),
+                         "prior_held": _mean(on_held.on_support),
+                         "first_choice_held": _mean(on_held.agrees)})  # fmt: skip
+            print(f"  {shape} after {done} steps: prior on the mates {rows[-1]['prior_fit']} fit, "
+                  f"{rows[-1]['prior_held']} held out", flush=True)  # fmt: skip
+    return rows
+
+
+def study_steps(gens: dict[int, tuple[Examples, Path]], window: int, epochs: int, batch: int) -> int:
+    """The minibatch steps of the expert stage that made ``gens``: every generation's epochs over its window."""
+    total = 0
+    for g in gens:
+        rows = sum(len(gens[k][0]) for k in range(max(0, g - window + 1), g + 1) if k in gens)
+        total += epochs * -(-rows // batch)
+    return total
+
+
 def _table(rows: list[dict[str, Any]]) -> None:
     columns = list(rows[0])
     print("| " + " | ".join(columns) + " |")
@@ -178,7 +264,11 @@ def _table(rows: list[dict[str, Any]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--jobs", type=Path, required=True, help="an expert stage's job folder")
+    parser.add_argument("--jobs", type=Path, default=None, help="an expert stage's job folder")
+    parser.add_argument("--supervised", type=int, default=0, help="run the supervised test on this many positions")
+    parser.add_argument("--steps", type=int, default=None, help="--supervised: default, the steps of --jobs' stage")
+    parser.add_argument("--networks", default="2x32,4x64", help="--supervised: BLOCKSxFILTERS, comma-separated")
+    parser.add_argument("--workers", type=int, default=2, help="--supervised: processes drawing the positions")
     parser.add_argument("--variant", default="gardner")
     parser.add_argument("--window", type=int, default=None, help="default: params.yaml's expert.window")
     parser.add_argument("--games", type=int, default=100, help="raw policy vs random, table (g)")
@@ -186,8 +276,13 @@ def main() -> None:
     parser.add_argument("--params", type=Path, default=REPO / "params.yaml")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    if not args.jobs.is_dir():
+    if args.jobs is None and not (args.supervised and args.steps):
+        raise SystemExit("benchmarks/mates.py: --jobs is needed (with --supervised, --steps may replace it)")
+    if args.jobs is not None and not args.jobs.is_dir():
         raise SystemExit(f"benchmarks/mates.py: --jobs {args.jobs}: no such folder")
+    for shape in args.networks.split(","):
+        if not re.fullmatch(r"\d+x[1-9]\d*", shape):
+            raise SystemExit(f"benchmarks/mates.py: --networks: {shape!r} is not BLOCKSxFILTERS (such as 2x32)")
     study = study_of(yaml.safe_load(args.params.read_text()), {})
     if args.variant not in study.experts:
         raise SystemExit(f"benchmarks/mates.py: --variant {args.variant}: {args.params} trains no such expert")
@@ -196,6 +291,16 @@ def main() -> None:
     torch.set_num_threads(1)
     out = args.out or Path(tempfile.mkdtemp(prefix="mates-"))
     out.mkdir(parents=True, exist_ok=True)
+
+    if args.supervised:
+        steps = args.steps or study_steps(generations(args.jobs, args.variant), window, study.train.epochs,
+                                          study.train.batch_size)  # fmt: skip
+        rows = supervised(args, study, steps)
+        print(f"\n(h) Networks trained on exact mate-in-one rows alone ({args.variant}): the prior on the mates")
+        _table(rows)
+        write_csv(out / "supervised.csv", rows)
+        print(f"\nwritten under {out}: supervised.csv")
+        return
 
     gens = generations(args.jobs, args.variant)
     fits = fit_rows(gens, window)

@@ -173,8 +173,11 @@ class PriorFit:
     """``float[N]``: the prior on the target's most weighted action (in a won game's last row, the mate)."""
     top_share: np.ndarray
     """``float[N]``: the target's own weight on that action."""
+    on_support: np.ndarray
+    """``float[N]``: the prior on every action the target gives weight to (a mate-in-one target: on the mates)."""
     agrees: np.ndarray
-    """``bool[N]``: the prior's most probable action is the target's most weighted one."""
+    """``bool[N]``: the prior's most probable action is one the target weighs most (any of the mates when the
+    target spreads evenly over them)."""
     kl: np.ndarray
     """``float[N]``: KL(target || prior) in nats."""
 
@@ -197,14 +200,15 @@ def prior_fit(net: PolicyValueNet, examples: Examples, batch: int = 1024) -> Pri
                 top = target.argmax(dim=1, keepdim=True)
                 on_top = log_prior.gather(1, top).exp().squeeze(1)
                 share = target.gather(1, top).squeeze(1)
-                agrees = log_prior.argmax(dim=1) == top.squeeze(1)
+                agrees = target.gather(1, log_prior.argmax(dim=1, keepdim=True)).squeeze(1) >= share
                 positive = target > 0
+                on_support = torch.where(positive, log_prior.exp(), 0.0).sum(dim=1)
                 kl = torch.where(positive, target * (target.clamp_min(1e-300).log() - log_prior), 0.0).sum(dim=1)
-                parts.append(tuple(t.numpy() for t in (on_top, share, agrees, kl)))
+                parts.append(tuple(t.numpy() for t in (on_top, share, on_support, agrees, kl)))
     finally:
         net.train(was_training)
     if not parts:
-        return PriorFit(np.zeros(0), np.zeros(0), np.zeros(0, bool), np.zeros(0))
+        return PriorFit(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, bool), np.zeros(0))
     columns = [np.concatenate(column) for column in zip(*parts, strict=True)]
     return PriorFit(*columns)
 

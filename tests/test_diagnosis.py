@@ -94,9 +94,10 @@ def test_prior_fit_reads_the_prior_on_the_targets_move_and_the_kl() -> None:
     top = target.argmax(axis=1)
     assert np.allclose(fit.on_top, prior[np.arange(2), top], atol=1e-6)
     assert np.allclose(fit.top_share, [1.0, 1 / len(legal_moves(start))], atol=1e-6)
+    assert np.allclose(fit.on_support, [prior[0, top[0]], 1.0], atol=1e-5)  # a uniform target covers every move
     assert fit.kl[0] == pytest.approx(-np.log(prior[0, top[0]]), rel=1e-5)  # a one-hot target: -log prior
     spread_rows = target[1] > 0
     kl = np.sum(target[1, spread_rows] * (np.log(target[1, spread_rows]) - np.log(prior[1, spread_rows])))
     assert fit.kl[1] == pytest.approx(kl, rel=1e-4)
-    assert list(fit.agrees) == list(prior.argmax(axis=1) == top)
+    assert list(fit.agrees) == [prior[0].argmax() == top[0], True]  # under an even target every move is first
     assert list(facing_bare_king(examples.planes)) == [True, False]
