@@ -26,10 +26,10 @@ positive value target); under the solver its policy target puts almost all its w
 With ``--supervised N`` it runs the supervised test instead: ``N`` distinct exact mate-in-one positions of
 ``--variant`` (from the seeded greedy-against-random playouts of ``mmc.games.chess.puzzles``, a mate in one checked
 by the exact search), a tenth held out; each row's target spread evenly over its mating moves and its value a win.
-Each of ``--networks`` (``BLOCKSxFILTERS``; the first is the study's) is trained on the rest with the study's
-training config for ``--steps`` minibatch steps (default: the steps the expert stage of ``--jobs`` took, every
-generation's ``epochs x ceil(window rows / batch)``), and (h) prints its prior on the mates, fit and held out,
-every ``--steps / 4`` steps.
+Each of ``--networks`` (``BLOCKSxFILTERS``, ``kK`` for a KxK policy convolution; the first is the study's) is
+trained on the rest with the study's training config for ``--steps`` minibatch steps (default: the steps the expert
+stage of ``--jobs`` took, every generation's ``epochs x ceil(window rows / batch)``), and (h) prints its prior on
+the mates, fit and held out, every ``--steps / 4`` steps.
 
 Tables are printed as Markdown, the numbers BENCHMARKS.md quotes, and written as CSV under ``--out``.
 """
@@ -64,6 +64,8 @@ from mmc.train import ExampleBuilder, Examples, concatenate, load_examples, trai
 REPO = Path(__file__).resolve().parent.parent
 PLIES_LEFT = ((1, 1), (2, 2), (3, 3), (4, 5), (6, 9), (10, 17), (18, 10_000))
 """The plies-to-the-end buckets of table (f)."""
+SHAPE = r"(\d+)x([1-9]\d*)(?:k(\d+))?"
+"""``--networks``' shapes: blocks, filters and the policy head's kernel (``2x32``, ``2x32k3``)."""
 PIECES = OPPONENT_PIECES_PLANE + 6
 """The piece planes (both sides'), which identify a position in table (g)."""
 
@@ -224,9 +226,9 @@ def supervised(args: argparse.Namespace, study: Any, steps: int) -> list[dict[st
     batches = -(-len(fit) // study.train.batch_size)
     rows = []
     for shape in args.networks.split(","):
-        blocks, filters = (int(x) for x in shape.split("x"))
+        blocks, filters, kernel = (int(x or 1) for x in re.fullmatch(SHAPE, shape).groups())  # type: ignore[union-attr]
         config = NetworkConfig.for_game(study.network.game, blocks=blocks, filters=filters,
-                                        value_hidden=study.network.value_hidden)  # fmt: skip
+                                        value_hidden=study.network.value_hidden, policy_kernel=kernel)  # fmt: skip
         net = build_network(config, seed=int_seed(derive(seed, "network", shape)))
         generator = torch.Generator().manual_seed(int_seed(derive(seed, "train", shape)))
         done, start = 0, time.process_time()
@@ -267,7 +269,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=Path, default=None, help="an expert stage's job folder")
     parser.add_argument("--supervised", type=int, default=0, help="run the supervised test on this many positions")
     parser.add_argument("--steps", type=int, default=None, help="--supervised: default, the steps of --jobs' stage")
-    parser.add_argument("--networks", default="2x32,4x64", help="--supervised: BLOCKSxFILTERS, comma-separated")
+    parser.add_argument("--networks", default="2x32,4x64,2x32k3",
+                        help="--supervised: BLOCKSxFILTERS[kK] (K: the policy kernel), comma-separated")  # fmt: skip
     parser.add_argument("--workers", type=int, default=2, help="--supervised: processes drawing the positions")
     parser.add_argument("--variant", default="gardner")
     parser.add_argument("--window", type=int, default=None, help="default: params.yaml's expert.window")
@@ -281,8 +284,9 @@ def main() -> None:
     if args.jobs is not None and not args.jobs.is_dir():
         raise SystemExit(f"benchmarks/mates.py: --jobs {args.jobs}: no such folder")
     for shape in args.networks.split(","):
-        if not re.fullmatch(r"\d+x[1-9]\d*", shape):
-            raise SystemExit(f"benchmarks/mates.py: --networks: {shape!r} is not BLOCKSxFILTERS (such as 2x32)")
+        if not re.fullmatch(SHAPE, shape) or shape.endswith(("k0", "k2", "k4", "k6", "k8")):
+            raise SystemExit(f"benchmarks/mates.py: --networks: {shape!r} is not BLOCKSxFILTERS[kK] with K odd "
+                             "(such as 2x32, or 2x32k3 for a 3x3 policy convolution)")  # fmt: skip
     study = study_of(yaml.safe_load(args.params.read_text()), {})
     if args.variant not in study.experts:
         raise SystemExit(f"benchmarks/mates.py: --variant {args.variant}: {args.params} trains no such expert")

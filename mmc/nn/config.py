@@ -32,9 +32,16 @@ class NetworkConfig:
     """Policy output planes: the family's ``Game.num_policy_planes`` (chess: ``NUM_POLICY_PLANES``)."""
     game: str = "chess"
     """The game family the network plays (``mmc.games``): a checkpoint of one family is refused by another's."""
+    policy_kernel: Annotated[int, Range(1)] = 1
+    """Kernel of the policy head's first convolution, odd: 1 is AlphaZero's (a move's logit reads its from-square's
+    features alone), 3 lets it read the neighbouring squares too. Not a ``params.yaml`` key: the benchmarks set it."""
 
     def __post_init__(self) -> None:
         check_fields(self)
+        if self.policy_kernel % 2 == 0:
+            raise ValueError(
+                f"NetworkConfig.policy_kernel must be odd (a 'same' convolution), got {self.policy_kernel}"
+            )
 
     @classmethod
     def for_game(cls, game: Game | str, **shape: int) -> NetworkConfig:
@@ -56,5 +63,6 @@ class NetworkConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NetworkConfig:
         """The config of ``data``; ``ValueError`` naming any unknown, missing or badly typed key. A dict without
-        ``game`` (written before there were several families) is a chess network's."""
-        return config_from_dict(cls, {"game": "chess", **data})
+        ``game`` (written before there were several families) is a chess network's, one without ``policy_kernel``
+        (written before it) has the 1x1 policy convolution."""
+        return config_from_dict(cls, {"game": "chess", "policy_kernel": 1, **data})

@@ -4,6 +4,7 @@ Input ``float32[B, in_planes, H, W]`` (``mmc.games.chess.observation_planes``, t
 through a 3x3 stem and ``blocks`` residual blocks, then two heads::
 
     policy: conv1x1 -> BN -> ReLU -> conv1x1         -> logits  [B, policy_planes, H, W]
+            (the first convolution KxK with ``NetworkConfig.policy_kernel`` K; 1 by default, as AlphaZero's)
     value:  conv1x1 -> BN -> ReLU -> mean over H, W -> Linear -> ReLU -> Linear -> tanh -> [B]
 
 Both heads are size-agnostic (the policy head is fully convolutional, the value head pools globally), so
@@ -72,7 +73,7 @@ class PolicyValueNet(nn.Module):
         with torch.device("meta"):
             self.stem_conv, self.stem_bn = _conv_bn(config.in_planes, config.filters, 3)
             self.tower = nn.Sequential(*(ResidualBlock(config.filters) for _ in range(config.blocks)))
-            self.policy_conv, self.policy_bn = _conv_bn(config.filters, config.filters, 1)
+            self.policy_conv, self.policy_bn = _conv_bn(config.filters, config.filters, config.policy_kernel)
             self.policy_out = nn.Conv2d(config.filters, config.policy_planes, 1)
             self.value_conv, self.value_bn = _conv_bn(config.filters, config.filters, 1)
             self.value_hidden = nn.Linear(config.filters, config.value_hidden)

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -86,9 +87,14 @@ def test_config_round_trips_and_rejects_bad_keys_by_name() -> None:
         "in_planes": NUM_PLANES,
         "policy_planes": NUM_POLICY_PLANES,
         "game": "chess",
+        "policy_kernel": 1,
     }
     legacy = {k: v for k, v in config.to_dict().items() if k != "game"}  # a checkpoint from before the families
     assert NetworkConfig.from_dict(legacy) == config
+    before = {k: v for k, v in config.to_dict().items() if k != "policy_kernel"}  # before the policy kernel
+    assert NetworkConfig.from_dict(before) == config
+    with pytest.raises(ValueError, match="policy_kernel must be odd"):
+        NetworkConfig(policy_kernel=2)
     with pytest.raises(ValueError, match="'widht'"):
         NetworkConfig.from_dict({**config.to_dict(), "widht": 3})
     with pytest.raises(ValueError, match="'value_hidden'"):
@@ -110,6 +116,27 @@ def test_same_weights_read_5x5_6x6_and_8x8_boards() -> None:
         policy, value = net(planes_of(random_positions(variant, 3, seed=1)))
         assert policy.shape == (3, NUM_POLICY_PLANES, size, size)
         assert value.shape == (3,)
+
+
+def test_a_3x3_policy_convolution_reads_neighbouring_squares_and_round_trips(tmp_path: Path) -> None:
+    x = planes_of(random_positions("gardner", 2, seed=1))
+    nudged = x.clone()
+    nudged[:, :, 0, 0] += 1.0  # one corner square changed
+    reach = {}
+    for kernel in (1, 3):
+        net = build_network(NetworkConfig(blocks=0, filters=8, value_hidden=8, policy_kernel=kernel), seed=0).eval()
+        assert net.policy_conv.kernel_size == (kernel, kernel)
+        with torch.no_grad():
+            moved = ((net(nudged)[0] - net(x)[0]).abs().sum(dim=(0, 1)) > 0).nonzero()
+        reach[kernel] = int(moved.max())  # the farthest row or file whose logits moved
+    assert reach == {1: 1, 3: 2}  # the stem's 3x3 alone, then one square more through the 3x3 policy convolution
+    wide = replace(SMALL, policy_kernel=3)
+    net = build_network(wide, seed=0).eval()
+    assert net(x)[0].shape == (2, NUM_POLICY_PLANES, 5, 5)
+    path = save_checkpoint(net, wide, tmp_path / "wide.pt")
+    loaded, config = load_checkpoint(path)
+    with torch.no_grad():
+        assert config == wide and torch.equal(loaded(x)[0], net(x)[0])
 
 
 def test_one_evaluator_gives_5x5_6x6_and_8x8_positions_priors_over_their_legal_moves() -> None:
