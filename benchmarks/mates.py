@@ -21,7 +21,8 @@ positive value target); under the solver its policy target puts almost all its w
     network's raw policy (``PolicyPlayer``: most probable move, no search) meets against random in ``--games`` games
     at the evaluation's openings: how many, how many distinct, how many of those the window holds, how often a
     mate in one was there and how often the policy played it, and how the games ended (for the window: the rows
-    from which the mate was played, and the prior on it there).
+    from which the mate was played, and the prior on it there);
+(i) the last network's raw policy on the mate suite (``benchmarks/data/mates.csv``), variant by variant.
 
 With ``--supervised N`` it runs the supervised test instead: ``N`` distinct exact mate-in-one positions of
 ``--variant`` (from the seeded greedy-against-random playouts of ``mmc.games.chess.puzzles``, a mate in one checked
@@ -50,12 +51,13 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
-from learning import study_of, write_csv  # benchmarks/learning.py, beside this script
+from diagnose import BUCKETS, SUITE  # benchmarks/diagnose.py, beside this script
+from learning import study_of, write_csv  # benchmarks/learning.py
 
-from mmc.diagnosis import facing_bare_king, prior_fit, termination_counts
+from mmc.diagnosis import facing_bare_king, prior_fit, solved, termination_counts
 from mmc.games.chess import Color, Termination, apply_move, from_fen, legal_moves, outcome
 from mmc.games.chess.observe import OPPONENT_PIECES_PLANE, observation_planes
-from mmc.games.chess.puzzles import Puzzle, playout_positions
+from mmc.games.chess.puzzles import Puzzle, playout_positions, read_puzzles
 from mmc.nn import NetworkConfig, NetworkEvaluator, PolicyValueNet, build_network, load_checkpoint
 from mmc.play import GameRecord, PolicyPlayer, RandomPlayer, play_match, replay
 from mmc.seeding import derive, int_seed, rng
@@ -124,6 +126,23 @@ def kl_rows(net: PolicyValueNet, seen: Examples) -> list[dict[str, Any]]:
             rows.append({"games": side, "plies_left": label, "rows": int(picked.sum()),
                          "kl": _mean(fit.kl[picked]), "prior_on_top": _mean(fit.on_top[picked]),
                          "target_top": _mean(fit.top_share[picked])})  # fmt: skip
+    return rows
+
+
+def suite_rows(net: PolicyValueNet, suite: Path, seed: np.random.SeedSequence) -> list[dict[str, Any]]:
+    """Table (i): the raw policy's solve rates on the mate suite (``benchmarks/data/mates.csv``), variant by variant."""
+    puzzles = read_puzzles(suite)
+    marks = solved(puzzles, PolicyPlayer(NetworkEvaluator(net)), rng(seed))
+    rows = []
+    for variant in dict.fromkeys(p.variant for p in puzzles):
+        row: dict[str, Any] = {"variant": variant}
+        for kind, mate_in in BUCKETS:
+            picked = [m for p, m in zip(puzzles, marks, strict=True)
+                      if (p.variant, p.kind, p.mate_in) == (variant, kind, mate_in)]  # fmt: skip
+            row[f"{kind} {mate_in}"] = _mean(np.array([found for found, _ in picked]))
+        traps = [m for p, m in zip(puzzles, marks, strict=True) if p.variant == variant and p.kind == "stalemate-trap"]
+        row["trap stalemated"] = _mean(np.array([stalemated for _, stalemated in traps]))
+        rows.append(row)
     return rows
 
 
@@ -275,6 +294,7 @@ def main() -> None:
     parser.add_argument("--variant", default="gardner")
     parser.add_argument("--window", type=int, default=None, help="default: params.yaml's expert.window")
     parser.add_argument("--games", type=int, default=100, help="raw policy vs random, table (g)")
+    parser.add_argument("--suite", type=Path, default=SUITE, help="the mate suite of table (i)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--params", type=Path, default=REPO / "params.yaml")
     parser.add_argument("--out", type=Path, default=None)
@@ -315,6 +335,7 @@ def main() -> None:
     config = study.evaluate.config
     seed = derive(np.random.SeedSequence(args.seed), "mates-benchmark")
     lone = bare_king_rows(net, seen, args.variant, args.games, config.opening_plies, config.max_plies, seed)
+    suite = suite_rows(net, args.suite, derive(seed, "suite"))
 
     print(f"(e) The prior on the mate, {args.jobs} (window {window}): fit = the network's own window, held = the next "
           "generation's mate rows")  # fmt: skip
@@ -323,9 +344,12 @@ def main() -> None:
     _table([r for r in kls if r["rows"]])
     print(f"\n(g) Lone kings: generation {last}'s window against its raw policy's games:")
     _table(lone)
-    for name, rows in (("fit", fits), ("kl", kls), ("bare_king", lone)):
+    print(f"\n(i) Generation {last}'s raw policy on the mate suite ({args.suite.name}), by variant (a best move "
+          "found; the stalemating move played in the traps):")  # fmt: skip
+    _table(suite)
+    for name, rows in (("fit", fits), ("kl", kls), ("bare_king", lone), ("suite", suite)):
         write_csv(out / f"{name}.csv", rows)
-    print(f"\nwritten under {out}: fit.csv, kl.csv, bare_king.csv")
+    print(f"\nwritten under {out}: fit.csv, kl.csv, bare_king.csv, suite.csv")
 
 
 if __name__ == "__main__":
