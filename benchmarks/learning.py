@@ -150,6 +150,8 @@ RECIPES: dict[str, dict[str, Any]] = {
     # the board's symmetries off (issue 32): each position once, as played, instead of a random one of the board's
     # symmetries a pass (all 8 of a square gomoku board, the left-right mirror in chess, jump and with gravity)
     "no-symmetry": {"train.augment_mirror": False},
+    # issue 34: KataGo's policy-surprise weighting, half of the rows' weight by KL(target || prior)
+    "surprise-0.5": {"train.policy_surprise": 0.5},
 }
 """Recipes by name: dotted ``params.yaml`` keys and their values, applied to the file's mapping."""
 

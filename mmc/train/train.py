@@ -103,6 +103,12 @@ class TrainConfig:
     lr_floor: Annotated[float, Range(0, 1)] = 0.1
     """``cosine``: the last step's learning rate as a fraction of ``learning_rate``, in [0, 1] (unused by
     ``constant``)."""
+    policy_surprise: Annotated[float, Range(0, 1)] = 0.0
+    """KataGo's policy-surprise weighting (Wu 2019, sec. 3.3), in [0, 1]: before the first step, every row's
+    KL(policy target || the network's prior) is measured once, and each row's losses count
+    ``1 - s + s * KL / mean KL`` instead of 1 (a mean of 1 over the rows): the fraction ``s`` of the weight moves to
+    the rows whose target surprises the network most (a mate its prior misses); the epoch losses are the weighted
+    ones. 0: every row counts 1, as AlphaZero."""
     threads: Count = 2
     """Torch threads of a training job (:func:`trained_copy`). A result depends on them (a step's float sums
     run in another order), so they are a training setting, the same wherever the job runs, never the runner's.
@@ -249,13 +255,45 @@ def _symmetries(examples: Examples, config: TrainConfig) -> Sequence[Symmetry]:
     return list(game.symmetries(variants))
 
 
-def _losses(net: PolicyValueNet, batch: _Batch) -> tuple[Tensor, Tensor]:
-    """``(policy cross-entropy, value MSE)`` of one minibatch, both scalar means over its rows."""
+def _losses(net: PolicyValueNet, batch: _Batch, weight: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """``(policy cross-entropy, value MSE)`` of one minibatch, both scalar means over its rows (each row counted
+    ``weight[row]`` times when given: :attr:`TrainConfig.policy_surprise`)."""
     logits, value = net(batch.planes)
     log_p = masked_log_softmax(logits.flatten(1), batch.legal.flatten(1))
-    policy_loss = -(batch.policy.flatten(1) * log_p).sum(dim=1).mean()
-    value_loss = torch.mean((value - batch.value) ** 2)
-    return policy_loss, value_loss
+    cross_entropy = -(batch.policy.flatten(1) * log_p).sum(dim=1)
+    squared = (value - batch.value) ** 2
+    if weight is None:
+        return cross_entropy.mean(), torch.mean(squared)
+    return (weight * cross_entropy).mean(), (weight * squared).mean()
+
+
+@torch.no_grad()
+def surprise_weights(net: PolicyValueNet, groups: Sequence[Examples], share: float, device: torch.device,
+                     batch_size: int = 1024) -> list[Tensor]:  # fmt: skip
+    """Each group's row weights ``1 - share + share * KL / mean KL`` (:attr:`TrainConfig.policy_surprise`), on
+    ``device``: the KL of each row's policy target from ``net``'s prior (in eval mode), the mean over every row of
+    every group of ``groups`` (one board size each); all 1 when no target surprises the network."""
+    was_training = net.training
+    net.eval()
+    try:
+        divergences = []
+        for group in groups:
+            parts = []
+            for start in range(0, len(group), batch_size):
+                rows = slice(start, start + batch_size)
+                logits, _ = net(torch.from_numpy(group.planes[rows]).to(device))
+                legal = torch.from_numpy(group.legal[rows]).flatten(1)
+                log_p = masked_log_softmax(logits.flatten(1).float().cpu(), legal)
+                target = torch.from_numpy(group.policy[rows]).flatten(1)
+                log_target = torch.where(target > 0, target, 1.0).log()
+                parts.append(torch.where(target > 0, target * (log_target - log_p), 0.0).sum(dim=1))
+            divergences.append(torch.cat(parts) if parts else torch.zeros(0))
+    finally:
+        net.train(was_training)
+    mean = torch.cat(divergences).mean()
+    if not mean > 0:
+        return [torch.ones(len(d), device=device) for d in divergences]
+    return [(1 - share + share * d / mean).to(device) for d in divergences]
 
 
 def _check_examples(net: PolicyValueNet, groups: Sequence[Examples], config: TrainConfig) -> None:
@@ -293,6 +331,7 @@ def train(
     history = []
     steps = config.epochs * sum(-(-len(g) // config.batch_size) for g in groups)
     step = 0
+    weights = surprise_weights(net, groups, config.policy_surprise, device) if config.policy_surprise > 0 else None
     try:
         for epoch in range(config.epochs):
             sums = torch.zeros(3, dtype=torch.float64, device=device)
@@ -302,7 +341,8 @@ def train(
                         param_group["lr"] = learning_rate_at(step, steps, config)
                 step += 1
                 batch = _draw(data[group], rows, symmetries[group], generator, device)
-                policy_loss, value_loss = _losses(net, batch)
+                weight = None if weights is None else weights[group][rows.to(device)]
+                policy_loss, value_loss = _losses(net, batch, weight)
                 total = policy_loss + config.value_loss_weight * value_loss
                 optimizer.zero_grad(set_to_none=True)
                 total.backward()

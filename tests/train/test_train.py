@@ -24,6 +24,7 @@ from mmc.train import (
     learning_rate_at,
     replay_window,
     replay_window_positions,
+    surprise_weights,
     train,
     trained_copy,
     value_target,
@@ -90,6 +91,8 @@ def weights(net: PolicyValueNet) -> dict[str, torch.Tensor]:
         ("lr_schedule", 1),
         ("lr_floor", -0.1),
         ("lr_floor", 1.5),
+        ("policy_surprise", -0.1),
+        ("policy_surprise", 1.5),
     ],
 )
 def test_config_rejects_bad_values_by_name(field: str, value: object) -> None:
@@ -154,6 +157,32 @@ def test_training_overfits_a_small_dataset() -> None:
     assert losses[-1].policy < 0.5 * losses[0].policy and losses[-1].value < 0.5 * losses[0].value
     for epoch in losses:
         assert epoch.total == pytest.approx(epoch.policy + epoch.value)
+
+
+def test_surprise_weights_move_weight_to_the_rows_the_prior_misses() -> None:
+    sharp, spread = dataset("gardner", 30, seed=3), dataset("gardner", 30, seed=3, sharp=False)
+    net = build_network(TINY, seed=0).train()
+    half = surprise_weights(net, [sharp, spread], 0.5, torch.device("cpu"))
+    assert net.training, "the network's mode is given back"
+    every = torch.cat(half)
+    assert float(every.mean()) == pytest.approx(1.0, abs=1e-5) and float(every.min()) >= 0.5 - 1e-6
+    assert float(half[0].mean()) > float(half[1].mean()), "a one-hot target on a random move surprises more"
+    whole = surprise_weights(net, [sharp, spread], 1.0, torch.device("cpu"))
+    assert torch.allclose((torch.cat(whole) + 1) / 2, every), "the weight is linear in the share"
+
+
+def test_surprise_weighting_changes_the_training_and_zero_leaves_it_as_it_was() -> None:
+    data = [dataset("gardner", 40, seed=1)]
+    config = TrainConfig(epochs=2, batch_size=8, learning_rate=0.05)
+    runs = {}
+    for share in (0.0, 0.5):
+        net = build_network(TINY, seed=0)
+        losses = train(net, data, dataclasses.replace(config, policy_surprise=share), torch.Generator().manual_seed(7))
+        runs[share] = (losses, weights(net))
+    plain = build_network(TINY, seed=0)
+    assert train(plain, data, config, torch.Generator().manual_seed(7)) == runs[0.0][0]
+    assert all(torch.equal(t, weights(plain)[name]) for name, t in runs[0.0][1].items())
+    assert any(not torch.equal(t, runs[0.5][1][name]) for name, t in runs[0.0][1].items())
 
 
 def test_training_is_deterministic_given_the_seed() -> None:
