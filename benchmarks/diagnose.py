@@ -218,7 +218,7 @@ def _termination_row(generation: int, source: str, records: Sequence[GameRecord]
     return row
 
 
-def _suite_rows(player: str, generation: int | str, puzzles: Sequence[Puzzle], marks: Sequence[tuple[bool, bool]]
+def suite_rows(player: str, generation: int | str, puzzles: Sequence[Puzzle], marks: Sequence[tuple[bool, bool]]
                 ) -> list[dict[str, Any]]:  # fmt: skip
     rows = []
     for variant in ("all", *SUITE_VARIANTS):
@@ -285,14 +285,14 @@ def diagnose(args: argparse.Namespace) -> None:
     terminations = [_termination_row(g, "self-play", r) for g, r in sorted(records.items())]
     targets, calibrations, suite = [], [], []
     for name, marks in references.items():
-        suite += _suite_rows(name, "", puzzles, marks)
+        suite += suite_rows(name, "", puzzles, marks)
     for g in sorted(kept):
         for label, _, opponent in MATCHES:
             terminations.append(_termination_row(g, f"{label}-vs-{opponent}", next(results)))
         found = next(results)
         for noise in ("no-noise", "noise"):
             targets += _target_rows(g, noise, puzzles, found[noise])
-        suite += _suite_rows("policy", g, puzzles, found["policy"]) + _suite_rows("search", g, puzzles, found["search"])
+        suite += suite_rows("policy", g, puzzles, found["policy"]) + suite_rows("search", g, puzzles, found["search"])
         binned, groups, played = next(results)
         if g not in records:  # the last network's self-play, played for its calibration
             terminations.append(_termination_row(g, "self-play", played))
@@ -313,7 +313,7 @@ def _rounded(row: dict[str, Any]) -> dict[str, Any]:
     return {k: round(v, 3) if isinstance(v, float) else v for k, v in row.items()}
 
 
-def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
+def table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
     print("| " + " | ".join(columns) + " |")
     print("|" + "---|" * len(columns))
     for r in rows:
@@ -323,14 +323,14 @@ def _table(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
 def _print_tables(terminations: list[dict[str, Any]], targets: list[dict[str, Any]],
                   calibrations: list[dict[str, Any]], suite: list[dict[str, Any]]) -> None:  # fmt: skip
     print("\n(a) How games end (self-play: by the generation's network; matches: the model's W/D/L, mated = it lost):")
-    _table(terminations, ["source", "generation", "games", "wins", "draws", "losses", "checkmate", "mated",
+    table(terminations, ["source", "generation", "games", "wins", "draws", "losses", "checkmate", "mated",
                           *TERMINATIONS[1:]])  # fmt: skip
     print("\n(b) Self-play search targets on mate-in-one positions (mean policy target on the mating / stalemating "
           "moves; the network's prior; most visited move mates):")  # fmt: skip
-    _table(targets, ["generation", "noise", "kind", "positions", "best", "stalemating", "prior_best",
+    table(targets, ["generation", "noise", "kind", "positions", "best", "stalemating", "prior_best",
                      "prior_stalemating", "most_visited_best", "best_visited", "q_other", "root_value"])  # fmt: skip
     print("\n(c) Value calibration over self-play positions (side to move's view):")
-    _table(
+    table(
         [r for r in calibrations if r["positions"]],
         ["generation", "group", "positions", "mean_value", "mean_result", "wins", "draws", "losses"],
     )

@@ -193,15 +193,20 @@ def chosen(text: str, known: Iterable[str], script: str, option: str) -> list[st
     return names
 
 
+def check_players(specs: Iterable[str], variant: str, what: str) -> None:
+    """That every player spec of ``specs`` can play ``variant`` (a ``fairy`` spec starts Fairy-Stockfish), before
+    any training: ``SystemExit`` naming the first that cannot after ``what`` (the script and the option)."""
+    for spec in specs:
+        try:
+            close_player(parse_player(spec, variant=variant))
+        except (ValueError, OSError, RuntimeError) as error:
+            raise SystemExit(f"{what} {spec!r} cannot play {variant}: {error}") from None
+
+
 def check_anchors(study: StudyConfig, variants: Sequence[str], script: str) -> None:
-    """That every rating anchor of ``study`` can play each of ``variants`` (a ``fairy`` spec starts Fairy-Stockfish),
-    before any training: ``SystemExit`` naming the first that cannot."""
+    """That every rating anchor of ``study`` can play each of ``variants``: :func:`check_players`."""
     for variant in variants:
-        for spec in study.anchors(variant):
-            try:
-                close_player(parse_player(spec, variant=variant))
-            except (ValueError, OSError, RuntimeError) as error:
-                raise SystemExit(f"{script}: rating anchor {spec!r} cannot play {variant}: {error}") from None
+        check_players(study.anchors(variant), variant, f"{script}: rating anchor")
 
 
 def _one_thread() -> None:
@@ -337,13 +342,7 @@ def main() -> None:
     studies = {r: study_of(params, RECIPES[r]) for r in recipes}
     check_anchors(study_of(params, {}), [args.variant], "benchmarks/learning.py")
     opponents = [spec for spec in args.opponents.split(",") if spec]
-    for spec in opponents:
-        try:
-            close_player(parse_player(spec, variant=args.variant))
-        except (ValueError, OSError, RuntimeError) as error:
-            raise SystemExit(
-                f"benchmarks/learning.py: --opponents: {spec!r} cannot play {args.variant}: {error}"
-            ) from None
+    check_players(opponents, args.variant, "benchmarks/learning.py: --opponents:")
     if args.generations is not None:
         for name, study in studies.items():
             loop = replace(study.experts[args.variant].loop, generations=args.generations)

@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
-from diagnose import BUCKETS, SUITE  # benchmarks/diagnose.py, beside this script
+from diagnose import BUCKETS, SUITE, SUITE_VARIANTS, suite_rows, table  # benchmarks/diagnose.py, beside it
 from learning import study_of, write_csv  # benchmarks/learning.py
 
 from mmc.diagnosis import facing_bare_king, prior_fit, solved, termination_counts
@@ -129,21 +129,15 @@ def kl_rows(net: PolicyValueNet, seen: Examples) -> list[dict[str, Any]]:
     return rows
 
 
-def suite_rows(net: PolicyValueNet, suite: Path, seed: np.random.SeedSequence) -> list[dict[str, Any]]:
-    """Table (i): the raw policy's solve rates on the mate suite (``benchmarks/data/mates.csv``), variant by variant."""
+def suite_table(net: PolicyValueNet, suite: Path, seed: np.random.SeedSequence) -> list[dict[str, Any]]:
+    """Table (i): the raw policy's solve rates on the mate suite (``benchmarks/data/mates.csv``), variant by variant:
+    ``benchmarks/diagnose.py``'s suite rows, one row a variant."""
     puzzles = read_puzzles(suite)
     marks = solved(puzzles, PolicyPlayer(NetworkEvaluator(net)), rng(seed))
-    rows = []
-    for variant in dict.fromkeys(p.variant for p in puzzles):
-        row: dict[str, Any] = {"variant": variant}
-        for kind, mate_in in BUCKETS:
-            picked = [m for p, m in zip(puzzles, marks, strict=True)
-                      if (p.variant, p.kind, p.mate_in) == (variant, kind, mate_in)]  # fmt: skip
-            row[f"{kind} {mate_in}"] = _mean(np.array([found for found, _ in picked]))
-        traps = [m for p, m in zip(puzzles, marks, strict=True) if p.variant == variant and p.kind == "stalemate-trap"]
-        row["trap stalemated"] = _mean(np.array([stalemated for _, stalemated in traps]))
-        rows.append(row)
-    return rows
+    cells = {(r["variant"], r["kind"], r["mate_in"]): r for r in suite_rows("policy", "", puzzles, marks)}
+    return [{"variant": v, **{f"{kind} {n}": cells[v, kind, n]["solved"] for kind, n in BUCKETS},
+             "trap stalemated": cells[v, "stalemate-trap", 1]["stalemated"]}
+            for v in SUITE_VARIANTS]  # fmt: skip
 
 
 def _keys(planes: np.ndarray) -> set[bytes]:
@@ -187,8 +181,9 @@ def bare_king_rows(net: PolicyValueNet, seen: Examples, variant: str, games: int
     lone = facing_bare_king(seen.planes)
     mates = mate_rows(seen) & lone
     fit = prior_fit(net, seen.take(mates))
+    in_window = _keys(seen.planes[lone])
     window = {"source": "window (self-play rows)", "positions": int(lone.sum()),
-              "distinct": len(_keys(seen.planes[lone])), "in_window": "", "with_mate_in_one": "",
+              "distinct": len(in_window), "in_window": "", "with_mate_in_one": "",
               "mate_played": int(mates.sum()), "prior_on_mate": _mean(fit.on_top)}  # fmt: skip
     result = play_match(PolicyPlayer(NetworkEvaluator(net), name="model"), RandomPlayer(), variant, games, rng(seed),
                         opening_plies=opening_plies, max_plies=max_plies)  # fmt: skip
@@ -198,7 +193,7 @@ def bare_king_rows(net: PolicyValueNet, seen: Examples, variant: str, games: int
     policy = {"source": f"raw policy vs random ({games} games: {result.wins}/{result.draws}/{result.losses}; "
                         f"stalemate {ends.get('stalemate', 0)})",
               "positions": len(planes), "distinct": len(distinct),
-              "in_window": len(distinct & _keys(seen.planes[lone])), "with_mate_in_one": with_mate,
+              "in_window": len(distinct & in_window), "with_mate_in_one": with_mate,
               "mate_played": mated, "prior_on_mate": ""}  # fmt: skip
     return [window, policy]
 
@@ -266,6 +261,10 @@ def supervised(args: argparse.Namespace, study: Any, steps: int) -> list[dict[st
     return rows
 
 
+def _print(rows: list[dict[str, Any]]) -> None:
+    table(rows, list(rows[0]))
+
+
 def study_steps(gens: dict[int, tuple[Examples, Path]], window: int, epochs: int, batch: int) -> int:
     """The minibatch steps of the expert stage that made ``gens``: every generation's epochs over its window."""
     total = 0
@@ -273,14 +272,6 @@ def study_steps(gens: dict[int, tuple[Examples, Path]], window: int, epochs: int
         rows = sum(len(gens[k][0]) for k in range(max(0, g - window + 1), g + 1) if k in gens)
         total += epochs * -(-rows // batch)
     return total
-
-
-def _table(rows: list[dict[str, Any]]) -> None:
-    columns = list(rows[0])
-    print("| " + " | ".join(columns) + " |")
-    print("|" + "---|" * len(columns))
-    for r in rows:
-        print("| " + " | ".join(str(r[c]) for c in columns) + " |")
 
 
 def main() -> None:
@@ -321,7 +312,7 @@ def main() -> None:
                                           study.train.batch_size)  # fmt: skip
         rows = supervised(args, study, steps)
         print(f"\n(h) Networks trained on exact mate-in-one rows alone ({args.variant}): the prior on the mates")
-        _table(rows)
+        _print(rows)
         write_csv(out / "supervised.csv", rows)
         print(f"\nwritten under {out}: supervised.csv")
         return
@@ -335,18 +326,18 @@ def main() -> None:
     config = study.evaluate.config
     seed = derive(np.random.SeedSequence(args.seed), "mates-benchmark")
     lone = bare_king_rows(net, seen, args.variant, args.games, config.opening_plies, config.max_plies, seed)
-    suite = suite_rows(net, args.suite, derive(seed, "suite"))
+    suite = suite_table(net, args.suite, derive(seed, "suite"))
 
     print(f"(e) The prior on the mate, {args.jobs} (window {window}): fit = the network's own window, held = the next "
           "generation's mate rows")  # fmt: skip
-    _table(fits)
+    _print(fits)
     print(f"\n(f) KL(target || prior) of generation {last}'s network over its window, by plies to the end:")
-    _table([r for r in kls if r["rows"]])
+    _print([r for r in kls if r["rows"]])
     print(f"\n(g) Lone kings: generation {last}'s window against its raw policy's games:")
-    _table(lone)
+    _print(lone)
     print(f"\n(i) Generation {last}'s raw policy on the mate suite ({args.suite.name}), by variant (a best move "
           "found; the stalemating move played in the traps):")  # fmt: skip
-    _table(suite)
+    _print(suite)
     for name, rows in (("fit", fits), ("kl", kls), ("bare_king", lone), ("suite", suite)):
         write_csv(out / f"{name}.csv", rows)
     print(f"\nwritten under {out}: fit.csv, kl.csv, bare_king.csv, suite.csv")

@@ -17,10 +17,10 @@ from mmc.games.chess import Color, State, Termination, outcome
 from mmc.games.chess.greedy import material
 from mmc.games.chess.observe import OPPONENT_PIECES_PLANE
 from mmc.games.chess.puzzles import Puzzle
-from mmc.nn import NetworkEvaluator, PolicyValueNet, masked_log_softmax
+from mmc.nn import NetworkEvaluator, PolicyValueNet
 from mmc.play import GameRecord, Player, replay
 from mmc.search import NetworkLeafEvaluator, SearchConfig, search
-from mmc.train import Examples
+from mmc.train import Examples, policy_priors, target_divergence
 
 __all__ = [
     "TERMINATIONS",
@@ -185,28 +185,15 @@ class PriorFit:
 def prior_fit(net: PolicyValueNet, examples: Examples, batch: int = 1024) -> PriorFit:
     """``net``'s prior on every row of ``examples`` (one board size) against the row's policy target."""
     parts: list[tuple[np.ndarray, ...]] = []
-    device = next(net.parameters()).device
-    was_training = net.training
-    net.eval()
-    try:
-        with torch.no_grad():
-            for start in range(0, len(examples), batch):
-                rows = slice(start, start + batch)
-                planes = torch.from_numpy(examples.planes[rows]).to(device)
-                target = torch.from_numpy(examples.policy[rows]).flatten(1).double()
-                legal = torch.from_numpy(examples.legal[rows]).flatten(1)
-                logits, _ = net(planes)
-                log_prior = masked_log_softmax(logits.flatten(1).float().cpu(), legal).double()
-                top = target.argmax(dim=1, keepdim=True)
-                on_top = log_prior.gather(1, top).exp().squeeze(1)
-                share = target.gather(1, top).squeeze(1)
-                agrees = target.gather(1, log_prior.argmax(dim=1, keepdim=True)).squeeze(1) >= share
-                positive = target > 0
-                on_support = torch.where(positive, log_prior.exp(), 0.0).sum(dim=1)
-                kl = torch.where(positive, target * (target.clamp_min(1e-300).log() - log_prior), 0.0).sum(dim=1)
-                parts.append(tuple(t.numpy() for t in (on_top, share, on_support, agrees, kl)))
-    finally:
-        net.train(was_training)
+    for target32, log_prior32 in policy_priors(net, examples, batch):
+        target, log_prior = target32.double(), log_prior32.double()
+        top = target.argmax(dim=1, keepdim=True)
+        on_top = log_prior.gather(1, top).exp().squeeze(1)
+        share = target.gather(1, top).squeeze(1)
+        agrees = target.gather(1, log_prior.argmax(dim=1, keepdim=True)).squeeze(1) >= share
+        on_support = torch.where(target > 0, log_prior.exp(), 0.0).sum(dim=1)
+        kl = target_divergence(target, log_prior)
+        parts.append(tuple(t.numpy() for t in (on_top, share, on_support, agrees, kl)))
     if not parts:
         return PriorFit(np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0, bool), np.zeros(0))
     columns = [np.concatenate(column) for column in zip(*parts, strict=True)]

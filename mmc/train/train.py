@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from copy import deepcopy
 from dataclasses import asdict, dataclass
 from typing import Annotated, Any
@@ -267,29 +267,40 @@ def _losses(net: PolicyValueNet, batch: _Batch, weight: Tensor | None = None) ->
     return (weight * cross_entropy).mean(), (weight * squared).mean()
 
 
-@torch.no_grad()
-def surprise_weights(net: PolicyValueNet, groups: Sequence[Examples], share: float, device: torch.device,
-                     batch_size: int = 1024) -> list[Tensor]:  # fmt: skip
-    """Each group's row weights ``1 - share + share * KL / mean KL`` (:attr:`TrainConfig.policy_surprise`), on
-    ``device``: the KL of each row's policy target from ``net``'s prior (in eval mode), the mean over every row of
-    every group of ``groups`` (one board size each); all 1 when no target surprises the network."""
+def policy_priors(net: PolicyValueNet, examples: Examples, batch_size: int = 1024) -> Iterator[tuple[Tensor, Tensor]]:
+    """``(target, log prior)`` of ``examples``' rows (one board size), ``batch_size`` rows at a time, both
+    ``float32[b, A]`` on the CPU: each row's policy target and ``net``'s log-prior over its legal actions, the
+    network in eval mode (its mode given back at the end) without gradients."""
+    device = next(net.parameters()).device
     was_training = net.training
     net.eval()
     try:
-        divergences = []
-        for group in groups:
-            parts = []
-            for start in range(0, len(group), batch_size):
+        with torch.no_grad():
+            for start in range(0, len(examples), batch_size):
                 rows = slice(start, start + batch_size)
-                logits, _ = net(torch.from_numpy(group.planes[rows]).to(device))
-                legal = torch.from_numpy(group.legal[rows]).flatten(1)
-                log_p = masked_log_softmax(logits.flatten(1).float().cpu(), legal)
-                target = torch.from_numpy(group.policy[rows]).flatten(1)
-                log_target = torch.where(target > 0, target, 1.0).log()
-                parts.append(torch.where(target > 0, target * (log_target - log_p), 0.0).sum(dim=1))
-            divergences.append(torch.cat(parts) if parts else torch.zeros(0))
+                logits, _ = net(torch.from_numpy(examples.planes[rows]).to(device))
+                legal = torch.from_numpy(examples.legal[rows]).flatten(1)
+                target = torch.from_numpy(examples.policy[rows]).flatten(1)
+                yield target, masked_log_softmax(logits.flatten(1).float().cpu(), legal)
     finally:
         net.train(was_training)
+
+
+def target_divergence(target: Tensor, log_prior: Tensor) -> Tensor:
+    """``[b]``: KL(target || prior) of each row in nats, from ``[b, A]`` targets and log-priors."""
+    log_target = torch.where(target > 0, target, 1.0).log()
+    return torch.where(target > 0, target * (log_target - log_prior), 0.0).sum(dim=1)
+
+
+def surprise_weights(net: PolicyValueNet, groups: Sequence[Examples], share: float, device: torch.device,
+                     batch_size: int = 1024) -> list[Tensor]:  # fmt: skip
+    """Each group's row weights ``1 - share + share * KL / mean KL`` (:attr:`TrainConfig.policy_surprise`), on
+    ``device``: the KL of each row's policy target from ``net``'s prior (:func:`policy_priors`), the mean over
+    every row of every group of ``groups`` (one board size each); all 1 when no target surprises the network."""
+    divergences = [
+        torch.cat([target_divergence(*pair) for pair in policy_priors(net, group, batch_size)] or [torch.zeros(0)])
+        for group in groups
+    ]
     mean = torch.cat(divergences).mean()
     if not mean > 0:
         return [torch.ones(len(d), device=device) for d in divergences]
