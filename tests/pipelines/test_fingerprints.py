@@ -51,6 +51,7 @@ CHANGED = {
     "rate.anchor": "random",
     "train.lr_schedule": "cosine",
     "search.endgame_starts": 0.25,
+    "train.policy_surprise": 0.5,
 }
 """A valid other value for keys that a generic change (int + 1, float / 2, not bool) would make invalid."""
 ONE_VALUE = {"evaluate.search.random_opening_plies", "evaluate.search.endgame_starts"}
