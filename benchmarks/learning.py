@@ -47,6 +47,7 @@ import yaml
 from mmc.alphazero import alphazero
 from mmc.evaluate import Cell, Rated, evaluate, rate
 from mmc.fanout import Job, Runner
+from mmc.games import get_game
 from mmc.nn import NetworkEvaluator, PolicyValueNet, save_checkpoint
 from mmc.play import MatchResult, PolicyPlayer, RandomPlayer, close_player, parse_player, play_match
 from mmc.rating import pairing
@@ -152,8 +153,30 @@ RECIPES: dict[str, dict[str, Any]] = {
     "no-symmetry": {"train.augment_mirror": False},
     # issue 34: KataGo's policy-surprise weighting, half of the rows' weight by KL(target || prior)
     "surprise-0.5": {"train.policy_surprise": 0.5},
+    # issue 34: endgame starts on top of the solver and the 0.97 discount (issue 21 screened them without it): a
+    # quarter of self-play's games from thinned-out boards, where the mates are
+    "endgame-d97": {"search.endgame_starts": 0.25},
 }
 """Recipes by name: dotted ``params.yaml`` keys and their values, applied to the file's mapping."""
+
+
+def aimed_at(params: Mapping[str, Any], variant: str) -> dict[str, Any]:
+    """``params`` (a parsed ``params.yaml``) with an expert of ``variant``: the study's expert recipe on it. A variant
+    of another game family than the study's (``jump_6x6_moves``, the jump game's other encoding, under the jump
+    study's params) becomes the study's only variant too (its meta-training task and target, its expert start), since
+    a study plays one family."""
+    data = copy.deepcopy(dict(params))
+    experts = data["expert"]["variants"]
+    if get_game(variant).name != get_game(next(iter(experts))).name:
+        data["expert"]["variants"] = {variant: {}}
+        data["meta"]["train_variants"], data["meta"]["probs"], data["meta"]["tasks"] = [variant], None, 1
+        data["metafocus"]["tasks"] = 1
+        data["adapt"]["targets"] = [variant]
+        starts = data["adapt"]["starts"]
+        data["adapt"]["starts"] = [f"expert-{variant}" if s.startswith("expert-") else s for s in starts]
+    elif variant not in experts:
+        data["expert"]["variants"] = {**experts, variant: {}}
+    return data
 
 
 def study_of(params: Mapping[str, Any], changes: Mapping[str, Any]) -> StudyConfig:
@@ -334,9 +357,7 @@ def main() -> None:
     recipes = chosen(args.recipes, RECIPES, "benchmarks/learning.py", "--recipes")
     seeds = [int(s) for s in args.seeds.split(",")]
     params = yaml.safe_load(args.params.read_text())
-    experts = params["expert"]["variants"]
-    if args.variant not in experts:  # a variant the study trains no expert of: the study's expert recipe on it
-        params["expert"]["variants"] = {**experts, args.variant: {}}
+    params = aimed_at(params, args.variant)
     for name in recipes:
         check_recipe(params, name, RECIPES[name])
     studies = {r: study_of(params, RECIPES[r]) for r in recipes}

@@ -13,7 +13,9 @@ and their cache) and one package per family, a family being one folder to read a
   and 8x8 chess);
 - ``gomoku/``: the k-in-a-row family of ``shared/spec/gomoku.md`` (tic-tac-toe, gomoku from 6x6 to 15x15 under the
   freestyle, exact and caro rules, Connect Four);
-- ``jump/``: the jump game of ``shared/spec/jump.md`` (steps, hop chains, captures, a race to the far side).
+- ``jump/``: the jump game of ``shared/spec/jump.md`` (steps, hop chains, captures, a race to the far side), and
+  the same game under one action per complete move (the family ``jump_moves``, the encoding the chain's was measured
+  against).
 
 A family outside this package (a user's own, a test's) plugs in with :func:`register_game`.
 """
@@ -24,6 +26,7 @@ from typing import Any
 
 from mmc.games.protocol import (
     FIRST,
+    MAX_VARIANT_ID,
     SECOND,
     ActionSpace,
     BoardView,
@@ -37,6 +40,7 @@ from mmc.games.protocol import (
 
 __all__ = [
     "FIRST",
+    "MAX_VARIANT_ID",
     "SECOND",
     "ActionSpace",
     "BoardView",
@@ -73,6 +77,9 @@ def register_game(game: Game) -> Game:
         return game
     if game.name in _GAMES:
         raise ValueError(f"a game family named {game.name!r} is already registered")
+    long = [v for v in game.variants if len(v) > MAX_VARIANT_ID]
+    if long:
+        raise ValueError(f"game {game.name!r}: variant id {long[0]!r} is longer than {MAX_VARIANT_ID} characters")
     taken = sorted(v for v in game.variants if v in _BY_VARIANT)
     if taken:
         raise ValueError(f"game {game.name!r}: variant ids already taken by another family: {', '.join(taken)}")
@@ -169,11 +176,13 @@ def move_text(state: Any, move: Any) -> str:
 def _register_builtin() -> None:
     from mmc.games.chess.game import GAME as CHESS
     from mmc.games.gomoku.game import GAME as GOMOKU
+    from mmc.games.jump.complete_game import GAME as JUMP_COMPLETE
     from mmc.games.jump.game import GAME as JUMP
 
     register_game(CHESS)
     register_game(GOMOKU)
     register_game(JUMP)
+    register_game(JUMP_COMPLETE)
 
 
 _register_builtin()

@@ -64,6 +64,7 @@ import numpy as np
 
 __all__ = [
     "FIRST",
+    "MAX_VARIANT_ID",
     "SECOND",
     "ActionSpace",
     "BoardView",
@@ -77,6 +78,9 @@ __all__ = [
 
 FIRST, SECOND = 1, -1
 """The two players: ``FIRST`` moves first (White in chess), ``SECOND`` second."""
+
+MAX_VARIANT_ID = 16
+"""The longest variant id (training rows store it as ``<U16``: ``mmc.train.examples``)."""
 
 
 class IllegalMoveError(ValueError):

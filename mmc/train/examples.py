@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from mmc.atomic import atomic_write
-from mmc.games import Game, Outcome, game_of, get_game, get_variant
+from mmc.games import MAX_VARIANT_ID, Game, Outcome, game_of, get_game, get_variant
 
 __all__ = [
     "FORMAT_VERSION",
@@ -61,7 +61,7 @@ FORMAT_VERSION = 2
 """Version of the ``.npz`` layout written by :func:`save_examples` (2: ``search_value`` and ``plies_left`` added)."""
 SUM_TOLERANCE = 1e-4
 """How far from 1 a policy target's sum may be."""
-VARIANT_DTYPE = np.dtype("<U16")
+VARIANT_DTYPE = np.dtype(f"<U{MAX_VARIANT_ID}")
 
 _DTYPES = {
     "planes": np.dtype(np.float32),
@@ -233,7 +233,7 @@ def policy_target(state: Any, policy: np.ndarray | Sequence[float]) -> tuple[np.
     index = space.policy_index[space.legal_actions(state)]
     target = np.zeros(game.num_policy_planes * v.height * v.width, dtype=np.float32)
     legal = np.zeros(target.shape, dtype=bool)
-    target[index] = probs / probs.sum()
+    np.add.at(target, index, (probs / probs.sum()).astype(np.float32))  # moves that share an action add up
     legal[index] = True
     shape = (game.num_policy_planes, v.height, v.width)
     return target.reshape(shape), legal.reshape(shape)

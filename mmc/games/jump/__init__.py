@@ -11,7 +11,9 @@ the end of the race), ``chain.py`` (the encoding for the search and the network:
 chain"; the position array and the move codes), ``board.py`` (the kernel bundle), ``state.py`` (State, Move, the
 verbs), ``fen.py`` (position text), ``legality.py`` (why a move is illegal), ``actions.py`` and ``observe.py`` (the
 network's policy and input planes), ``view.py`` (text board, picture, clicks, complete-move text), ``greedy.py``
-(the greedy heuristic), ``perft.py`` and ``game.py`` (the protocol's ``Game``).
+(the greedy heuristic), ``perft.py`` and ``game.py`` (the protocol's ``Game``). The other encoding, one action per
+complete move, is a family of its own over the same rules, states and planes (``jump_moves``: ``complete.py``, its
+kernels, and ``complete_game.py``, its moves, verbs, actions and ``Game``), kept for issue 33's measured comparison.
 """
 
 from mmc.games.jump.actions import NUM_POLICY_PLANES, ActionSpace, action_space

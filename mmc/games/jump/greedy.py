@@ -23,7 +23,7 @@ from mmc.games.jump.chain import BOARD_LEN, MAX_HOPS, MAX_MOVES, legal_moves_int
 from mmc.games.jump.rules import H_NSQ, progress, score
 from mmc.games.jump.state import Move, State, _array, table
 
-__all__ = ["SCORE_UNIT", "WIN_VALUE", "greedy_scores", "heuristic"]
+__all__ = ["SCORE_UNIT", "WIN_VALUE", "greedy_scores", "heuristic", "position_value"]
 
 WIN_VALUE = 1_000_000.0
 """What a move that wins at once scores: more than any score difference."""
@@ -32,7 +32,7 @@ SCORE_UNIT = 1000.0
 
 
 @kernel
-def _value(board, side, tab):
+def position_value(board, side, tab):
     """The greedy value of the position after a complete move of ``side``."""
     mine = score(board, tab, side)
     theirs = score(board, tab, -side)
@@ -63,7 +63,7 @@ def _best_completion(board, side, tab):
         boards[child] = boards[level]
         _, _, plies = play(boards[child], side, move, tab)
         if plies:
-            best = max(best, _value(boards[child], side, tab))
+            best = max(best, position_value(boards[child], side, tab))
             continue
         count[child] = legal_moves_into(boards[child], side, tab, moves[child])
         nxt[child] = 0
@@ -77,7 +77,7 @@ def greedy_scores(board, side, tab, moves, out):
     for i in range(moves.shape[0]):
         after = board.copy()
         _, _, plies = play(after, side, moves[i], tab)
-        out[i] = _value(after, side, tab) if plies else _best_completion(after, side, tab)
+        out[i] = position_value(after, side, tab) if plies else _best_completion(after, side, tab)
 
 
 def heuristic(state: State, moves: Sequence[Move]) -> np.ndarray:

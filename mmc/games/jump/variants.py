@@ -8,9 +8,9 @@ target region is the two ranks on the far side of the board from its start.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-__all__ = ["MAX_CAP", "VARIANTS", "Variant", "get_variant", "square_name", "square_of"]
+__all__ = ["MAX_CAP", "MOVES_VARIANTS", "VARIANTS", "Variant", "get_variant", "square_name", "square_of"]
 
 MAX_CAP = 400
 """The largest move cap of the family (``jump``'s 200 moves each), in plies: the scale of the input plane that counts
@@ -106,12 +106,24 @@ VARIANTS: dict[str, Variant] = {
 }  # fmt: skip
 """The family's variants by id, in the order ``mmc variants`` lists them."""
 
+MOVES_VARIANTS: dict[str, Variant] = {
+    f"{name}_moves": replace(
+        VARIANTS[name],
+        name=f"{name}_moves",
+        description=f"{VARIANTS[name].description}; one action per complete move (the encoding benchmark's other)",
+    )
+    for name in ("jump", "jump_6x6")
+}
+"""The same rules under the other encoding, one action per complete move (``mmc.games.jump.complete_game``): the
+game ``jump_moves`` of issue 33's encoding comparison."""
+
 
 def get_variant(variant: str | Variant) -> Variant:
     """The variant ``variant`` (an id or the variant itself); ``ValueError`` naming the known ids otherwise."""
     if isinstance(variant, Variant):
         return variant
-    try:
-        return VARIANTS[variant]
-    except KeyError:
-        raise ValueError(f"unknown jump variant {variant!r} (known: {', '.join(VARIANTS)})") from None
+    found = VARIANTS.get(variant) or MOVES_VARIANTS.get(variant)
+    if found is None:
+        known = ", ".join((*VARIANTS, *MOVES_VARIANTS))
+        raise ValueError(f"unknown jump variant {variant!r} (known: {known})")
+    return found

@@ -27,7 +27,9 @@ def test_variants_show_and_perft(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "variants")
     assert code == 0 and [line.split()[:2] for line in out.splitlines() if line.startswith("  jump")] == [
         ["jump", "8x8"], ["jump_diagonal", "8x8"], ["jump_halma", "8x8"], ["jump_6x6", "6x6"],
+        ["jump_moves", "8x8"], ["jump_6x6_moves", "6x6"],  # the other encoding, a family of its own
     ]  # fmt: skip
+    assert "jump_moves: The jump game with one action per complete move" in out
     code, out, _ = run(capsys, "show", "jump_6x6")
     assert code == 0 and out.splitlines()[0] == "6 · ○ · ○ · ○" and "score: black 0 of 6 home" in out
     code, out, _ = run(capsys, "show", "jump", "--position", "b7/8/8/8/8/8/w7/8 b 0")
