@@ -11,7 +11,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from benchmarks.learning import BEFORE_21, PREVIOUS, RECIPES, at_budget, check_recipe, study_of, summarise
+from benchmarks.learning import (
+    BEFORE_21,
+    PREVIOUS,
+    RECIPES,
+    aimed_at,
+    at_budget,
+    check_recipe,
+    study_of,
+    summarise,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "pipelines" / "params-tiny.yaml"
@@ -30,6 +39,18 @@ def test_recipes_are_valid_studies_and_previous_pins_the_old_expert() -> None:
     assert study_of(params, RECIPES["one-thread"]).experts["gardner"].train.threads == 1
     with pytest.raises(SystemExit, match=r"recipe key train\.nope is not in params\.yaml"):
         study_of(params, {"train.nope": 1})
+
+
+def test_a_variant_of_another_family_becomes_the_studys_only_variant() -> None:
+    """The encoding comparison of issue 33: the jump study's params aimed at jump_6x6_moves (the family jump_moves)."""
+    params = yaml.safe_load((REPO / "studies" / "jump" / "params.yaml").read_text())
+    aimed = study_of(aimed_at(params, "jump_6x6_moves"), {})
+    assert list(aimed.experts) == ["jump_6x6_moves"] and aimed.meta.train_variants == ("jump_6x6_moves",)
+    assert aimed.adapt.targets == ("jump_6x6_moves",) and "expert-jump_6x6_moves" in aimed.adapt.starts
+    moves, hop = aimed.experts["jump_6x6_moves"], study_of(params, {}).experts["jump_6x6"]
+    assert (moves.loop, moves.search, moves.train) == (hop.loop, hop.search, hop.train), "the same expert recipe"
+    same = study_of(aimed_at(params, "jump"), {})  # a variant of the study's family: an expert beside the others
+    assert list(same.experts) == ["jump_6x6", "jump"] and same.adapt.targets == study_of(params, {}).adapt.targets
 
 
 def test_the_screen_has_its_candidates_each_an_option_of_the_recipe_it_ran_from() -> None:
