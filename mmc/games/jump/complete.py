@@ -99,11 +99,12 @@ ALTERNATES = True
 
 
 @kernel
-def _walk(board, tab, start, find, res_end, res_taken, path):
+def _walk(board, tab, start, find, res_end, res_taken, res_k, path):
     """Walk every chain of the piece on ``start`` depth first (the board is restored on return) and record each new
-    result (end square, captured squares as a bit set) in ``res_end``/``res_taken``; return the number of results.
-    With ``find >= 0`` (a chain code's ``k << 12 | end``), stop at that result instead, write its landings into
-    ``path`` (``path[0]`` their count) and return its captured squares' bit set; -1 if there is none."""
+    result (end square, captured squares as a bit set, its ``k``) in ``res_end``/``res_taken``/``res_k``; return
+    the number of results. With ``find >= 0`` (a chain code's ``k << 12 | end``), stop at that result instead,
+    write its landings into ``path`` (``path[0]`` their count) and return its captured squares' bit set; -1 if
+    there is none."""
     side = board[start]
     stride = tab[H_DIRECTION_STEP]
     captures = np.int64(tab[H_CAPTURES])
@@ -157,6 +158,7 @@ def _walk(board, tab, start, find, res_end, res_taken, path):
                     raise ValueError("jump complete-move encoding: a piece has more chain results than it can code")
                 res_end[results] = land
                 res_taken[results] = taken
+                res_k[results] = same_end
                 results += 1
                 if find >= 0 and land == want_end and same_end == want_k:
                     path[0] = depth
@@ -196,6 +198,7 @@ def legal_moves_into(board, side, tab, out):
         return 0
     res_end = np.empty(MAX_RESULTS, dtype=np.int64)
     res_taken = np.empty(MAX_RESULTS, dtype=np.int64)
+    res_k = np.empty(MAX_RESULTS, dtype=np.int64)
     path = np.empty(1, dtype=np.int64)
     n = 0
     stride = tab[H_DIRECTION_STEP]
@@ -209,15 +212,11 @@ def legal_moves_into(board, side, tab, out):
                     raise ValueError("jump complete-move encoding: more legal moves than MAX_MOVES")
                 out[n] = sq | (d << 6)
                 n += 1
-        results = _walk(board, tab, sq, -1, res_end, res_taken, path)
+        results = _walk(board, tab, sq, -1, res_end, res_taken, res_k, path)
         for r in range(results):
-            k = 0
-            for q in range(r):
-                if res_end[q] == res_end[r]:
-                    k += 1
             if n == MAX_MOVES:
                 raise ValueError("jump complete-move encoding: more legal moves than MAX_MOVES")
-            out[n] = CHAINS + ((k << 12) | (sq << 6) | res_end[r])
+            out[n] = CHAINS + ((res_k[r] << 12) | (sq << 6) | res_end[r])
             n += 1
     if n == 0:
         out[0] = PASS
@@ -236,7 +235,8 @@ def chain_path(board, tab, code, path):
         return np.int64(-1)
     res_end = np.empty(MAX_RESULTS, dtype=np.int64)
     res_taken = np.empty(MAX_RESULTS, dtype=np.int64)
-    return _walk(board, tab, start, np.int64((c >> 12) << 12 | (c & 63)), res_end, res_taken, path)
+    res_k = np.empty(MAX_RESULTS, dtype=np.int64)
+    return _walk(board, tab, start, np.int64((c >> 12) << 12 | (c & 63)), res_end, res_taken, res_k, path)
 
 
 @kernel(inline="always")
