@@ -156,6 +156,10 @@ RECIPES: dict[str, dict[str, Any]] = {
     # issue 34: endgame starts on top of the solver and the 0.97 discount (issue 21 screened them without it): a
     # quarter of self-play's games from thinned-out boards, where the mates are
     "endgame-d97": {"search.endgame_starts": 0.25},
+    # issue 34: the winner's last moves of a won game weighted more (the mate, about 2.5 % of the rows; the last
+    # three moves, the conversion without a stalemate)
+    "convert-8": {"train.convert_weight": 8.0},
+    "convert-4x5": {"train.convert_weight": 4.0, "train.convert_plies": 5},
 }
 """Recipes by name: dotted ``params.yaml`` keys and their values, applied to the file's mapping."""
 

@@ -109,6 +109,15 @@ class TrainConfig:
     ``1 - s + s * KL / mean KL`` instead of 1 (a mean of 1 over the rows): the fraction ``s`` of the weight moves to
     the rows whose target surprises the network most (a mate its prior misses); the epoch losses are the weighted
     ones. 0: every row counts 1, as AlphaZero."""
+    convert_weight: Annotated[float, Range(1.0, math.inf, high_open=True)] = 1.0
+    """The weight of a won game's last moves by its winner, >= 1 (issue 34: the conversion of a won position, the
+    mate and the moves that lead to it without a stalemate, is a few rows per decisive game): the rows whose side
+    to move went on to win with at most ``convert_plies`` plies to the end count ``convert_weight`` times the
+    others, the weights scaled to a mean of 1 over the rows (with :attr:`policy_surprise`, the product of the two
+    weights so scaled). 1: every row counts the same."""
+    convert_plies: Count = 1
+    """The plies to the end within which a winner's row counts :attr:`convert_weight` times (1: the winning move
+    alone, a mate in one in chess)."""
     threads: Count = 2
     """Torch threads of a training job (:func:`trained_copy`). A result depends on them (a step's float sums
     run in another order), so they are a training setting, the same wherever the job runs, never the runner's.
@@ -257,7 +266,7 @@ def _symmetries(examples: Examples, config: TrainConfig) -> Sequence[Symmetry]:
 
 def _losses(net: PolicyValueNet, batch: _Batch, weight: Tensor | None = None) -> tuple[Tensor, Tensor]:
     """``(policy cross-entropy, value MSE)`` of one minibatch, both scalar means over its rows (each row counted
-    ``weight[row]`` times when given: :attr:`TrainConfig.policy_surprise`)."""
+    ``weight[row]`` times when given: :func:`row_weights`)."""
     logits, value = net(batch.planes)
     log_p = masked_log_softmax(logits.flatten(1), batch.legal.flatten(1))
     cross_entropy = -(batch.policy.flatten(1) * log_p).sum(dim=1)
@@ -307,6 +316,32 @@ def surprise_weights(net: PolicyValueNet, groups: Sequence[Examples], share: flo
     return [(1 - share + share * d / mean).to(device) for d in divergences]
 
 
+def conversion_weights(groups: Sequence[Examples], weight: float, plies: int) -> list[np.ndarray]:
+    """Each group's ``float32`` row weights (:attr:`TrainConfig.convert_weight`): ``weight`` for the rows whose side
+    to move won (``value`` +1) with at most ``plies`` plies left, 1 for the others, all scaled to a mean of 1 over
+    every row of every group of ``groups``."""
+    raw = [np.where((g.value > 0) & (g.plies_left <= plies), weight, 1.0) for g in groups]
+    mean = np.concatenate(raw).mean()
+    return [(r / mean).astype(np.float32) for r in raw]
+
+
+def row_weights(net: PolicyValueNet, groups: Sequence[Examples], config: TrainConfig,
+                device: torch.device) -> list[Tensor] | None:  # fmt: skip
+    """Each group's row weights on ``device`` for one training (:attr:`TrainConfig.policy_surprise`,
+    :attr:`TrainConfig.convert_weight`; their product scaled to a mean of 1 when both are on); None when every
+    row counts 1."""
+    surprise = surprise_weights(net, groups, config.policy_surprise, device) if config.policy_surprise > 0 else None
+    if config.convert_weight == 1:
+        return surprise
+    convert = [torch.from_numpy(w).to(device) for w in conversion_weights(groups, config.convert_weight,
+                                                                          config.convert_plies)]  # fmt: skip
+    if surprise is None:
+        return convert
+    product = [s * c for s, c in zip(surprise, convert, strict=True)]
+    mean = torch.cat(product).mean()
+    return [p / mean for p in product]
+
+
 def _check_examples(net: PolicyValueNet, groups: Sequence[Examples], config: TrainConfig) -> None:
     if not groups or sum(map(len, groups)) == 0:
         raise ValueError("train needs at least one example")
@@ -342,7 +377,7 @@ def train(
     history = []
     steps = config.epochs * sum(-(-len(g) // config.batch_size) for g in groups)
     step = 0
-    weights = surprise_weights(net, groups, config.policy_surprise, device) if config.policy_surprise > 0 else None
+    weights = row_weights(net, groups, config, device)
     try:
         for epoch in range(config.epochs):
             sums = torch.zeros(3, dtype=torch.float64, device=device)

@@ -52,6 +52,7 @@ CHANGED = {
     "train.lr_schedule": "cosine",
     "search.endgame_starts": 0.25,
     "train.policy_surprise": 0.5,
+    "train.convert_weight": 4.0,
 }
 """A valid other value for keys that a generic change (int + 1, float / 2, not bool) would make invalid."""
 ONE_VALUE = {"evaluate.search.random_opening_plies", "evaluate.search.endgame_starts"}

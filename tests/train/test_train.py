@@ -21,9 +21,11 @@ from mmc.train import (
     ExampleBuilder,
     Examples,
     TrainConfig,
+    conversion_weights,
     learning_rate_at,
     replay_window,
     replay_window_positions,
+    row_weights,
     surprise_weights,
     train,
     trained_copy,
@@ -93,6 +95,9 @@ def weights(net: PolicyValueNet) -> dict[str, torch.Tensor]:
         ("lr_floor", 1.5),
         ("policy_surprise", -0.1),
         ("policy_surprise", 1.5),
+        ("convert_weight", 0.5),
+        ("convert_weight", math.inf),
+        ("convert_plies", 0),
     ],
 )
 def test_config_rejects_bad_values_by_name(field: str, value: object) -> None:
@@ -169,6 +174,56 @@ def test_surprise_weights_move_weight_to_the_rows_the_prior_misses() -> None:
     assert float(half[0].mean()) > float(half[1].mean()), "a one-hot target on a random move surprises more"
     whole = surprise_weights(net, [sharp, spread], 1.0, torch.device("cpu"))
     assert torch.allclose((torch.cat(whole) + 1) / 2, every), "the weight is linear in the share"
+
+
+def with_plies(examples: Examples, plies_left: list[int]) -> Examples:
+    return dataclasses.replace(examples, plies_left=np.asarray(plies_left, dtype=np.int32))
+
+
+def test_conversion_weights_count_the_winners_last_moves_more_with_a_mean_of_one() -> None:
+    base = dataset("gardner", 8, seed=5)
+    values = base.value.tolist()
+    group = with_plies(base, [1, 1, 2, 3, 4, 5, 1, 9])
+    chosen = [v > 0 and p <= 3 for v, p in zip(values, group.plies_left.tolist(), strict=True)]
+    assert any(chosen) and not all(chosen), "the dataset has rows on both sides of the rule"
+    other = with_plies(dataset("gardner", 4, seed=6), [7, 7, 7, 7])
+    (first, second) = conversion_weights([group, other], 5.0, 3)
+    every = np.concatenate([first, second])
+    assert every.dtype == np.float32 and float(every.mean()) == pytest.approx(1.0, abs=1e-6)
+    np.testing.assert_allclose(first[chosen], 5.0 * every.min(), rtol=1e-6)
+    np.testing.assert_allclose(first[[not c for c in chosen]], every.min(), rtol=1e-6)
+    np.testing.assert_allclose(second, every.min(), rtol=1e-6)
+    np.testing.assert_array_equal(conversion_weights([group], 1.0, 3)[0], np.ones(8, np.float32))
+
+
+def test_row_weights_are_none_when_off_and_the_scaled_product_when_both_are_on() -> None:
+    data = [with_plies(dataset("gardner", 12, seed=7), [1, 2] * 6)]
+    net = build_network(TINY, seed=0)
+    cpu = torch.device("cpu")
+    assert row_weights(net, data, TrainConfig(), cpu) is None
+    (convert,) = row_weights(net, data, TrainConfig(convert_weight=4.0), cpu)
+    np.testing.assert_array_equal(convert.numpy(), conversion_weights(data, 4.0, 1)[0])
+    (surprise,) = surprise_weights(net, data, 0.5, cpu)
+    (alone,) = row_weights(net, data, TrainConfig(policy_surprise=0.5), cpu)
+    assert torch.equal(alone, surprise)
+    (both,) = row_weights(net, data, TrainConfig(policy_surprise=0.5, convert_weight=4.0), cpu)
+    product = surprise * convert
+    assert torch.allclose(both, product / product.mean()) and float(both.mean()) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_conversion_weight_changes_the_training_and_one_leaves_it_as_it_was() -> None:
+    data = [dataset("gardner", 40, seed=1)]
+    assert (data[0].value > 0).any(), "some rows were won with one ply left: the weight has rows to weigh"
+    config = TrainConfig(epochs=2, batch_size=8, learning_rate=0.05)
+    runs = {}
+    for weight in (1.0, 8.0):
+        net = build_network(TINY, seed=0)
+        losses = train(net, data, dataclasses.replace(config, convert_weight=weight), torch.Generator().manual_seed(7))
+        runs[weight] = (losses, weights(net))
+    plain = build_network(TINY, seed=0)
+    assert train(plain, data, config, torch.Generator().manual_seed(7)) == runs[1.0][0]
+    assert all(torch.equal(t, weights(plain)[name]) for name, t in runs[1.0][1].items())
+    assert any(not torch.equal(t, runs[8.0][1][name]) for name, t in runs[1.0][1].items())
 
 
 def test_surprise_weighting_changes_the_training_and_zero_leaves_it_as_it_was() -> None:
