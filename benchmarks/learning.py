@@ -160,6 +160,14 @@ RECIPES: dict[str, dict[str, Any]] = {
     # three moves, the conversion without a stalemate)
     "convert-8": {"train.convert_weight": 8.0},
     "convert-4x5": {"train.convert_weight": 4.0, "train.convert_plies": 5},
+    # issue 34: Lc0's moves-left head, trained with a small loss weight and read by self-play's search (a winning
+    # side prefers the shorter way to the end, about 0.01 a ply up to 0.05)
+    "moves-left": {
+        "network.moves_left": True,
+        "train.moves_left_weight": 0.25,
+        "search.moves_left_slope": 0.01,
+        "search.moves_left_cap": 0.05,
+    },
 }
 """Recipes by name: dotted ``params.yaml`` keys and their values, applied to the file's mapping."""
 

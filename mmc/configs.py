@@ -79,9 +79,12 @@ class Range:
     def __str__(self) -> str:
         if self.text:
             return self.text
+        # bounds as numbers, 0 and 0.0 alike: typing caches Annotated[float, Range(0, 1)] by equality, so a field
+        # may carry an equal Range written with the other type
+        low, high = f"{self.low:g}", f"{self.high:g}"
         if self.high == math.inf and not self.high_open:
-            return f"{'>' if self.low_open else '>='} {self.low}"
-        return f"in {'(' if self.low_open else '['}{self.low}, {self.high}{')' if self.high_open else ']'}"
+            return f"{'>' if self.low_open else '>='} {low}"
+        return f"in {'(' if self.low_open else '['}{low}, {high}{')' if self.high_open else ']'}"
 
 
 def at_least(low: int) -> Range:

@@ -66,7 +66,7 @@ __all__ = [
 
 RUNNER_KINDS = ("process", "dask", "thread")
 """``process``: a local process pool; ``dask``: a Dask cluster (``address``) or a local one; ``thread``: in-process."""
-NETWORK_KEYS = ("blocks", "filters", "value_hidden")
+NETWORK_KEYS = ("blocks", "filters", "value_hidden", "moves_left")
 """The network's settable shape; its input and output planes are those of the study's game family."""
 SECTIONS = (
     "seed", "replicates", "device", "network", "search", "train", "expert", "meta", "metafocus", "adapt", "evaluate",
@@ -274,6 +274,13 @@ def _parse(data: Any) -> StudyConfig:
     rules.check_opponents(opponents)
     rate = _build(RateConfig, mapping["rate"], "rate")
     rules.check_anchors(rate, targets)
+    rules.check_moves_left(network, [
+        ("train.moves_left_weight", train.moves_left_weight),
+        ("search.moves_left_slope", search.moves_left_slope),
+        ("evaluate.search.moves_left_slope", evaluate.config.search.moves_left_slope),
+        *((f"expert.train.moves_left_weight (expert {v})", e.train.moves_left_weight) for v, e in experts.items()),
+        *((f"expert.search.moves_left_slope (expert {v})", e.search.moves_left_slope) for v, e in experts.items()),
+    ])  # fmt: skip
     runner = _build(RunnerConfig, mapping["runner"], "runner")
     return StudyConfig(
         seed,

@@ -13,6 +13,7 @@ from mmc.evaluate import RateConfig
 from mmc.evaluate import slug as opponent_slug
 from mmc.games import get_game, initial_state, legal_moves, variant_ids
 from mmc.meta import MetaConfig, MetaFocusConfig
+from mmc.nn import NetworkConfig
 from mmc.play import close_player, parse_player
 from mmc.play.fairy import plays
 from mmc.starts import StartError, check_starts
@@ -24,6 +25,7 @@ __all__ = [
     "check_anchors",
     "check_family",
     "check_metafocus",
+    "check_moves_left",
     "check_opponents",
     "check_playable",
     "check_players",
@@ -99,6 +101,16 @@ def check_adapt(targets: Sequence[str], starts: Sequence[str], budgets: Sequence
         check_starts(starts, experts, budgets)
     except StartError as error:
         raise RuleError("adapt.starts", str(error)) from None
+
+
+def check_moves_left(network: NetworkConfig, settings: Sequence[tuple[str, float]]) -> None:
+    """Every ``(key, value)`` of ``settings`` (``train.moves_left_weight``, ``search.moves_left_slope``, ...) that is on
+    needs the network's moves-left head (``network.moves_left``)."""
+    if network.moves_left:
+        return
+    for key, value in settings:
+        if value > 0:
+            raise RuleError(key, f"is {value}, but network.moves_left is false: the network has no moves-left head")
 
 
 def check_opponents(opponents: Sequence[str]) -> None:

@@ -83,7 +83,7 @@ def test_the_range_and_type_errors_name_the_field_in_one_line() -> None:
         (lambda: AlphaZeroConfig(arena_games=-1), "AlphaZeroConfig.arena_games must be an int >= 0, got -1"),
         (lambda: SearchConfig(simulations=2.5), "SearchConfig.simulations must be an int, got 2.5"),
         (lambda: SearchConfig(c_puct=0.0), "SearchConfig.c_puct must be > 0, got 0.0"),
-        (lambda: TrainConfig(momentum=1.0), "TrainConfig.momentum must be in [0.0, 1.0), got 1.0"),
+        (lambda: TrainConfig(momentum=1.0), "TrainConfig.momentum must be in [0, 1), got 1.0"),
         (lambda: NetworkConfig(blocks=-1), "NetworkConfig.blocks must be >= 0, got -1"),
         (lambda: MetaConfig(probs=("a",)), "MetaConfig.probs must be a list of numbers, got ('a',)"),
         (lambda: RateConfig(anchor=None), "RateConfig.anchor must be a str, got None"),

@@ -11,6 +11,7 @@ from mmc.nn.config import NetworkConfig
 from mmc.nn.device import DEVICES, DeviceError, on_device, resolve_device
 from mmc.nn.evaluate import NetworkEvaluator
 from mmc.nn.network import (
+    MOVES_LEFT_UNIT,
     PolicyValueNet,
     build_network,
     inference_copy,
@@ -21,6 +22,7 @@ from mmc.nn.network import (
 
 __all__ = [
     "DEVICES",
+    "MOVES_LEFT_UNIT",
     "CheckpointError",
     "DeviceError",
     "NetworkConfig",

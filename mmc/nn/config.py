@@ -35,6 +35,10 @@ class NetworkConfig:
     policy_kernel: Annotated[int, Range(1)] = 1
     """Kernel of the policy head's first convolution, odd: 1 is AlphaZero's (a move's logit reads its from-square's
     features alone), 3 lets it read the neighbouring squares too. Not a ``params.yaml`` key: the benchmarks set it."""
+    moves_left: bool = False
+    """A third head, the plies from the position to the game's end (Lc0's moves-left head): trained on the rows'
+    ``plies_left`` with ``TrainConfig.moves_left_weight``, read by the search with ``SearchConfig.moves_left_slope``
+    to prefer the shorter win. Off: the two heads of AlphaZero."""
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -44,9 +48,10 @@ class NetworkConfig:
             )
 
     @classmethod
-    def for_game(cls, game: Game | str, **shape: int) -> NetworkConfig:
+    def for_game(cls, game: Game | str, **shape: Any) -> NetworkConfig:
         """The config of a network for the family ``game`` (a :class:`~mmc.games.Game` or its name), its
-        planes the family's and its other fields ``shape`` (``blocks``, ``filters``, ``value_hidden``)."""
+        planes the family's and its other fields ``shape`` (``blocks``, ``filters``, ``value_hidden``,
+        ``moves_left``, ...)."""
         family = get_family(game) if isinstance(game, str) else game
         return cls(**shape, in_planes=family.num_planes, policy_planes=family.num_policy_planes, game=family.name)
 
@@ -56,7 +61,7 @@ class NetworkConfig:
         if family != self.game:
             raise ValueError(f"a {self.game} network cannot play {variant}, a variant of {family}")
 
-    def to_dict(self) -> dict[str, int | str]:
+    def to_dict(self) -> dict[str, int | str | bool]:
         """The fields as a JSON-ready dict, in declaration order."""
         return asdict(self)
 
@@ -64,5 +69,5 @@ class NetworkConfig:
     def from_dict(cls, data: Mapping[str, Any]) -> NetworkConfig:
         """The config of ``data``; ``ValueError`` naming any unknown, missing or badly typed key. A dict without
         ``game`` (written before there were several families) is a chess network's, one without ``policy_kernel``
-        (written before it) has the 1x1 policy convolution."""
-        return config_from_dict(cls, {"game": "chess", "policy_kernel": 1, **data})
+        (written before it) has the 1x1 policy convolution, one without ``moves_left`` no moves-left head."""
+        return config_from_dict(cls, {"game": "chess", "policy_kernel": 1, "moves_left": False, **data})

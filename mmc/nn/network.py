@@ -7,7 +7,12 @@ through a 3x3 stem and ``blocks`` residual blocks, then two heads::
             (the first convolution KxK with ``NetworkConfig.policy_kernel`` K; 1 by default, as AlphaZero's)
     value:  conv1x1 -> BN -> ReLU -> mean over H, W -> Linear -> ReLU -> Linear -> tanh -> [B]
 
-Both heads are size-agnostic (the policy head is fully convolutional, the value head pools globally), so
+and, with ``NetworkConfig.moves_left``, a third head of the value head's shape (Lc0's moves-left head)::
+
+    moves left: conv1x1 -> BN -> ReLU -> mean over H, W -> Linear -> ReLU -> Linear -> softplus * MOVES_LEFT_UNIT
+                -> [B], the plies to the game's end (>= 0)
+
+Every head is size-agnostic (the policy head is fully convolutional, the value head pools globally), so
 the same weights read 5x5 and 6x6 boards. :func:`policy_logits` picks each action's logit out of the
 policy planes with ``ActionSpace.policy_index``, and :func:`masked_log_softmax` / :func:`masked_softmax`
 turn logits into distributions over the legal actions only.
@@ -29,6 +34,7 @@ from torch.nn.utils.fusion import fuse_conv_bn_eval
 from mmc.nn.config import NetworkConfig
 
 __all__ = [
+    "MOVES_LEFT_UNIT",
     "PolicyValueNet",
     "build_network",
     "inference_copy",
@@ -36,6 +42,12 @@ __all__ = [
     "masked_softmax",
     "policy_logits",
 ]
+
+
+MOVES_LEFT_UNIT = 10.0
+"""Plies per unit of the moves-left head: it outputs ``softplus(x) * MOVES_LEFT_UNIT`` plies, and its training loss
+is the Huber loss of its output and the target in these units (``mmc.train``), so that a miss of a few plies counts
+about as much as a value miss."""
 
 
 def _conv_bn(in_channels: int, out_channels: int, kernel_size: int) -> tuple[nn.Conv2d, nn.BatchNorm2d]:
@@ -61,8 +73,9 @@ class PolicyValueNet(nn.Module):
     """AlphaZero's two-headed residual network, fully convolutional so that one set of weights plays every board.
 
     ``forward(x)`` maps the input planes ``float32[B, in_planes, H, W]`` to ``(policy, value)``: policy
-    logits ``float32[B, policy_planes, H, W]`` in the shared action-plane layout of ``mmc.games.chess.actions``
-    and ``value`` ``float32[B]`` in [-1, 1], the expected result from the side to move's view.
+    logits ``float32[B, policy_planes, H, W]`` in the family's action planes (``Game.action_space``) and
+    ``value`` ``float32[B]`` in [-1, 1], the expected result from the side to move's view. :meth:`heads` adds
+    the moves-left head's plies to the end (``None`` without the head, ``NetworkConfig.moves_left``).
     """
 
     def __init__(self, config: NetworkConfig | None = None, *, seed: int = 0) -> None:
@@ -78,6 +91,10 @@ class PolicyValueNet(nn.Module):
             self.value_conv, self.value_bn = _conv_bn(config.filters, config.filters, 1)
             self.value_hidden = nn.Linear(config.filters, config.value_hidden)
             self.value_out = nn.Linear(config.value_hidden, 1)
+            if config.moves_left:  # built last: the other heads' initial weights are the same with it or without
+                self.moves_left_conv, self.moves_left_bn = _conv_bn(config.filters, config.filters, 1)
+                self.moves_left_hidden = nn.Linear(config.filters, config.value_hidden)
+                self.moves_left_out = nn.Linear(config.value_hidden, 1)
         self.to_empty(device="cpu")
         self.reset_parameters(torch.Generator().manual_seed(seed))
 
@@ -105,13 +122,26 @@ class PolicyValueNet(nn.Module):
 
     def forward(self, x: Tensor) -> tuple[Tensor, Tensor]:
         """``float32[B, in_planes, H, W]`` -> (policy logits ``[B, policy_planes, H, W]``, value ``[B]`` in [-1, 1])."""
+        policy, value, _ = self._run(x, moves_left=False)
+        return policy, value
+
+    def heads(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor | None]:
+        """:meth:`forward`'s ``(policy, value)`` and the moves-left head's plies to the end ``float32[B]`` (>= 0;
+        ``None`` for a network without the head)."""
+        return self._run(x, moves_left=self.config.moves_left)
+
+    def _run(self, x: Tensor, *, moves_left: bool) -> tuple[Tensor, Tensor, Tensor | None]:
         if x.dim() != 4 or x.shape[1] != self.config.in_planes:
             raise ValueError(f"expected input [B, {self.config.in_planes}, H, W], got {list(x.shape)}")
         h = self.tower(torch.relu(self.stem_bn(self.stem_conv(x))))
         policy = self.policy_out(torch.relu(self.policy_bn(self.policy_conv(h))))
         pooled = torch.relu(self.value_bn(self.value_conv(h))).mean(dim=(2, 3))
         value = torch.tanh(self.value_out(torch.relu(self.value_hidden(pooled))))
-        return policy, value.squeeze(1)
+        if not moves_left:
+            return policy, value.squeeze(1), None
+        pooled = torch.relu(self.moves_left_bn(self.moves_left_conv(h))).mean(dim=(2, 3))
+        plies = nn.functional.softplus(self.moves_left_out(torch.relu(self.moves_left_hidden(pooled))))
+        return policy, value.squeeze(1), plies.squeeze(1) * MOVES_LEFT_UNIT
 
 
 def build_network(
@@ -133,8 +163,8 @@ def inference_copy(net: PolicyValueNet) -> PolicyValueNet:
         setattr(owner, conv, fuse_conv_bn_eval(getattr(owner, conv), getattr(owner, bn)))
         setattr(owner, bn, nn.Identity())
 
-    for owner, conv, bn in [(snapshot, "stem_conv", "stem_bn"), (snapshot, "policy_conv", "policy_bn"),
-                            (snapshot, "value_conv", "value_bn")]:  # fmt: skip
+    heads = ["policy", "value", "moves_left"] if net.config.moves_left else ["policy", "value"]
+    for owner, conv, bn in [(snapshot, "stem_conv", "stem_bn")] + [(snapshot, f"{h}_conv", f"{h}_bn") for h in heads]:
         fold(owner, conv, bn)
     for block in snapshot.tower:
         fold(block, "conv1", "bn1")

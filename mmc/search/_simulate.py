@@ -118,13 +118,17 @@ def _turn_passes(t, node, parent, nodes, slots):
 
 
 @template(inline="always")
-def _backup(t, node, value, nodes, slots):
-    """Add one visit along the path from ``node`` to the root; ``value`` is from node's player to move. The root's
-    ``value_sum`` is kept from the view of its player's opponent (``RootStats.value`` negates it back)."""
+def _backup(t, node, value, plies, nodes, slots):
+    """Add one visit along the path from ``node`` to the root; ``value`` is from node's player to move, ``plies`` its
+    plies to the end (the evaluator's moves-left estimate, 0 at a finished game), to which each node above adds the
+    plies down to ``node``. The root's ``value_sum`` is kept from the view of its player's opponent
+    (``RootStats.value`` negates it back)."""
     cur = node
     v = value
+    m = plies
     while True:
         nodes.visits[t, cur] += 1
+        nodes.ml_sum[t, cur] += m
         if cur == ROOT_INDEX:
             nodes.value_sum[t, cur] -= v
             return
@@ -132,6 +136,7 @@ def _backup(t, node, value, nodes, slots):
         if _turn_passes(t, cur, parent, nodes, slots):
             v = -v
         nodes.value_sum[t, cur] += v  # v is now from the view of the player who moved into cur
+        m += slots.ply[t, nodes.slot[t, cur]] - slots.ply[t, nodes.slot[t, parent]]
         cur = parent
 
 
@@ -241,14 +246,14 @@ def select_leaves(active, roots_only, nodes, slots, trees, leaves, rules, params
                     raw = slots.net_value[t, nodes.slot[t, ROOT_INDEX]]
                     child = _gumbel_root_child(t, nodes, params, trees.sims_done, raw)
                 else:
-                    child = _puct_child(t, node, nodes, params.c_init, params.c_base)
+                    child = _puct_child(t, node, nodes, params)
                 node = child
                 depth += 1
             s = nodes.slot[t, node]
             if s < 0:
                 s = _materialise(t, node, nodes, slots, trees, rules.tab)
             if slots.terminal[t, s] == TERMINAL:
-                _backup(t, node, slots.terminal_value[t, s], nodes, slots)
+                _backup(t, node, slots.terminal_value[t, s], 0.0, nodes, slots)
                 trees.sims_done[t] += 1
                 continue
             code, k, count = leaf_end(t, node, nodes, slots, trees, rules)
@@ -260,7 +265,7 @@ def select_leaves(active, roots_only, nodes, slots, trees, leaves, rules, params
                 slots.terminal_value[t, s] = value
                 if params.solver:
                     _prove(t, node, value, nodes, slots)
-                _backup(t, node, value, nodes, slots)
+                _backup(t, node, value, 0.0, nodes, slots)
                 trees.sims_done[t] += 1
                 continue
             slots.terminal[t, s] = ONGOING
@@ -279,9 +284,10 @@ def select_leaves(active, roots_only, nodes, slots, trees, leaves, rules, params
 
 
 @template()
-def expand_leaves(n, logits, values, nodes, slots, trees, leaves, lookup, policy_index):
+def expand_leaves(n, logits, values, plies, nodes, slots, trees, leaves, lookup, policy_index):
     """Expand each pending leaf with the evaluator's ``logits[i]`` (flattened policy planes, softmax over the
-    legal moves gives the children's priors) and back up ``values[i]`` (from the leaf's player to move)."""
+    legal moves gives the children's priors) and back up ``values[i]`` (from the leaf's player to move) and
+    ``plies[i]`` (its moves-left estimate; 0 from an evaluator without one)."""
     parent, move, action, prior = nodes.parent, nodes.move, nodes.action, nodes.prior
     for i in range(n):
         t = leaves.tree[i]
@@ -303,6 +309,7 @@ def expand_leaves(n, logits, values, nodes, slots, trees, leaves, lookup, policy
             top = max(top, logits[i, idx])
             nodes.visits[t, ch] = 0
             nodes.value_sum[t, ch] = 0.0
+            nodes.ml_sum[t, ch] = 0.0
             nodes.first_child[t, ch] = -1
             nodes.num_children[t, ch] = 0
             nodes.slot[t, ch] = -1
@@ -317,7 +324,7 @@ def expand_leaves(n, logits, values, nodes, slots, trees, leaves, lookup, policy
         nodes.first_child[t, node] = start
         nodes.num_children[t, node] = k
         slots.net_value[t, s] = values[i]
-        _backup(t, node, values[i], nodes, slots)
+        _backup(t, node, values[i], plies[i], nodes, slots)
         if node != ROOT_INDEX or nodes.visits[t, ROOT_INDEX] > 1:
             trees.sims_done[t] += 1
 

@@ -66,6 +66,10 @@ class Nodes(NamedTuple):
     """``int8[T, N]``: MCTS-Solver's proof (``Params.solver``), from the view of the player who moved into the node:
     ``PROVEN_WIN`` (the node's side to move has lost: a finished game, or every move loses), ``PROVEN_LOSS`` (the
     node's side to move has a winning move), ``UNPROVEN`` (0) otherwise; always 0 with the solver off."""
+    ml_sum: np.ndarray
+    """``float32[T, N]``: sum of backed-up plies to the game's end from the node's position (the evaluator's
+    moves-left estimate at each leaf below, 0 at a finished game, plus the plies down to it):
+    ``SearchConfig.moves_left_slope``."""
 
 
 class Slots(NamedTuple):
@@ -155,6 +159,12 @@ class Params(NamedTuple):
     """Gumbel's ``c_scale``."""
     solver: bool
     """MCTS-Solver (``SearchConfig.solver``): prove wins and losses from finished games and play the proven win."""
+    ml_slope: float
+    """``SearchConfig.moves_left_slope`` (0: no moves-left utility)."""
+    ml_cap: float
+    """``SearchConfig.moves_left_cap``."""
+    ml_threshold: float
+    """``SearchConfig.moves_left_threshold``."""
 
 
 @njit(cache=True)
@@ -166,13 +176,29 @@ def _same_board(a, b):
 
 
 @njit(cache=True, inline="always")
-def _puct_child(t, node, nodes, c_init, c_base):
-    """AlphaZero's PUCT (Silver et al. 2018, pseudocode ``ucb_score``); unvisited children take the parent's Q."""
+def _moves_left_utility(q, m_child, m_node, params):
+    """Lc0's moves-left utility of a child (``SearchConfig.moves_left_slope``): ``q`` its mean value for the node's
+    mover, ``m_child`` and ``m_node`` the mean plies to the end of the child and of the node."""
+    size = abs(q)
+    if size <= params.ml_threshold:
+        return 0.0
+    effect = min(max(params.ml_slope * (m_child - m_node), -params.ml_cap), params.ml_cap)
+    scaled = effect * (size - params.ml_threshold) / (1.0 - params.ml_threshold)
+    return -scaled if q > 0 else scaled
+
+
+@njit(cache=True, inline="always")
+def _puct_child(t, node, nodes, params):
+    """AlphaZero's PUCT (Silver et al. 2018, pseudocode ``ucb_score``); unvisited children take the parent's Q.
+    With ``params.ml_slope`` > 0 a visited child's Q gains the moves-left utility (:func:`_moves_left_utility`)."""
     visits, value_sum, prior = nodes.visits, nodes.value_sum, nodes.prior
+    c_init, c_base = params.c_init, params.c_base
     n_parent = visits[t, node]
     c = math.log((1.0 + n_parent + c_base) / c_base) + c_init
     scale = c * math.sqrt(n_parent)
     fpu = -value_sum[t, node] / n_parent if n_parent > 0 else 0.0
+    moves_left = params.ml_slope > 0.0 and n_parent > 0
+    m_node = nodes.ml_sum[t, node] / n_parent if moves_left else 0.0
     best = -1
     best_score = -np.inf
     start = nodes.first_child[t, node]
@@ -180,6 +206,8 @@ def _puct_child(t, node, nodes, c_init, c_base):
         ch = start + i
         n = visits[t, ch]
         q = value_sum[t, ch] / n if n > 0 else fpu
+        if moves_left and n > 0:
+            q += _moves_left_utility(q, nodes.ml_sum[t, ch] / n, m_node, params)
         score = q + scale * prior[t, ch] / (1.0 + n)
         if score > best_score:
             best_score = score
@@ -302,6 +330,7 @@ def reroot(t, new_root, nodes, slots, trees):
         fields_f[0, i] = prior[t, old]
         fields_f[1, i] = value_sum[t, old]
         fields_f[2, i] = gumbel[t, old]
+        fields_f[3, i] = nodes.ml_sum[t, old]
         s = slot[t, old]
         if s >= 0:
             slot_map[s] = 0
@@ -316,6 +345,7 @@ def reroot(t, new_root, nodes, slots, trees):
         prior[t, i] = fields_f[0, i]
         value_sum[t, i] = fields_f[1, i]
         gumbel[t, i] = fields_f[2, i]
+        nodes.ml_sum[t, i] = fields_f[3, i]
     # Slots kept are renumbered in their old order, so that new <= old and an in-place copy is safe.
     for old_s in range(nslots[t]):
         if slot_map[old_s] == 0:

@@ -76,6 +76,18 @@ class SearchConfig:
     takes that move there (the root's visits, the policy target, concentrate on it and the backed-up value is the
     exact win) and at the root it is the move played. A node whose every move is proven lost is proven lost. Draws
     prove nothing. False: plain MCTS."""
+    moves_left_slope: Annotated[float, Range(0)] = 0.0
+    """Lc0's moves-left utility, per ply, in PUCT below the root and at it (not Gumbel's root), with a network that
+    has the moves-left head (``NetworkConfig.moves_left``): each visited child's score gains
+    ``-sign(q) * clamp(slope * (M_child - M_node), -cap, cap) * max(0, |q| - threshold) / (1 - threshold)``, ``q``
+    the child's mean value for the node's mover and ``M`` a node's mean plies to the end, backed up through its
+    subtree from the head's estimates at the leaves (0 at a finished game): a side that is winning prefers the
+    shorter way to the end, one that is losing the longer. 0: off, AlphaZero's PUCT."""
+    moves_left_cap: Annotated[float, Range(0, 1, low_open=True)] = 0.1
+    """The moves-left utility's largest size (``cap`` above), in (0, 1]."""
+    moves_left_threshold: Annotated[float, Range(0, 1, high_open=True)] = 0.5
+    """The size of a child's mean value below which the moves-left utility is 0 (``threshold`` above), in [0, 1):
+    it grows linearly from there to its full size at a sure result."""
     precision: str = "fp32"
     """The network's arithmetic when it evaluates leaves (:data:`PRECISIONS`; ``mmc.search.NetworkLeafEvaluator``).
     Training is always float32."""

@@ -3,7 +3,9 @@
 ``evaluator(batch) -> (logits, values)`` with ``batch`` a :class:`LeafBatch` of ``n`` positions of one
 variant; ``logits`` is ``float32[n, P * H * W]`` over the flattened policy planes of the variant's game family
 (``Game.num_policy_planes``; search takes the softmax over each position's legal moves), ``values`` is
-``float32[n]`` in [-1, 1] from the player to move.
+``float32[n]`` in [-1, 1] from the player to move. An evaluator with a moves-left estimate returns it third,
+``(logits, values, plies)`` with ``plies`` ``float32[n]`` >= 0, the plies to the game's end (a network with
+``NetworkConfig.moves_left``; ``SearchConfig.moves_left_slope`` needs it).
 """
 
 from __future__ import annotations
@@ -40,10 +42,11 @@ class LeafBatch(NamedTuple):
 
 
 class LeafEvaluator(Protocol):
-    """What search calls on the leaves of a step: ``evaluator(batch) -> (logits, values)``, as in the module
-    docstring. Not :data:`mmc.play.players.PositionEvaluator`, which takes states and returns priors."""
+    """What search calls on the leaves of a step: ``evaluator(batch) -> (logits, values)`` or ``(logits, values,
+    plies)``, as in the module docstring. Not :data:`mmc.play.players.PositionEvaluator`, which takes states and
+    returns priors."""
 
-    def __call__(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]: ...
+    def __call__(self, batch: LeafBatch) -> tuple[np.ndarray, ...]: ...
 
 
 class NetworkLeafEvaluator:
@@ -53,7 +56,8 @@ class NetworkLeafEvaluator:
     taken at construction (batch norm folded, channels-last: faster on a CPU); build a new evaluator after
     the weights change. ``freeze=False`` runs the live module. ``precision="bf16"`` evaluates the snapshot in
     bfloat16 (weights and activations; the outputs come back as float32): on a CPU with AVX-512 BF16 about
-    twice the positions per second of float32, the outputs within :data:`BF16_TOLERANCE` of float32's.
+    twice the positions per second of float32, the outputs within :data:`BF16_TOLERANCE` of float32's. A network
+    with the moves-left head (``NetworkConfig.moves_left``) returns its plies to the end third.
     """
 
     def __init__(self, net: PolicyValueNet, *, freeze: bool = True, precision: str = "fp32") -> None:
@@ -69,25 +73,30 @@ class NetworkLeafEvaluator:
         self.positions = 0
         """Positions evaluated so far (for throughput measurements)."""
 
-    def __call__(self, batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
+    def __call__(self, batch: LeafBatch) -> tuple[np.ndarray, ...]:
         self.net.config.check_plays(batch.variant)
         x = torch.from_numpy(batch.planes).to(self.device, self.dtype).contiguous(memory_format=self.memory_format)
         if self.module is self.net:  # the live network: evaluate in eval mode, then restore its mode
             was_training = self.net.training
             self.net.eval()
             try:
-                policy, value = self._forward(x)
+                outputs = self._forward(x)
             finally:
                 self.net.train(was_training)
         else:
-            policy, value = self._forward(x)
+            outputs = self._forward(x)
         self.positions += len(batch.planes)
-        return policy, value
+        return outputs
 
-    def _forward(self, x: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    def _forward(self, x: torch.Tensor) -> tuple[np.ndarray, ...]:
         with torch.inference_mode():
-            policy, value = self.module(x)
-            return policy.flatten(1).float().cpu().numpy(), value.float().cpu().numpy()
+            if not self.net.config.moves_left:
+                policy, value = self.module(x)
+                return policy.flatten(1).float().cpu().numpy(), value.float().cpu().numpy()
+            policy, value, plies = self.module.heads(x)
+            assert plies is not None
+            return (policy.flatten(1).float().cpu().numpy(), value.float().cpu().numpy(),
+                    plies.float().cpu().numpy())  # fmt: skip
 
 
 class RolloutEvaluator:

@@ -24,7 +24,7 @@ __all__ = ["Forest", "RootStats", "considered_visits_table"]
 _NODE_FIELDS = {
     "parent": np.int32, "move": np.int32, "action": np.int32, "prior": np.float32, "visits": np.int32,
     "value_sum": np.float32, "first_child": np.int32, "num_children": np.int32, "slot": np.int32,
-    "gumbel": np.float32, "proven": np.int8,
+    "gumbel": np.float32, "proven": np.int8, "ml_sum": np.float32,
 }  # fmt: skip
 _SLOT_FIELDS = {
     "side": np.int8, "halfmove": np.int16, "ply": np.int16, "terminal": np.int8, "terminal_value": np.float32,
@@ -123,8 +123,9 @@ class Forest:
         self.params = Params(
             c.c_puct, c.c_puct_base, c.gumbel, c.gumbel_considered,
             considered_visits_table(c.gumbel_considered, c.simulations), c.gumbel_c_visit, c.gumbel_c_scale,
-            c.solver,
+            c.solver, c.moves_left_slope, c.moves_left_cap, c.moves_left_threshold,
         )  # fmt: skip
+        self._no_plies = np.zeros(t, dtype=np.float32)
 
     # -- roots ---------------------------------------------------------------------------------------------
     def set_root(self, t: int, state: Any) -> None:
@@ -156,6 +157,7 @@ class Forest:
         n.slot[t, root] = 0
         n.visits[t, root] = 0
         n.value_sum[t, root] = 0.0
+        n.ml_sum[t, root] = 0.0
         n.num_children[t, root] = 0
         n.proven[t, root] = _tree.UNPROVEN
         s.board[t, 0] = board
@@ -218,9 +220,16 @@ class Forest:
         pending = trees.pending_node >= 0
         self._reserve_nodes(int((trees.nnodes + trees.pending_count)[pending].max()))
         batch = LeafBatch(self.variant, leaves.planes[:count], leaves.boards[:count], leaves.sides[:count])
-        logits, values = evaluator(batch)
+        logits, values, *rest = evaluator(batch)
+        plies = rest[0] if rest and rest[0] is not None else None
+        if plies is None and self.config.moves_left_slope > 0:
+            raise ValueError(
+                "SearchConfig.moves_left_slope > 0 needs an evaluator with moves-left estimates (a network with "
+                "NetworkConfig.moves_left)"
+            )
         self.tree.expand_leaves(
             count, np.ascontiguousarray(logits, dtype=np.float32), np.ascontiguousarray(values, dtype=np.float32),
+            self._no_plies[:count] if plies is None else np.ascontiguousarray(plies, dtype=np.float32),
             self.nodes, self.slots, trees, leaves, self.lookup, self.policy_index,
         )  # fmt: skip
         return count

@@ -12,6 +12,10 @@ position with ``search_value_weight`` (``w``)::
 
     z = (1 - w) * r * gamma ** plies_left + w * q
 
+With a moves-left head (``NetworkConfig.moves_left``) and ``moves_left_weight`` ``u > 0`` the loss adds
+``u * mean huber(m / U, plies_left / U)``, ``m`` the head's plies to the end and ``U`` ``mmc.nn.MOVES_LEFT_UNIT``
+(Lc0's moves-left head; the search reads it with ``SearchConfig.moves_left_slope``).
+
 ``w = 0, gamma = 1`` is AlphaZero's target. ``q`` says what the position was worth to a search, the result what
 became of it (a blunder twenty plies later included); the mix has less variance than the result alone. The
 discount makes a win sooner worth more than a win later (and a loss later less bad than one sooner), so that a
@@ -40,13 +44,13 @@ from typing import Annotated, Any
 
 import numpy as np
 import torch
-from torch import Tensor
+from torch import Tensor, nn
 from torch.utils.hooks import RemovableHandle
 
 from mmc.configs import ConfigError, Count, Range, check_fields, config_from_dict
 from mmc.games import get_game
 from mmc.nn.device import resolve_device
-from mmc.nn.network import PolicyValueNet, masked_log_softmax
+from mmc.nn.network import MOVES_LEFT_UNIT, PolicyValueNet, masked_log_softmax
 from mmc.seeding import torch_generator
 from mmc.train.examples import Examples, group_by_size
 
@@ -118,6 +122,9 @@ class TrainConfig:
     convert_plies: Count = 1
     """The plies to the end within which a winner's row counts :attr:`convert_weight` times (1: the winning move
     alone, a mate in one in chess)."""
+    moves_left_weight: Annotated[float, _FINITE_NON_NEGATIVE] = 0.0
+    """Weight of the moves-left head's loss (module docstring; Lc0's head), > 0 only for a network with the head
+    (``NetworkConfig.moves_left``). 0: the head, if any, is not trained."""
     threads: Count = 2
     """Torch threads of a training job (:func:`trained_copy`). A result depends on them (a step's float sums
     run in another order), so they are a training setting, the same wherever the job runs, never the runner's.
@@ -150,7 +157,8 @@ class EpochLosses:
     value: float
     """Mean squared error of the value (the result is in [-1, 1], so at most 4)."""
     total: float
-    """``policy + value_loss_weight * value``: what the optimizer minimised."""
+    """``policy + value_loss_weight * value`` (plus ``moves_left_weight`` times the moves-left head's loss where it
+    trains, :attr:`TrainConfig.moves_left_weight`): what the optimizer minimised."""
 
 
 def replay_window(generations: Sequence[Sequence[Examples]], window: int) -> list[Examples]:
@@ -200,6 +208,7 @@ class _Batch:
     policy: Tensor  # float32[B, NUM_POLICY_PLANES, H, W]
     legal: Tensor  # bool[B, NUM_POLICY_PLANES, H, W]
     value: Tensor  # float32[B]: the value target
+    plies_left: Tensor  # float32[B]: the plies to the game's end (the moves-left target)
 
 
 def value_target(examples: Examples, config: TrainConfig) -> np.ndarray:
@@ -215,7 +224,8 @@ def value_target(examples: Examples, config: TrainConfig) -> np.ndarray:
 
 def _as_batch(examples: Examples, config: TrainConfig) -> _Batch:
     """All rows as CPU tensors (the arrays' memory shared where the value target is the result alone)."""
-    arrays = (examples.planes, examples.policy, examples.legal, value_target(examples, config))
+    arrays = (examples.planes, examples.policy, examples.legal, value_target(examples, config),
+              examples.plies_left.astype(np.float32))  # fmt: skip
     return _Batch(*(torch.from_numpy(a) for a in arrays))
 
 
@@ -236,7 +246,8 @@ def _draw(data: _Batch, rows: Tensor, symmetries: Sequence[Symmetry], generator:
           device: torch.device) -> _Batch:  # fmt: skip
     """The rows ``rows`` on ``device``, each transformed by one of ``symmetries`` or by none (equally likely): row
     ``i`` by ``symmetries[j]`` where ``floor(u_i * (len(symmetries) + 1)) == j``, ``u_i ~ U[0, 1)``."""
-    batch = _Batch(*(t.index_select(0, rows).to(device) for t in (data.planes, data.policy, data.legal, data.value)))
+    fields = (data.planes, data.policy, data.legal, data.value, data.plies_left)
+    batch = _Batch(*(t.index_select(0, rows).to(device) for t in fields))
     if not symmetries:
         return batch
     draw = torch.rand(len(rows), generator=generator)
@@ -248,7 +259,7 @@ def _draw(data: _Batch, rows: Tensor, symmetries: Sequence[Symmetry], generator:
         planes = torch.where(pick, moved_planes, planes)
         policy = torch.where(pick, moved_policy, policy)
         legal = torch.where(pick, moved_legal, legal)
-    return _Batch(planes, policy, legal, batch.value)
+    return _Batch(planes, policy, legal, batch.value, batch.plies_left)
 
 
 def _symmetries(examples: Examples, config: TrainConfig) -> Sequence[Symmetry]:
@@ -264,16 +275,25 @@ def _symmetries(examples: Examples, config: TrainConfig) -> Sequence[Symmetry]:
     return list(game.symmetries(variants))
 
 
-def _losses(net: PolicyValueNet, batch: _Batch, weight: Tensor | None = None) -> tuple[Tensor, Tensor]:
-    """``(policy cross-entropy, value MSE)`` of one minibatch, both scalar means over its rows (each row counted
-    ``weight[row]`` times when given: :func:`row_weights`)."""
-    logits, value = net(batch.planes)
+def _losses(net: PolicyValueNet, batch: _Batch, weight: Tensor | None = None, *,
+            moves_left: bool = False) -> tuple[Tensor, Tensor, Tensor | None]:  # fmt: skip
+    """``(policy cross-entropy, value MSE, moves-left Huber loss)`` of one minibatch, each a scalar mean over its
+    rows (each row counted ``weight[row]`` times when given: :func:`row_weights`); the third ``None`` unless
+    ``moves_left`` (module docstring)."""
+    if moves_left:
+        logits, value, plies = net.heads(batch.planes)
+    else:
+        (logits, value), plies = net(batch.planes), None
     log_p = masked_log_softmax(logits.flatten(1), batch.legal.flatten(1))
     cross_entropy = -(batch.policy.flatten(1) * log_p).sum(dim=1)
     squared = (value - batch.value) ** 2
+    huber = None
+    if plies is not None:
+        huber = nn.functional.huber_loss(plies / MOVES_LEFT_UNIT, batch.plies_left / MOVES_LEFT_UNIT, reduction="none")
     if weight is None:
-        return cross_entropy.mean(), torch.mean(squared)
-    return (weight * cross_entropy).mean(), (weight * squared).mean()
+        return cross_entropy.mean(), torch.mean(squared), None if huber is None else huber.mean()
+    weighted_huber = None if huber is None else (weight * huber).mean()
+    return (weight * cross_entropy).mean(), (weight * squared).mean(), weighted_huber
 
 
 def policy_priors(net: PolicyValueNet, examples: Examples, batch_size: int = 1024) -> Iterator[tuple[Tensor, Tensor]]:
@@ -345,6 +365,11 @@ def row_weights(net: PolicyValueNet, groups: Sequence[Examples], config: TrainCo
 def _check_examples(net: PolicyValueNet, groups: Sequence[Examples], config: TrainConfig) -> None:
     if not groups or sum(map(len, groups)) == 0:
         raise ValueError("train needs at least one example")
+    if config.moves_left_weight > 0 and not net.config.moves_left:
+        raise ValueError(
+            f"TrainConfig.moves_left_weight is {config.moves_left_weight}, but the network has no moves-left head "
+            "(NetworkConfig.moves_left)"
+        )
     for group in groups:
         planes, policy_planes = group.planes.shape[1], group.policy.shape[1]
         if (planes, policy_planes) != (net.config.in_planes, net.config.policy_planes):
@@ -378,9 +403,11 @@ def train(
     steps = config.epochs * sum(-(-len(g) // config.batch_size) for g in groups)
     step = 0
     weights = row_weights(net, groups, config, device)
+    heads = config.moves_left_weight > 0
     try:
         for epoch in range(config.epochs):
             sums = torch.zeros(3, dtype=torch.float64, device=device)
+            moves_left_sum = 0.0
             for group, rows in _minibatches([len(g) for g in groups], config.batch_size, generator):
                 if config.lr_schedule != "constant":
                     for param_group in optimizer.param_groups:
@@ -388,15 +415,19 @@ def train(
                 step += 1
                 batch = _draw(data[group], rows, symmetries[group], generator, device)
                 weight = None if weights is None else weights[group][rows.to(device)]
-                policy_loss, value_loss = _losses(net, batch, weight)
+                policy_loss, value_loss, moves_left_loss = _losses(net, batch, weight, moves_left=heads)
                 total = policy_loss + config.value_loss_weight * value_loss
+                if moves_left_loss is not None:
+                    total = total + config.moves_left_weight * moves_left_loss
+                    moves_left_sum += float(moves_left_loss.detach()) * len(rows)
                 optimizer.zero_grad(set_to_none=True)
                 total.backward()
                 optimizer.step()
                 sums += torch.stack([policy_loss, value_loss, total]).detach().double() * len(rows)
             policy, value, total_mean = (sums / sum(map(len, groups))).tolist()
             history.append(EpochLosses(policy=policy, value=value, total=total_mean))
-            logger.info("epoch %d/%d: %s", epoch + 1, config.epochs, history[-1])
+            logger.info("epoch %d/%d: %s%s", epoch + 1, config.epochs, history[-1],
+                        f" (moves left {moves_left_sum / sum(map(len, groups)):.4f})" if heads else "")  # fmt: skip
     finally:
         net.train(was_training)
     return history

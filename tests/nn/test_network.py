@@ -38,6 +38,7 @@ from mmc.nn import (
     PolicyValueNet,
     build_network,
     config_path,
+    inference_copy,
     load_checkpoint,
     masked_log_softmax,
     masked_softmax,
@@ -88,11 +89,16 @@ def test_config_round_trips_and_rejects_bad_keys_by_name() -> None:
         "policy_planes": NUM_POLICY_PLANES,
         "game": "chess",
         "policy_kernel": 1,
+        "moves_left": False,
     }
     legacy = {k: v for k, v in config.to_dict().items() if k != "game"}  # a checkpoint from before the families
     assert NetworkConfig.from_dict(legacy) == config
     before = {k: v for k, v in config.to_dict().items() if k != "policy_kernel"}  # before the policy kernel
     assert NetworkConfig.from_dict(before) == config
+    no_head = {k: v for k, v in config.to_dict().items() if k != "moves_left"}  # before the moves-left head
+    assert NetworkConfig.from_dict(no_head) == config
+    with pytest.raises(ValueError, match=r"NetworkConfig\.moves_left must be a bool"):
+        NetworkConfig(moves_left=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="policy_kernel must be odd"):
         NetworkConfig(policy_kernel=2)
     with pytest.raises(ValueError, match="'widht'"):
@@ -137,6 +143,25 @@ def test_a_3x3_policy_convolution_reads_neighbouring_squares_and_round_trips(tmp
     loaded, config = load_checkpoint(path)
     with torch.no_grad():
         assert config == wide and torch.equal(loaded(x)[0], net(x)[0])
+
+
+def test_the_moves_left_head_adds_plies_to_the_end_and_leaves_the_other_heads_as_they_were(tmp_path: Path) -> None:
+    x = planes_of(random_positions("gardner", 4, seed=1))
+    plain = build_network(SMALL, seed=0).eval()
+    headed_config = replace(SMALL, moves_left=True)
+    headed = build_network(headed_config, seed=0).eval()
+    for name, tensor in plain.state_dict().items():
+        assert torch.equal(tensor, headed.state_dict()[name]), f"{name}: the head is initialised after the others"
+    with torch.no_grad():
+        policy, value, plies = headed.heads(x)
+        assert plain.heads(x)[2] is None
+        assert torch.equal(policy, plain(x)[0]) and torch.equal(value, plain(x)[1])
+        assert plies is not None and plies.shape == (4,) and bool((plies >= 0).all())
+        fast = inference_copy(headed).heads(x.contiguous(memory_format=torch.channels_last))[2]
+        assert fast is not None and torch.allclose(fast, plies, atol=1e-4)
+        path = save_checkpoint(headed, headed_config, tmp_path / "headed.pt")
+        loaded, config = load_checkpoint(path)
+        assert config == headed_config and torch.equal(loaded.heads(x)[2], plies)  # type: ignore[arg-type]
 
 
 def test_one_evaluator_gives_5x5_6x6_and_8x8_positions_priors_over_their_legal_moves() -> None:
@@ -389,8 +414,6 @@ def test_a_few_adam_steps_fit_a_fixed_batch() -> None:
 
 
 def test_inference_copy_matches_the_network_and_leaves_it_alone() -> None:
-    from mmc.nn import inference_copy
-
     net = build_network(NetworkConfig(blocks=2, filters=16), seed=3)
     generator = torch.Generator().manual_seed(0)
     with torch.no_grad():

@@ -125,7 +125,7 @@ BAD = [
     ("expert.gate_threshold", 1.5, "params.yaml: expert.gate_threshold: must be in [0, 1], got 1.5"),
     ("search.simulations", 0, "params.yaml: search.simulations: must be > 0, got 0"),
     ("search.gumbel", "yes", "params.yaml: search.gumbel: must be a bool, got 'yes'"),
-    ("train.momentum", 1.5, "params.yaml: train.momentum: must be in [0.0, 1.0), got 1.5"),
+    ("train.momentum", 1.5, "params.yaml: train.momentum: must be in [0, 1), got 1.5"),
     ("network.blocks", -1, "params.yaml: network.blocks: must be >= 0, got -1"),
     ("network.in_planes", 19, "params.yaml: network.in_planes: unknown key"),
     ("seed", -3, "params.yaml: seed: must be an int >= 0, got -3"),
@@ -168,6 +168,15 @@ BAD = [
     ("adapt.epochs", 0, "params.yaml: adapt.epochs: must be an int >= 1, got 0"),
     ("runner.kind", "ray", "params.yaml: runner.kind: must be one of process, dask, thread, got 'ray'"),
     ("runner.address", "tcp://127.0.0.1:8786", "params.yaml: runner.address: is only used with kind: dask"),
+    ("train.moves_left_weight", 0.5, "params.yaml: train.moves_left_weight: is 0.5, but network.moves_left is false"),
+    ("search.moves_left_slope", 0.02, "params.yaml: search.moves_left_slope: is 0.02, but network.moves_left is"),
+    ("evaluate.search.moves_left_slope", 0.02, "params.yaml: evaluate.search.moves_left_slope: is 0.02, but"),
+    (
+        "expert.search",
+        {"solver": True, "moves_left_slope": 0.02},
+        "params.yaml: expert.search.moves_left_slope (expert gardner): is 0.02, but network.moves_left is false",
+    ),
+    ("network.moves_left", 1, "params.yaml: network.moves_left: must be a bool"),
 ]
 
 

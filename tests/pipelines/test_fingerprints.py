@@ -53,8 +53,15 @@ CHANGED = {
     "search.endgame_starts": 0.25,
     "train.policy_surprise": 0.5,
     "train.convert_weight": 4.0,
+    "train.moves_left_weight": 0.5,
+    "search.moves_left_slope": 0.02,
+    "evaluate.search.moves_left_slope": 0.02,
 }
 """A valid other value for keys that a generic change (int + 1, float / 2, not bool) would make invalid."""
+NEEDS = {key: {"network.moves_left": True} for key in
+         ("train.moves_left_weight", "search.moves_left_slope", "evaluate.search.moves_left_slope")}  # fmt: skip
+"""Keys whose change is valid only with other keys changed too: their change is compared against the parameters
+with those others changed alone."""
 ONE_VALUE = {"evaluate.search.random_opening_plies", "evaluate.search.endgame_starts"}
 """Keys with one valid value: self-play's curriculum is 0 in the evaluation (``mmc.evaluate.EvaluateConfig``)."""
 NOT_READ = {
@@ -80,6 +87,15 @@ def _changed(key: str, value: Any) -> Any:
     if isinstance(value, float):
         return value / 2
     raise AssertionError(f"no change defined for {key}={value!r}: add one to CHANGED")
+
+
+def _set(data: dict[str, Any], key: str, value: Any) -> None:
+    """Set the dotted ``key`` of the params mapping ``data`` to ``value``."""
+    *parents, last = key.split(".")
+    node = data
+    for part in parents:
+        node = node[part]
+    node[last] = value
 
 
 def _listed(stage: str, key: str) -> bool:
@@ -134,13 +150,12 @@ def test_a_stage_inputs_change_exactly_with_its_dvc_params(stage: str, tmp_path:
             continue
         if value is None or value == {}:  # an empty expert recipe: nothing to change
             continue
-        data = copy.deepcopy(DEFAULT)
-        *parents, last = key.split(".")
-        node = data
-        for part in parents:
-            node = node[part]
-        node[last] = _changed(key, value)
-        changed = _inputs(stage, data, paths) != before
+        base = copy.deepcopy(DEFAULT)
+        for other, other_value in NEEDS.get(key, {}).items():
+            _set(base, other, other_value)
+        data = copy.deepcopy(base)
+        _set(data, key, _changed(key, value))
+        changed = _inputs(stage, data, paths) != (_inputs(stage, base, paths) if key in NEEDS else before)
         if changed != _listed(stage, key) and (stage, key) not in NOT_READ:
             wrong.append(f"{key}: {'changes the inputs, not listed' if changed else 'listed, changes nothing'}")
     assert not wrong, f"{stage}: " + "; ".join(wrong)

@@ -98,6 +98,7 @@ def weights(net: PolicyValueNet) -> dict[str, torch.Tensor]:
         ("convert_weight", 0.5),
         ("convert_weight", math.inf),
         ("convert_plies", 0),
+        ("moves_left_weight", -0.5),
     ],
 )
 def test_config_rejects_bad_values_by_name(field: str, value: object) -> None:
@@ -224,6 +225,38 @@ def test_conversion_weight_changes_the_training_and_one_leaves_it_as_it_was() ->
     assert train(plain, data, config, torch.Generator().manual_seed(7)) == runs[1.0][0]
     assert all(torch.equal(t, weights(plain)[name]) for name, t in runs[1.0][1].items())
     assert any(not torch.equal(t, runs[8.0][1][name]) for name, t in runs[1.0][1].items())
+
+
+def test_the_moves_left_head_learns_the_plies_to_the_end_and_weight_zero_leaves_it_untrained() -> None:
+    rng = np.random.default_rng(3)
+    data = [with_plies(dataset("gardner", 64, seed=4), rng.integers(1, 40, 64).tolist())]
+    config = TrainConfig(epochs=30, batch_size=16, learning_rate=0.05, augment_mirror=False, moves_left_weight=1.0)
+    headed = NetworkConfig(blocks=1, filters=16, moves_left=True)
+    planes, target = torch.from_numpy(data[0].planes), torch.from_numpy(data[0].plies_left.astype(np.float32))
+
+    def miss(net: PolicyValueNet) -> float:
+        with torch.no_grad():
+            plies = net.eval().heads(planes)[2]
+            assert plies is not None
+            return float((plies - target).abs().mean())
+
+    net = build_network(headed, seed=0)
+    before = miss(net)
+    train(net, data, config, torch.Generator().manual_seed(0))
+    assert miss(net) < 0.5 * before, "the head fits the rows' plies to the end"
+
+    untrained = build_network(headed, seed=0)
+    plain = build_network(TINY, seed=0)
+    off = dataclasses.replace(config, epochs=2, moves_left_weight=0.0)
+    assert train(untrained, data, off, torch.Generator().manual_seed(0)) == train(
+        plain, data, off, torch.Generator().manual_seed(0)
+    )
+    trained = weights(untrained)
+    assert all(torch.equal(t, trained[name]) for name, t in weights(plain).items()), "the other heads as without it"
+    fresh = weights(build_network(headed, seed=0))
+    assert all(torch.equal(fresh[n], trained[n]) for n in trained if n.startswith("moves_left") and "running" not in n)
+    with pytest.raises(ValueError, match=r"moves_left_weight is 1\.0, but the network has no moves-left head"):
+        train(build_network(TINY, seed=0), data, config, torch.Generator().manual_seed(0))
 
 
 def test_surprise_weighting_changes_the_training_and_zero_leaves_it_as_it_was() -> None:
