@@ -47,6 +47,7 @@ import numpy as np
 import torch
 import yaml
 from learning import (  # benchmarks/learning.py, beside this script (run as python benchmarks/diagnose.py)
+    SUITE,
     PoolRunner,
     study_of,
     write_csv,
@@ -66,7 +67,6 @@ from pipelines.calls import expert_inputs, keywords
 from pipelines.config import StudyConfig
 
 REPO = Path(__file__).resolve().parent.parent
-SUITE = REPO / "benchmarks" / "data" / "mates.csv"
 SUITE_VARIANTS = ("gardner", "baby", "mallet")
 BUCKETS = (("mate", 1), ("mate", 2), ("mate", 3), ("stalemate-trap", 1))
 

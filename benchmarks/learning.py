@@ -15,7 +15,9 @@ model first plays greedy, then the anchors' ladder and the games nearest its est
 intervals). Every kept champion also plays ``--greedy-games`` against greedy at the evaluation's settings (the
 study's "beats greedy" measure) and ``--policy-games`` with its raw policy (most probable move, no search)
 against random: issue 12's targets are 95 % wins and a 0.95 score, so a long ``--generations`` run shows the
-training budget that reaches them. ``--opponents`` adds players each kept champion also plays at the evaluation's
+training budget that reaches them. The raw policy's stalemates in those games and its share of the mate suite's
+mates in one of the variant (``benchmarks/data/mates.csv``: gardner, baby, mallet) are issue 34's targets (at
+most 5 in 100; 0.9). ``--opponents`` adds players each kept champion also plays at the evaluation's
 settings (a family's strength targets: ``fairy:nodes=100``, ``mcts:100``).
 
 It prints one row per kept champion, the anchors' ratings and a summary per recipe -- its final champions, and
@@ -45,9 +47,11 @@ import torch
 import yaml
 
 from mmc.alphazero import alphazero
+from mmc.diagnosis import solved
 from mmc.evaluate import Cell, Rated, evaluate, rate
 from mmc.fanout import Job, Runner
 from mmc.games import get_game
+from mmc.games.chess.puzzles import read_puzzles
 from mmc.nn import NetworkEvaluator, PolicyValueNet, save_checkpoint
 from mmc.play import MatchResult, PolicyPlayer, RandomPlayer, close_player, parse_player, play_match
 from mmc.rating import pairing
@@ -56,6 +60,9 @@ from pipelines.calls import expert_inputs, keywords
 from pipelines.config import StudyConfig, parse_params
 
 REPO = Path(__file__).resolve().parent.parent
+SUITE = REPO / "benchmarks" / "data" / "mates.csv"
+"""The mate suite (``python benchmarks/diagnose.py --make-suite``): mates in 1-3 and stalemate traps of gardner, baby
+and mallet."""
 
 BEFORE_21: dict[str, Any] = {"expert.search.solver": False, "expert.train.value_discount": 0.99}
 """The expert recipe before issue 21 adopted ``solver-d97`` (as of abdc5d6, the last commit before the adoption):
@@ -334,10 +341,28 @@ def rate_pool(
                 run=runner)  # fmt: skip
 
 
-def _policy_match(net: PolicyValueNet, variant: str, games: int, seed: np.random.SeedSequence) -> MatchResult:
-    """The raw policy (most probable move, no search) against random."""
+@dataclass(frozen=True)
+class RawPolicy:
+    """A champion's raw policy (most probable move, no search): issue 12's and issue 34's measures."""
+
+    versus_random: MatchResult
+    """Against random."""
+    stalemates: int
+    """Those games that ended in a stalemate (issue 34's target: at most 5 in 100)."""
+    mates_in_one: float | None
+    """The share of the mate suite's mates in one of the variant it plays (``benchmarks/data/mates.csv``; issue
+    34's target: 0.9); None for a variant the suite has none of."""
+
+
+def _raw_policy(net: PolicyValueNet, variant: str, games: int, seed: np.random.SeedSequence) -> RawPolicy:
+    """:class:`RawPolicy` of ``net`` on ``variant``: ``games`` games against random, then the suite's mates in one."""
     torch.set_num_threads(1)
-    return play_match(PolicyPlayer(NetworkEvaluator(net)), RandomPlayer(), variant, games, rng(seed))
+    player = PolicyPlayer(NetworkEvaluator(net))
+    result = play_match(player, RandomPlayer(), variant, games, rng(seed))
+    stalemates = sum(record.termination == "stalemate" for record in result.records)
+    puzzles = [p for p in read_puzzles(SUITE) if (p.variant, p.kind, p.mate_in) == (variant, "mate", 1)]
+    marks = solved(puzzles, player, rng(derive(seed, "suite"))) if puzzles else []
+    return RawPolicy(result, stalemates, float(np.mean([s for s, _ in marks])) if marks else None)
 
 
 def main() -> None:
@@ -410,7 +435,7 @@ def main() -> None:
                            replace(config, games=args.greedy_games), derive(seed, "versus", spec), run=runner)
             for spec in opponents
         }  # fmt: skip
-        jobs = [Job("policy", (c.name,), _policy_match,
+        jobs = [Job("policy", (c.name,), _raw_policy,
                     dict(net=c.net, variant=args.variant, games=args.policy_games,
                          seed=derive(seed, "policy", c.name)))
                 for c in checkpoints]  # fmt: skip
@@ -426,25 +451,29 @@ def main() -> None:
 
     rows = []
     for i, (c, versus, raw) in enumerate(zip(checkpoints, greedy, policy, strict=True)):
+        mates = "" if raw.mates_in_one is None else round(raw.mates_in_one, 3)
         low, high = ratings.low[c.name], ratings.high[c.name]
         rows.append({"recipe": c.recipe, "seed": c.seed, "generation": c.generation,
                      "cpu_minutes": round(c.cpu_minutes, 3), "wall_minutes": round(c.wall_minutes, 3),
                      "accepted": c.accepted, "elo": round(ratings.elo[c.name]), "low": round(low),
                      "high": round(high), "greedy_wins": versus.wins, "greedy_draws": versus.draws,
                      "greedy_losses": versus.losses, "greedy_win_rate": round(versus.wins / versus.games, 3),
-                     "policy_vs_random": round(raw.score, 3),
+                     "policy_vs_random": round(raw.versus_random.score, 3), "policy_stalemates": raw.stalemates,
+                     "policy_mates_in_one": mates,
                      **{f"vs {spec}": _wdl(results[i]) for spec, results in extra.items()}})  # fmt: skip
     write_csv(out / "curves.csv", rows)
     print(f"\n{args.variant} experts, Elo (greedy = 0) by CPU-minutes of training; against greedy at the evaluation's "
           f"settings ({args.greedy_games} games); raw policy against random ({args.policy_games} games):")  # fmt: skip
     print("| recipe | seed | generation | CPU-min | wall min | accepted | Elo [95 %] | vs greedy W/D/L (wins) "
-          "| raw policy vs random |" + "".join(f" vs {spec} W/D/L (score) |" for spec in opponents))  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|" + "---|" * len(opponents))
+          "| raw policy vs random | its stalemates | its mates in one (suite) |"
+          + "".join(f" vs {spec} W/D/L (score) |" for spec in opponents))  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(opponents))
     for r in rows:
         print(f"| {r['recipe']} | {r['seed']} | {r['generation']} | {r['cpu_minutes']:.1f} | {r['wall_minutes']:.1f} "
               f"| {r['accepted']} | {r['elo']:+d} [{r['low']:+d}, {r['high']:+d}] "
               f"| {r['greedy_wins']}/{r['greedy_draws']}/{r['greedy_losses']} ({r['greedy_win_rate']:.0%}) "
-              f"| {r['policy_vs_random']:.2f} |" + "".join(f" {r[f'vs {spec}']} |" for spec in opponents))  # fmt: skip
+              f"| {r['policy_vs_random']:.2f} | {r['policy_stalemates']} | {_share(r['policy_mates_in_one'])} |"
+              + "".join(f" {r[f'vs {spec}']} |" for spec in opponents))  # fmt: skip
 
     summary = summarise(rows, recipes, args.budget)
     write_csv(out / "summary.csv", summary)
@@ -455,14 +484,26 @@ def main() -> None:
         "champions (held at the first or last one outside them: 'clamped' counts those), averaged over seeds:"
     )
     print("| recipe | seeds | CPU-min (mean) | final Elo (mean) | Elo at budget [95 %] | vs current at budget "
-          "| clamped | raw policy vs random |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
+          "| clamped | raw policy vs random | its stalemates | its mates in one |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for s in summary:
         versus = "" if s["vs_current"] == "" else f"{s['vs_current']:+d}"
         print(f"| {s['recipe']} | {s['seeds']} | {s['cpu_minutes']:.1f} | {s['elo_mean']:+d} "
               f"| {s['elo_at_budget']:+d} [{s['low_at_budget']:+d}, {s['high_at_budget']:+d}] | {versus} "
-              f"| {s['clamped']} | {s['policy_vs_random']:.3f} |")  # fmt: skip
+              f"| {s['clamped']} | {s['policy_vs_random']:.3f} | {s['policy_stalemates']:.1f} "
+              f"| {_share(s['policy_mates_in_one'])} |")  # fmt: skip
     print(f"\nwritten: {out / 'curves.csv'}, {out / 'anchors.csv'}, {out / 'summary.csv'}")
+
+
+def _share(value: float | str) -> str:
+    """A share for the tables, blank where not measured."""
+    return "" if value == "" else f"{value:.2f}"
+
+
+def _mean_share(values: Sequence[float | str]) -> float | str:
+    """The mean of the measured shares; blank if none was measured."""
+    measured = [float(v) for v in values if v != ""]
+    return round(float(np.mean(measured)), 3) if measured else ""
 
 
 def _wdl(result: MatchResult) -> str:
@@ -504,6 +545,8 @@ def summarise(rows: Sequence[Mapping[str, Any]], recipes: Sequence[str], budget:
             "high_at_budget": round(float(np.mean(at["high"]))),
             "vs_current": "", "clamped": clamped,
             "policy_vs_random": round(float(np.mean([r["policy_vs_random"] for r in finals])), 3),
+            "policy_stalemates": round(float(np.mean([r.get("policy_stalemates", 0) for r in finals])), 2),
+            "policy_mates_in_one": _mean_share([r.get("policy_mates_in_one", "") for r in finals]),
             "changes": ";".join(f"{k}={v}" for k, v in RECIPES[recipe].items()) or "params.yaml",
         })  # fmt: skip
     base = next((s["elo_at_budget"] for s in summary if s["recipe"] == "current"), None)

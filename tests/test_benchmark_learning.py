@@ -122,12 +122,15 @@ def test_the_benchmark_trains_rates_and_writes_its_tables(tmp_path: Path) -> Non
         assert sum(tally) == 2, "every kept champion plays --greedy-games against greedy"
         assert float(row["greedy_win_rate"]) == tally[0] / 2
         assert 0 <= float(row["policy_vs_random"]) <= 1
+        assert 0 <= int(row["policy_stalemates"]) <= 4, "of its --policy-games against random"
+        assert 0 <= float(row["policy_mates_in_one"]) <= 1, "the suite's gardner mates in one"
     assert float(curves[1]["cpu_minutes"]) > float(curves[0]["cpu_minutes"]), "CPU time adds up"
     anchors = {r["anchor"]: int(r["elo"]) for r in csv.DictReader((tmp_path / "anchors.csv").open())}
     assert anchors["greedy"] == 0 and "random" in anchors, "the anchors' ratings, greedy at 0"
     summary = {r["recipe"]: r for r in csv.DictReader((tmp_path / "summary.csv").open())}
     assert set(summary) == {"previous", "current"}
     assert all(0 <= float(r["policy_vs_random"]) <= 1 for r in summary.values())
+    assert all(0 <= float(r["policy_mates_in_one"]) <= 1 for r in summary.values())
     assert all(
         float(r["budget_cpu_minutes"]) == min(float(c["cpu_minutes"]) for c in curves[1::2]) for r in summary.values()
     )

@@ -250,21 +250,40 @@ def _mcts(fields: list[str], variant: str) -> Player:
     return mcts_player(simulations)
 
 
+NET_USAGE = "net:PATH.pt[:sims=N][:gumbel=1][:solver=1][:moves_left=SLOPE]"
+"""The ``net`` player's spec: ``moves_left`` is ``SearchConfig.moves_left_slope`` (a network with the head)."""
+
+
 def _net(fields: list[str], variant: str, device: str) -> Player:
     spec = ":".join(["net", *fields])
     if not fields or not fields[0]:
-        raise ValueError(f"player {spec!r}: expected net:PATH.pt[:sims=N][:gumbel=1][:solver=1]")
+        raise ValueError(f"player {spec!r}: expected {NET_USAGE}")
     options = parse_options(fields[1:], spec)
     flags = ("gumbel", "solver")
-    if set(options) - {"sims", *flags} or any(options.get(flag, "0") not in ("0", "1") for flag in flags):
-        raise ValueError(f"player {spec!r}: the options are sims=N, gumbel=0|1 and solver=0|1")
+    if set(options) - {"sims", "moves_left", *flags} or any(options.get(flag, "0") not in ("0", "1") for flag in flags):
+        raise ValueError(f"player {spec!r}: the options are sims=N, gumbel=0|1, solver=0|1 and moves_left=SLOPE")
     sims = _int_option(options, "sims", spec, MAX_SIMULATIONS) or 64
+    slope = _slope(options.get("moves_left", "0"), spec)
     from mmc.play.search_players import network_player  # torch is slow to import: only when asked for
 
     player = network_player(fields[0], sims, gumbel=options.get("gumbel") == "1", solver=options.get("solver") == "1",
-                            name=spec, device=device)  # fmt: skip
-    _check_family(getattr(player.evaluator, "net").config, variant, spec)  # noqa: B009 (a NetworkLeafEvaluator's)
+                            moves_left=slope, name=spec, device=device)  # fmt: skip
+    net_config = getattr(player.evaluator, "net").config  # noqa: B009 (a NetworkLeafEvaluator's)
+    _check_family(net_config, variant, spec)
+    if slope > 0 and not net_config.moves_left:
+        raise ValueError(f"player {spec!r}: moves_left={slope:g} needs a network with the moves-left head")
     return player
+
+
+def _slope(text: str, spec: str) -> float:
+    """The ``moves_left=SLOPE`` option of a ``net`` player: ``SearchConfig.moves_left_slope``, in [0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= 1:
+        raise ValueError(f"player {spec!r}: moves_left must be a number in [0, 1] (plies' weight), got {text!r}")
+    return value
 
 
 def _python(fields: list[str], variant: str) -> Player:
@@ -280,7 +299,7 @@ PLAYER_KINDS: dict[str, PlayerKind] = {
     "policy": PlayerKind("policy:PATH.pt[:temperature=T]", _policy, network=True),
     "fairy": PlayerKind("fairy:nodes=N or fairy:depth=N", _fairy),
     "mcts": PlayerKind("mcts:N", _mcts),
-    "net": PlayerKind("net:PATH.pt[:sims=N][:gumbel=1][:solver=1]", _net, network=True),
+    "net": PlayerKind(NET_USAGE, _net, network=True),
     "human": PlayerKind("human", _no_fields(HumanPlayer, "human")),
     "python": PlayerKind("python:MODULE:CALLABLE", _python),
 }

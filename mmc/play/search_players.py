@@ -48,14 +48,15 @@ def mcts_player(simulations: int, *, rollout_plies: int = 150) -> MCTSPlayer:
 
 
 def network_player(
-    path: str, simulations: int, *, gumbel: bool = False, solver: bool = False, name: str | None = None,
-    device: str = "cpu",
+    path: str, simulations: int, *, gumbel: bool = False, solver: bool = False, moves_left: float = 0.0,
+    name: str | None = None, device: str = "cpu",
 ) -> MCTSPlayer:  # fmt: skip
     """The checkpoint at ``path`` searching ``simulations`` per move (PUCT, or Gumbel with ``gumbel``; with
-    ``solver``, MCTS-Solver: ``SearchConfig.solver``), its network on ``device`` (``mmc.nn.DEVICES``)."""
+    ``solver``, MCTS-Solver: ``SearchConfig.solver``; ``moves_left``, the moves-left utility's slope:
+    ``SearchConfig.moves_left_slope``), its network on ``device`` (``mmc.nn.DEVICES``)."""
     from mmc.nn import load_checkpoint, resolve_device
     from mmc.search import NetworkLeafEvaluator
 
     net, _ = load_checkpoint(path, resolve_device(device))
-    config = SearchConfig(simulations=simulations, gumbel=gumbel, solver=solver)
+    config = SearchConfig(simulations=simulations, gumbel=gumbel, solver=solver, moves_left_slope=moves_left)
     return MCTSPlayer(NetworkLeafEvaluator(net), config, name=name or f"net:{path}:sims={simulations}")

@@ -95,6 +95,22 @@ def test_the_net_players_solver_option_plays_a_mate_in_one_an_untrained_network_
     assert plain.play([state], np.random.default_rng(0))[0] not in mates
 
 
+def test_the_net_players_moves_left_option_searches_with_the_head_and_needs_one(tmp_path: Path) -> None:
+    plain_config = NetworkConfig(blocks=1, filters=8)
+    headed_config = NetworkConfig(blocks=1, filters=8, moves_left=True)
+    plain = save_checkpoint(build_network(plain_config, seed=0), plain_config, tmp_path / "plain.pt")
+    headed = save_checkpoint(build_network(headed_config, seed=0), headed_config, tmp_path / "headed.pt")
+    player = parse_player(f"net:{headed}:sims=8:moves_left=0.02", variant="gardner")
+    assert isinstance(player, MCTSPlayer) and player.config.moves_left_slope == 0.02
+    state = initial_state("gardner")
+    assert player.play([state], np.random.default_rng(0))[0] in legal_moves(state)
+    with pytest.raises(ValueError, match=r"moves_left=0\.02 needs a network with the moves-left head"):
+        parse_player(f"net:{plain}:sims=8:moves_left=0.02", variant="gardner")
+    for bad in ("x", "-0.1", "2"):
+        with pytest.raises(ValueError, match="moves_left must be a number in"):
+            parse_player(f"net:{headed}:moves_left={bad}", variant="gardner")
+
+
 @pytest.mark.parametrize(
     "spec", ["mcts", "mcts:0", "mcts:x", "net", "net:p.pt:sims=0", "net:p.pt:depth=3", "net:p.pt:solver=2"]
 )

@@ -212,19 +212,20 @@ def test_row_weights_are_none_when_off_and_the_scaled_product_when_both_are_on()
     assert torch.allclose(both, product / product.mean()) and float(both.mean()) == pytest.approx(1.0, abs=1e-5)
 
 
-def test_conversion_weight_changes_the_training_and_one_leaves_it_as_it_was() -> None:
+@pytest.mark.parametrize(("field", "off", "on"), [("policy_surprise", 0.0, 0.5), ("convert_weight", 1.0, 8.0)])
+def test_a_row_weighting_changes_the_training_and_off_leaves_it_as_it_was(field: str, off: float, on: float) -> None:
     data = [dataset("gardner", 40, seed=1)]
-    assert (data[0].value > 0).any(), "some rows were won with one ply left: the weight has rows to weigh"
+    assert (data[0].value > 0).any(), "some rows were won with one ply left: the conversion weight has rows to weigh"
     config = TrainConfig(epochs=2, batch_size=8, learning_rate=0.05)
     runs = {}
-    for weight in (1.0, 8.0):
+    for value in (off, on):
         net = build_network(TINY, seed=0)
-        losses = train(net, data, dataclasses.replace(config, convert_weight=weight), torch.Generator().manual_seed(7))
-        runs[weight] = (losses, weights(net))
+        losses = train(net, data, dataclasses.replace(config, **{field: value}), torch.Generator().manual_seed(7))
+        runs[value] = (losses, weights(net))
     plain = build_network(TINY, seed=0)
-    assert train(plain, data, config, torch.Generator().manual_seed(7)) == runs[1.0][0]
-    assert all(torch.equal(t, weights(plain)[name]) for name, t in runs[1.0][1].items())
-    assert any(not torch.equal(t, runs[8.0][1][name]) for name, t in runs[1.0][1].items())
+    assert train(plain, data, config, torch.Generator().manual_seed(7)) == runs[off][0]
+    assert all(torch.equal(t, weights(plain)[name]) for name, t in runs[off][1].items())
+    assert any(not torch.equal(t, runs[on][1][name]) for name, t in runs[off][1].items())
 
 
 def test_the_moves_left_head_learns_the_plies_to_the_end_and_weight_zero_leaves_it_untrained() -> None:
@@ -257,20 +258,6 @@ def test_the_moves_left_head_learns_the_plies_to_the_end_and_weight_zero_leaves_
     assert all(torch.equal(fresh[n], trained[n]) for n in trained if n.startswith("moves_left") and "running" not in n)
     with pytest.raises(ValueError, match=r"moves_left_weight is 1\.0, but the network has no moves-left head"):
         train(build_network(TINY, seed=0), data, config, torch.Generator().manual_seed(0))
-
-
-def test_surprise_weighting_changes_the_training_and_zero_leaves_it_as_it_was() -> None:
-    data = [dataset("gardner", 40, seed=1)]
-    config = TrainConfig(epochs=2, batch_size=8, learning_rate=0.05)
-    runs = {}
-    for share in (0.0, 0.5):
-        net = build_network(TINY, seed=0)
-        losses = train(net, data, dataclasses.replace(config, policy_surprise=share), torch.Generator().manual_seed(7))
-        runs[share] = (losses, weights(net))
-    plain = build_network(TINY, seed=0)
-    assert train(plain, data, config, torch.Generator().manual_seed(7)) == runs[0.0][0]
-    assert all(torch.equal(t, weights(plain)[name]) for name, t in runs[0.0][1].items())
-    assert any(not torch.equal(t, runs[0.5][1][name]) for name, t in runs[0.0][1].items())
 
 
 def test_training_is_deterministic_given_the_seed() -> None:
