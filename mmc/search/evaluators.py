@@ -90,13 +90,9 @@ class NetworkLeafEvaluator:
 
     def _forward(self, x: torch.Tensor) -> tuple[np.ndarray, ...]:
         with torch.inference_mode():
-            if not self.net.config.moves_left:
-                policy, value = self.module(x)
-                return policy.flatten(1).float().cpu().numpy(), value.float().cpu().numpy()
             policy, value, plies = self.module.heads(x)
-            assert plies is not None
-            return (policy.flatten(1).float().cpu().numpy(), value.float().cpu().numpy(),
-                    plies.float().cpu().numpy())  # fmt: skip
+            outputs = (policy.flatten(1).float().cpu().numpy(), value.float().cpu().numpy())
+            return outputs if plies is None else (*outputs, plies.float().cpu().numpy())
 
 
 class RolloutEvaluator:

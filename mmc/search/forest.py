@@ -221,7 +221,7 @@ class Forest:
         self._reserve_nodes(int((trees.nnodes + trees.pending_count)[pending].max()))
         batch = LeafBatch(self.variant, leaves.planes[:count], leaves.boards[:count], leaves.sides[:count])
         logits, values, *rest = evaluator(batch)
-        plies = rest[0] if rest and rest[0] is not None else None
+        plies = rest[0] if rest else None
         if plies is None and self.config.moves_left_slope > 0:
             raise ValueError(
                 "SearchConfig.moves_left_slope > 0 needs an evaluator with moves-left estimates (a network with "

@@ -407,7 +407,7 @@ def train(
     try:
         for epoch in range(config.epochs):
             sums = torch.zeros(3, dtype=torch.float64, device=device)
-            moves_left_sum = 0.0
+            moves_left_sum = torch.zeros((), dtype=torch.float64, device=device)
             for group, rows in _minibatches([len(g) for g in groups], config.batch_size, generator):
                 if config.lr_schedule != "constant":
                     for param_group in optimizer.param_groups:
@@ -419,15 +419,16 @@ def train(
                 total = policy_loss + config.value_loss_weight * value_loss
                 if moves_left_loss is not None:
                     total = total + config.moves_left_weight * moves_left_loss
-                    moves_left_sum += float(moves_left_loss.detach()) * len(rows)
+                    moves_left_sum += moves_left_loss.detach().double() * len(rows)
                 optimizer.zero_grad(set_to_none=True)
                 total.backward()
                 optimizer.step()
                 sums += torch.stack([policy_loss, value_loss, total]).detach().double() * len(rows)
             policy, value, total_mean = (sums / sum(map(len, groups))).tolist()
             history.append(EpochLosses(policy=policy, value=value, total=total_mean))
+            rows_seen = sum(map(len, groups))
             logger.info("epoch %d/%d: %s%s", epoch + 1, config.epochs, history[-1],
-                        f" (moves left {moves_left_sum / sum(map(len, groups)):.4f})" if heads else "")  # fmt: skip
+                        f" (moves left {float(moves_left_sum) / rows_seen:.4f})" if heads else "")  # fmt: skip
     finally:
         net.train(was_training)
     return history
