@@ -1,7 +1,8 @@
 """Learning efficiency: a Gardner expert's Elo against the CPU-minutes of its training, recipes side by side.
 
     python benchmarks/learning.py [--recipes previous,current] [--seeds 0,1] [--generations 6] [--every 2]
-        [--workers 2] [--variant gardner] [--budget CPU_MINUTES] [--params params.yaml] [--out DIR]
+        [--workers 2] [--variant gardner] [--budget CPU_MINUTES] [--ksims THOUSANDS] [--params params.yaml]
+        [--out DIR]
 
 A recipe is the study's expert loop -- ``pipelines.calls.expert_inputs``: ``params.yaml``'s network, search, train and
 expert sections and a replicate's seed, exactly what ``expert@gardner-R`` runs -- with some keys changed
@@ -23,7 +24,8 @@ settings (a family's strength targets: ``fairy:nodes=100``, ``mcts:100``).
 It prints one row per kept champion, the anchors' ratings and a summary per recipe -- its final champions, and
 its Elo at a common ``--budget`` of CPU-minutes per replicate (interpolated on each replicate's curve between
 its kept champions; default: the least any replicate spent), so that recipes of unequal cost compare at equal
-CPU -- and writes them as
+CPU, and at a common ``--ksims`` thousand self-play simulations (the moves searched times the recipe's
+simulations a move), a comparison the machine's speed does not move -- and writes them as
 ``curves.csv``, ``anchors.csv`` and ``summary.csv`` under ``--out`` (default: a new temporary directory), the
 numbers BENCHMARKS.md quotes.
 """
@@ -55,6 +57,7 @@ from mmc.games.chess.puzzles import read_puzzles
 from mmc.nn import NetworkEvaluator, PolicyValueNet, save_checkpoint
 from mmc.play import MatchResult, PolicyPlayer, RandomPlayer, close_player, parse_player, play_match
 from mmc.rating import pairing
+from mmc.search import SearchConfig
 from mmc.seeding import derive, rng
 from pipelines.calls import expert_inputs, keywords
 from pipelines.config import StudyConfig, parse_params
@@ -167,6 +170,11 @@ RECIPES: dict[str, dict[str, Any]] = {
     # three moves, the conversion without a stalemate)
     "convert-8": {"train.convert_weight": 8.0},
     "convert-4x5": {"train.convert_weight": 4.0, "train.convert_plies": 5},
+    # the same weight spread over more of the winner's moves (the stalemates come before the last three), and
+    # on top of endgame starts (the lone-king positions self-play between equals seldom reaches)
+    "convert-3x9": {"train.convert_weight": 3.0, "train.convert_plies": 9},
+    "convert-2x15": {"train.convert_weight": 2.0, "train.convert_plies": 15},
+    "convert-4x5-endgame": {"train.convert_weight": 4.0, "train.convert_plies": 5, "search.endgame_starts": 0.25},
     # issue 34: Lc0's moves-left head, trained with a small loss weight and read by self-play's search (a winning
     # side prefers the shorter way to the end, about 0.01 a ply up to 0.05)
     "moves-left": {
@@ -293,6 +301,9 @@ class Checkpoint:
     wall_minutes: float
     accepted: int
     """Candidates accepted so far."""
+    simulations: float
+    """Self-play's simulations so far: the moves it searched times the recipe's mean simulations a move
+    (:func:`mean_simulations`), the machine-free count of its search work."""
     net: PolicyValueNet
 
     @property
@@ -308,17 +319,19 @@ def train_recipe(
     stops after the first generation that ends past that many wall-clock minutes (a lent machine's time)."""
     runner = PoolRunner(workers)
     start_cpu, start_wall = time.process_time(), time.perf_counter()
-    kept, accepted = [], 0
+    kept, accepted, simulations = [], 0, 0.0
     try:
         loop = study.experts[variant].loop
+        per_move = mean_simulations(study.experts[variant].search)
         for step in alphazero(**keywords(expert_inputs(study, variant, seed)), run=runner):
             accepted += step.accepted
+            simulations += step.self_play.plies * per_move
             done = step.index + 1
             late = minutes is not None and time.perf_counter() - start_wall > minutes * 60
             if done % every == 0 or done == loop.generations or late:
                 cpu = runner.cpu_seconds + time.process_time() - start_cpu
                 wall = time.perf_counter() - start_wall
-                kept.append(Checkpoint(recipe, seed, done, cpu / 60, wall / 60, accepted, step.champion))
+                kept.append(Checkpoint(recipe, seed, done, cpu / 60, wall / 60, accepted, simulations, step.champion))
                 print(f"  {recipe} seed {seed} generation {done}: {cpu / 60:.1f} CPU-min, {wall / 60:.1f} min, "
                       f"{accepted} accepted", flush=True)  # fmt: skip
             if late:
@@ -326,6 +339,15 @@ def train_recipe(
     finally:
         runner.close()
     return kept
+
+
+def mean_simulations(config: SearchConfig) -> float:
+    """The simulations self-play spends on a move with ``config``: ``simulations``, or with playout-cap
+    randomisation (``fast_simulations`` > 0) the mean of the full and the fast search at ``full_search_fraction``."""
+    if config.fast_simulations == 0:
+        return float(config.simulations)
+    fraction = config.full_search_fraction
+    return fraction * config.simulations + (1 - fraction) * config.fast_simulations
 
 
 def rate_pool(
@@ -383,6 +405,9 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=None,
                         help="CPU-minutes per replicate at which the summary compares the recipes (default: the "
                              "least any replicate spent)")  # fmt: skip
+    parser.add_argument("--ksims", type=float, default=None,
+                        help="thousands of self-play simulations per replicate at which the summary also compares "
+                             "the recipes (default: the least any replicate ran)")  # fmt: skip
     parser.add_argument("--params", type=Path, default=REPO / "params.yaml", help="the study's parameter file")
     parser.add_argument("--minutes", type=float, default=None,
                         help="also stop each training after the first generation past this many wall-clock minutes "
@@ -455,6 +480,7 @@ def main() -> None:
         low, high = ratings.low[c.name], ratings.high[c.name]
         rows.append({"recipe": c.recipe, "seed": c.seed, "generation": c.generation,
                      "cpu_minutes": round(c.cpu_minutes, 3), "wall_minutes": round(c.wall_minutes, 3),
+                     "ksims": round(c.simulations / 1000, 1),
                      "accepted": c.accepted, "elo": round(ratings.elo[c.name]), "low": round(low),
                      "high": round(high), "greedy_wins": versus.wins, "greedy_draws": versus.draws,
                      "greedy_losses": versus.losses, "greedy_win_rate": round(versus.wins / versus.games, 3),
@@ -475,7 +501,7 @@ def main() -> None:
               f"| {r['policy_vs_random']:.2f} | {r['policy_stalemates']} | {_share(r['policy_mates_in_one'])} |"
               + "".join(f" {r[f'vs {spec}']} |" for spec in opponents))  # fmt: skip
 
-    summary = summarise(rows, recipes, args.budget)
+    summary = summarise(rows, recipes, args.budget, args.ksims)
     write_csv(out / "summary.csv", summary)
     budget = summary[0]["budget_cpu_minutes"]
     print(
@@ -492,6 +518,15 @@ def main() -> None:
               f"| {s['elo_at_budget']:+d} [{s['low_at_budget']:+d}, {s['high_at_budget']:+d}] | {versus} "
               f"| {s['clamped']} | {s['policy_vs_random']:.3f} | {s['policy_stalemates']:.1f} "
               f"| {_share(s['policy_mates_in_one'])} |")  # fmt: skip
+    print(f"\nAt a common {summary[0]['budget_ksims']:.1f} thousand self-play simulations per replicate (--ksims; "
+          "default: the least any replicate ran; the machine's speed does not enter, training's work is not "
+          "counted), interpolated the same way:")  # fmt: skip
+    print("| recipe | thousand simulations (mean) | Elo at equal simulations [95 %] | vs current | clamped |")
+    print("|---|---|---|---|---|")
+    for s in summary:
+        versus = "" if s["vs_current_at_ksims"] == "" else f"{s['vs_current_at_ksims']:+d}"
+        print(f"| {s['recipe']} | {s['ksims']:.1f} | {s['elo_at_ksims']:+d} [{s['low_at_ksims']:+d}, "
+              f"{s['high_at_ksims']:+d}] | {versus} | {s['clamped_at_ksims']} |")  # fmt: skip
     print(f"\nwritten: {out / 'curves.csv'}, {out / 'anchors.csv'}, {out / 'summary.csv'}")
 
 
@@ -512,47 +547,70 @@ def _wdl(result: MatchResult) -> str:
 
 
 def at_budget(cpu_minutes: Sequence[float], values: Sequence[float], budget: float) -> float:
-    """A curve's value at ``budget`` CPU-minutes: linear between its kept champions (``cpu_minutes`` with their
-    ``values``), the first one's value below them and the last one's above (no extrapolation)."""
+    """A curve's value at ``budget`` CPU-minutes (or any other measure of work): linear between its kept champions
+    (``cpu_minutes`` with their ``values``), the first one's value below them and the last one's above (no
+    extrapolation)."""
     order = np.argsort(cpu_minutes)
     return float(np.interp(budget, np.asarray(cpu_minutes)[order], np.asarray(values, dtype=float)[order]))
 
 
-def summarise(rows: Sequence[Mapping[str, Any]], recipes: Sequence[str], budget: float | None) -> list[dict[str, Any]]:
+def summarise(
+    rows: Sequence[Mapping[str, Any]], recipes: Sequence[str], budget: float | None, ksims: float | None = None
+) -> list[dict[str, Any]]:
     """One row per recipe from ``curves.csv``'s rows: its final champions (mean over seeds), and every replicate's
     Elo (and interval ends) at a common ``budget`` of CPU-minutes (:func:`at_budget`; ``None``: the least CPU any
     replicate spent, which every curve reaches), averaged over the seeds, with the difference to ``current``'s
-    (when it ran), so that recipes of unequal cost compare at equal CPU."""
+    (when it ran), so that recipes of unequal cost compare at equal CPU. The same at a common ``ksims`` thousand
+    self-play simulations (``None``: the least any replicate ran), where rows carry them: a comparison the
+    machine's speed does not move (CPU-minutes drift by a fifth from one hour to the next), which counts search
+    work only (not training's)."""
     curves: dict[tuple[str, int], list[Mapping[str, Any]]] = {}
     for row in rows:
         curves.setdefault((row["recipe"], row["seed"]), []).append(row)
+    by_sims = all("ksims" in row for row in rows)
     if budget is None:
         budget = min(max(r["cpu_minutes"] for r in curve) for curve in curves.values())
+    if ksims is None and by_sims:
+        ksims = min(max(r["ksims"] for r in curve) for curve in curves.values())
+
+    def at(mine: list[list[Mapping[str, Any]]], axis: str, where: float) -> dict[str, float]:
+        ends = {
+            k: [at_budget([r[axis] for r in c], [r[k] for r in c], where) for c in mine] for k in ("elo", "low", "high")
+        }
+        clamped = sum(not min(r[axis] for r in c) <= where <= max(r[axis] for r in c) for c in mine)
+        return {**{k: round(float(np.mean(v))) for k, v in ends.items()}, "clamped": clamped}
+
     summary = []
     for recipe in recipes:
         mine = [curve for (name, _), curve in curves.items() if name == recipe]
         finals = [max(curve, key=lambda r: r["generation"]) for curve in mine]
-        at = {k: [at_budget([r["cpu_minutes"] for r in c], [r[k] for r in c], budget) for c in mine]
-              for k in ("elo", "low", "high")}  # fmt: skip
-        clamped = sum(not min(r["cpu_minutes"] for r in c) <= budget <= max(r["cpu_minutes"] for r in c) for c in mine)
+        cpu = at(mine, "cpu_minutes", budget)
         summary.append({
             "recipe": recipe, "seeds": len(mine),
             "cpu_minutes": round(float(np.mean([r["cpu_minutes"] for r in finals])), 2),
             "elo_mean": round(float(np.mean([r["elo"] for r in finals]))),
             "budget_cpu_minutes": round(budget, 3),
-            "elo_at_budget": round(float(np.mean(at["elo"]))),
-            "low_at_budget": round(float(np.mean(at["low"]))),
-            "high_at_budget": round(float(np.mean(at["high"]))),
-            "vs_current": "", "clamped": clamped,
+            "elo_at_budget": cpu["elo"], "low_at_budget": cpu["low"], "high_at_budget": cpu["high"],
+            "vs_current": "", "clamped": cpu["clamped"],
             "policy_vs_random": round(float(np.mean([r["policy_vs_random"] for r in finals])), 3),
             "policy_stalemates": round(float(np.mean([r.get("policy_stalemates", 0) for r in finals])), 2),
             "policy_mates_in_one": _mean_share([r.get("policy_mates_in_one", "") for r in finals]),
             "changes": ";".join(f"{k}={v}" for k, v in RECIPES[recipe].items()) or "params.yaml",
         })  # fmt: skip
-    base = next((s["elo_at_budget"] for s in summary if s["recipe"] == "current"), None)
+        if by_sims:
+            assert ksims is not None
+            sims = at(mine, "ksims", ksims)
+            summary[-1].update({
+                "ksims": round(float(np.mean([r["ksims"] for r in finals])), 1), "budget_ksims": round(ksims, 1),
+                "elo_at_ksims": sims["elo"], "low_at_ksims": sims["low"], "high_at_ksims": sims["high"],
+                "vs_current_at_ksims": "", "clamped_at_ksims": sims["clamped"],
+            })  # fmt: skip
+    base = next((s for s in summary if s["recipe"] == "current"), None)
     if base is not None:
         for s in summary:
-            s["vs_current"] = s["elo_at_budget"] - base
+            s["vs_current"] = s["elo_at_budget"] - base["elo_at_budget"]
+            if by_sims:
+                s["vs_current_at_ksims"] = s["elo_at_ksims"] - base["elo_at_ksims"]
     return summary
 
 

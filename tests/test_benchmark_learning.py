@@ -18,9 +18,11 @@ from benchmarks.learning import (
     aimed_at,
     at_budget,
     check_recipe,
+    mean_simulations,
     study_of,
     summarise,
 )
+from mmc.search import SearchConfig
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "pipelines" / "params-tiny.yaml"
@@ -99,6 +101,30 @@ def test_recipes_compare_at_a_common_cpu_budget() -> None:
     assert opening["clamped"] == 0
     (late,) = summarise(rows, ["open-8"], 3.0)
     assert late["elo_at_budget"] == 250 and late["vs_current"] == ""
+    assert "elo_at_ksims" not in current, "rows without self-play simulations compare at equal CPU only"
+
+
+def test_recipes_also_compare_at_equal_self_play_simulations() -> None:
+    def row(recipe: str, generation: int, cpu: float, ksims: float, elo: int) -> dict[str, object]:
+        return {"recipe": recipe, "seed": 0, "generation": generation, "cpu_minutes": cpu, "ksims": ksims,
+                "elo": elo, "low": elo - 50, "high": elo + 50, "policy_vs_random": 0.5}  # fmt: skip
+
+    # convert-4x5 ran on a slower hour (more CPU) but searched fewer simulations (shorter games)
+    rows = [row("current", 6, 1.0, 100.0, 100), row("current", 12, 2.0, 200.0, 200),
+            row("convert-4x5", 6, 1.5, 80.0, 120), row("convert-4x5", 12, 3.0, 160.0, 220)]  # fmt: skip
+    current, convert = summarise(rows, ["current", "convert-4x5"], None)
+    assert current["budget_ksims"] == 160.0, "the least simulations a replicate ran"
+    assert (current["elo_at_ksims"], convert["elo_at_ksims"]) == (160, 220)
+    assert (convert["vs_current_at_ksims"], convert["clamped_at_ksims"]) == (60, 0)
+    assert convert["vs_current"] == 153 - 200, "while at equal CPU the slow hour counts against it"
+    (fixed,) = summarise(rows, ["current"], None, 150.0)
+    assert fixed["elo_at_ksims"] == 150 and fixed["ksims"] == 200.0
+
+
+def test_self_play_simulations_a_move_follow_the_playout_cap() -> None:
+    assert mean_simulations(SearchConfig(simulations=48)) == 48
+    capped = SearchConfig(simulations=96, fast_simulations=16, full_search_fraction=0.25)
+    assert mean_simulations(capped) == 0.25 * 96 + 0.75 * 16
 
 
 @pytest.mark.slow
@@ -135,3 +161,6 @@ def test_the_benchmark_trains_rates_and_writes_its_tables(tmp_path: Path) -> Non
         float(r["budget_cpu_minutes"]) == min(float(c["cpu_minutes"]) for c in curves[1::2]) for r in summary.values()
     )
     assert "| recipe | seeds | CPU-min (mean) | final Elo (mean) | Elo at budget [95 %] |" in done.stdout
+    assert "| recipe | thousand simulations (mean) | Elo at equal simulations [95 %] |" in done.stdout
+    assert float(curves[1]["ksims"]) > float(curves[0]["ksims"]) > 0, "self-play's simulations add up"
+    assert all(float(r["budget_ksims"]) == min(float(c["ksims"]) for c in curves[1::2]) for r in summary.values())
