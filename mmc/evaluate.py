@@ -66,7 +66,7 @@ class EvaluateConfig:
         check_fields(self)
         if not 0 <= self.opening_plies < self.max_plies:
             raise ConfigError("EvaluateConfig", "opening_plies", f"must be in [0, max_plies), got {self.opening_plies}")
-        for name in ("random_opening_plies", "endgame_starts"):  # self-play's curriculum, never the evaluation's
+        for name in ("random_opening_plies", "endgame_starts", "weak_defence"):  # self-play's, never the evaluation's
             if getattr(self.search, name):
                 raise ConfigError(
                     "EvaluateConfig", f"search.{name}", f"is self-play only: 0 here, got {getattr(self.search, name)}"

@@ -34,7 +34,7 @@ class SelfPlayResult:
     records: list[GameRecord]
     """The games, in the order they finished."""
     plies: int
-    """Moves searched and played in total (random opening plies excluded)."""
+    """Moves searched and played in total (random opening plies and a weak defence's moves excluded)."""
 
 
 @dataclass
@@ -48,6 +48,11 @@ class _Game:
     """Random plies at the start of ``moves`` (``SearchConfig.random_opening_plies``), neither searched nor examples."""
     examples: int = 0
     """Positions recorded as training examples (all of them, unless playout caps are randomised)."""
+    weak: bool = False
+    """A weak-defence game (``SearchConfig.weak_defence``): once a search values the position at
+    ``weak_defence_value`` for its mover, the other side plays at random."""
+    defender: int = 0
+    """The player who plays at random from now on (+1 the first, -1 the second), 0 while both search."""
 
 
 def self_play(
@@ -66,7 +71,10 @@ def self_play(
     exploration being the Gumbel draws, or with ``config.gumbel_sampling`` a sample of its improved policy.
     A game begins where ``mmc.play.curriculum.self_play_start`` says: after ``config.random_opening_plies``
     random plies (in its record, not in its examples), or from an endgame (``config.endgame_starts``; the record
-    starts from its FEN).
+    starts from its FEN). In a fraction ``config.weak_defence`` of the games (a draw from the game's generator,
+    only while that is on), once a full search values its position at ``config.weak_defence_value`` or more, the
+    mover's opponent plays uniformly random legal moves to the end: unsearched, no examples, named
+    ``{player_name}/random`` in the record.
     """
     if games < 1 or concurrent < 1:
         raise ValueError(f"games and concurrent must be >= 1, got games={games}, concurrent={concurrent}")
@@ -94,7 +102,10 @@ def self_play(
         game_rng = rngs[next_game]
         state, opening = self_play_start(start, config, game_rng)
         first_fen = start.fen() if opening else state.fen()
-        playing = _Game(next_game, state, game_rng, first_fen, list(map(game.move_text, opening)), len(opening))
+        weak = bool(config.weak_defence) and bool(game_rng.random() < config.weak_defence)
+        playing = _Game(
+            next_game, state, game_rng, first_fen, list(map(game.move_text, opening)), len(opening), weak=weak
+        )
         next_game += 1
         if forest is not None:
             forest.set_root(t, state)
@@ -103,35 +114,50 @@ def self_play(
     slots = [begin(t) for t in range(width)]
     while any(slots):
         active = [t for t, g in enumerate(slots) if g is not None]
-        games_now = [slots[t] for t in active]
+        searching = [t for t in active if not _defends(slots[t], game)]  # type: ignore[arg-type]
+        games_now = [slots[t] for t in searching]
         full = [_full_search(g, config) for g in games_now]  # type: ignore[arg-type]
-        results = _search(forest, games_now, active, full, evaluator, config)  # type: ignore[arg-type]
-        for t, result, searched_fully in zip(active, results, full, strict=True):
+        found = _search(forest, games_now, searching, full, evaluator, config) if searching else []  # type: ignore[arg-type]
+        searched = dict(zip(searching, zip(found, full, strict=True), strict=True))
+        for t in active:
             playing = slots[t]
             assert playing is not None
-            if searched_fully:
-                playing.examples += 1
-                value = min(max(result.value, -1.0), 1.0)
-                builder.add(playing.state, result.policy, first_game_id + playing.index, value)
-            move = select_move(result, config, playing.state.ply, playing.rng)
+            if t not in searched:  # the weak defence's move
+                choices = game.legal_moves(playing.state)
+                move = choices[int(playing.rng.integers(len(choices)))]
+            else:
+                result, searched_fully = searched[t]
+                if searched_fully:
+                    playing.examples += 1
+                    value = min(max(result.value, -1.0), 1.0)
+                    builder.add(playing.state, result.policy, first_game_id + playing.index, value)
+                    if playing.weak and not playing.defender and value >= config.weak_defence_value:
+                        playing.defender = -game.kernel_state(playing.state).side
+                move = select_move(result, config, playing.state.ply, playing.rng)
+                plies += 1
             child = game.apply_move(playing.state, move)
             playing.moves.append(game.move_text(move))
             playing.state = child
-            plies += 1
             ended = game.outcome(child)
             if ended is None:
                 _advance(forest, t, move, child)
                 continue
             if playing.examples:
                 builder.finish_game(first_game_id + playing.index, ended, child.ply)
+            names = [f"{player_name}/random" if playing.defender == side else player_name for side in (1, -1)]
             records.append(GameRecord(
-                variant, player_name, player_name, f"{seed_label}/{playing.index}", playing.start_fen,
+                variant, *names, f"{seed_label}/{playing.index}", playing.start_fen,
                 tuple(playing.moves), ended.result(), ended.termination.value, playing.opening_plies, max_plies,
             ))  # fmt: skip
             bar.update(1)
             slots[t] = begin(t)
     bar.close()
     return SelfPlayResult(builder.build(), records, plies)
+
+
+def _defends(playing: _Game, game: Any) -> bool:
+    """Whether ``playing``'s next move is its weak defence's: uniformly random, unsearched."""
+    return playing.defender != 0 and game.kernel_state(playing.state).side == playing.defender
 
 
 def _full_search(game: _Game, config: SearchConfig) -> bool:

@@ -70,6 +70,16 @@ class SearchConfig:
     """Self-play only: the fraction of games that start from an endgame, the start (or random-opening) position
     with random non-king pieces taken off one side (material odds) or both (``mmc.play.curriculum``), so that won
     positions and mates are common in the data. 0: none."""
+    weak_defence: Annotated[float, Range(0, 1)] = 0.0
+    """Self-play only: the fraction of games in which, once a full search values the position at
+    ``weak_defence_value`` or more for its mover, the other side plays uniformly random legal moves to the end
+    (neither searched nor examples; ``mmc.play.selfplay``), so that the winning side meets, and must convert, the
+    positions a weak defence leaves it (a bare king in chess), which self-play between two equal sides seldom
+    reaches: issue 34's raw policy stalemated there against a random player. The winner's rows keep the game's
+    result as their value target. 0: none."""
+    weak_defence_value: Annotated[float, Range(0, 1, low_open=True)] = 0.8
+    """The search's value of a position for its mover, in (0, 1], from which a weak-defence game's other side plays
+    at random (``weak_defence``)."""
     solver: bool = False
     """MCTS-Solver (Winands, Bjornsson & Saito 2008), light: a move into a finished game won for its mover (a
     checkmate, a king captured or exploded, an extinction) proves its parent won; from then on the search always

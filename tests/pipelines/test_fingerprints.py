@@ -51,6 +51,7 @@ CHANGED = {
     "rate.anchor": "random",
     "train.lr_schedule": "cosine",
     "search.endgame_starts": 0.25,
+    "search.weak_defence": 0.5,
     "train.policy_surprise": 0.5,
     "train.convert_weight": 4.0,
     "train.moves_left_weight": 0.5,
@@ -62,7 +63,7 @@ NEEDS = {key: {"network.moves_left": True} for key in
          ("train.moves_left_weight", "search.moves_left_slope", "evaluate.search.moves_left_slope")}  # fmt: skip
 """Keys whose change is valid only with other keys changed too: their change is compared against the parameters
 with those others changed alone."""
-ONE_VALUE = {"evaluate.search.random_opening_plies", "evaluate.search.endgame_starts"}
+ONE_VALUE = {"evaluate.search.random_opening_plies", "evaluate.search.endgame_starts", "evaluate.search.weak_defence"}
 """Keys with one valid value: self-play's curriculum is 0 in the evaluation (``mmc.evaluate.EvaluateConfig``)."""
 NOT_READ = {
     ("multitask", "meta.epsilon"): "the multitask baseline has no outer step (mmc.meta.multitask_generation)",

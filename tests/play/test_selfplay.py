@@ -7,6 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mmc.evaluate import EvaluateConfig
+from mmc.games import get_game
 from mmc.games.chess import Move, Termination, apply_move, from_fen, initial_state, legal_moves, outcome
 from mmc.nn import NetworkConfig, build_network, save_checkpoint
 from mmc.play import RandomPlayer, parse_player, play_match, replay
@@ -173,3 +175,43 @@ def test_playout_cap_randomisation_keeps_only_fully_searched_positions(
 def test_playout_cap_settings_are_checked(changes: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         SearchConfig(simulations=12, **changes)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("variant", ["gardner", "jump_6x6"])
+def test_a_weak_defence_plays_at_random_once_the_search_sees_a_win(variant: str) -> None:
+    """Issue 34: in a weak-defence game, from the first full search that values its position at
+    ``weak_defence_value`` or more, the mover's opponent plays at random: its moves are neither searched nor
+    examples, the searching side's rows go on to the end with the game's result, and the record names the
+    defender (the jump game's hop chains: a player may move several plies in a row)."""
+    game = get_game(variant).name
+    evaluator = NetworkLeafEvaluator(build_network(NetworkConfig.for_game(game, blocks=1, filters=8), seed=0))
+    config = SearchConfig(simulations=8, solver=True, weak_defence=1.0, weak_defence_value=0.05)
+    result = self_play(evaluator, variant, 12, config, np.random.default_rng(5), concurrent=6, max_plies=60)
+    (examples,) = result.examples
+    assert len(examples) == result.plies < sum(len(r.moves) for r in result.records), "the defence is not searched"
+    defended = 0
+    for record in result.records:
+        states = replay(record)
+        rows = np.flatnonzero(examples.game_id == int(record.seed.split("/")[1]))  # type: ignore[union-attr]
+        values = examples.search_value[rows]
+        if not (values >= 0.05).any():
+            assert (record.first, record.second) == ("self", "self"), "no search saw a win: both sides searched"
+            assert len(rows) == len(record.moves)
+            continue
+        defended += 1
+        switch = int(np.argmax(values >= 0.05))  # the first search at the threshold hands the defence to random
+        searcher = int(states[switch].turn)  # (rows and positions agree up to it: both sides searched until then)
+        assert (record.first, record.second) == (("self", "self/random") if searcher == 1 else ("self/random", "self"))
+        later = [i for i in range(switch + 1, len(record.moves)) if int(states[i].turn) == searcher]
+        searched = list(range(switch + 1)) + later
+        assert examples.ply[rows].tolist() == [states[i].ply for i in searched]
+        winner = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}[record.result]
+        assert examples.value[rows].tolist() == [float(winner * int(states[i].turn)) for i in searched]
+    assert defended >= 3, "the low threshold hands most games to the weak defence"
+
+
+def test_the_weak_defence_is_self_play_only() -> None:
+    with pytest.raises(ValueError, match=r"search\.weak_defence is self-play only"):
+        EvaluateConfig(search=SearchConfig(weak_defence=0.5))
+    with pytest.raises(ValueError, match=r"SearchConfig\.weak_defence_value must be in \(0, 1\]"):
+        SearchConfig(weak_defence_value=0.0)
