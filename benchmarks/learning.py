@@ -175,11 +175,17 @@ RECIPES: dict[str, dict[str, Any]] = {
     "convert-3x9": {"train.convert_weight": 3.0, "train.convert_plies": 9},
     "convert-2x15": {"train.convert_weight": 2.0, "train.convert_plies": 15},
     "convert-4x5-endgame": {"train.convert_weight": 4.0, "train.convert_plies": 5, "search.endgame_starts": 0.25},
-    # issue 34: half of self-play's games end against a random defence once a search values the position at 0.8
-    # for its mover (the bare-king positions the raw policy meets against random and stalemates in), alone and
-    # with the conversion weight on the winner's last three moves
-    "defence-0.5": {"search.weak_defence": 0.5},
-    "defence-convert": {"search.weak_defence": 0.5, "train.convert_weight": 4.0, "train.convert_plies": 5},
+    # issue 34: half of self-play's games end against a random defence once a search values the position at 0.5
+    # for its mover (a win about 23 plies away under the 0.97 discount; the bare-king positions the raw policy
+    # meets against random and stalemates in), alone and with the conversion weight and endgame starts
+    "defence": {"search.weak_defence": 0.5, "search.weak_defence_value": 0.5},
+    "defence-convert-endgame": {
+        "search.weak_defence": 0.5,
+        "search.weak_defence_value": 0.5,
+        "train.convert_weight": 4.0,
+        "train.convert_plies": 5,
+        "search.endgame_starts": 0.25,
+    },
     # issue 34: Lc0's moves-left head, trained with a small loss weight and read by self-play's search (a winning
     # side prefers the shorter way to the end, about 0.01 a ply up to 0.05)
     "moves-left": {
