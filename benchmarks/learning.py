@@ -67,7 +67,14 @@ SUITE = REPO / "benchmarks" / "data" / "mates.csv"
 """The mate suite (``python benchmarks/diagnose.py --make-suite``): mates in 1-3 and stalemate traps of gardner, baby
 and mallet."""
 
-BEFORE_21: dict[str, Any] = {"expert.search.solver": False, "expert.train.value_discount": 0.99}
+BEFORE_34: dict[str, Any] = {
+    "expert.search.endgame_starts": 0.0,
+    "expert.train.convert_weight": 1.0,
+    "expert.train.convert_plies": 1,
+}
+"""The expert recipe before issue 34 adopted ``convert-4x5-endgame`` (the solver and the 0.97 discount alone): issue
+34's screen ran from it, and ``current`` before that adoption is this recipe."""
+BEFORE_21: dict[str, Any] = {**BEFORE_34, "expert.search.solver": False, "expert.train.value_discount": 0.99}
 """The expert recipe before issue 21 adopted ``solver-d97`` (as of abdc5d6, the last commit before the adoption):
 the shared search and train sections as they are (the meta stages' and the adaptations' recipe). Issue 21's
 screen ran from it, and ``current`` before the adoption is this recipe."""
@@ -115,8 +122,9 @@ RECIPES: dict[str, dict[str, Any]] = {
     "sims32-games192": {**BEFORE_21, "search.simulations": 32, "expert.games": 192},  # equal simulations a generation
     # issue 21's screen, each from the recipe it had then (BEFORE_21; one option at a time, then combined)
     "open-8": {**BEFORE_21, "search.random_opening_plies": 8},  # self-play starts after 8 random plies
-    "endgame-0.25": {**BEFORE_21, "search.endgame_starts": 0.25},  # a quarter from material odds / thinned boards
-    "open8-endgame": {**BEFORE_21, "search.random_opening_plies": 8, "search.endgame_starts": 0.25},
+    # a quarter from material odds / thinned boards
+    "endgame-0.25": {**BEFORE_21, "expert.search.endgame_starts": 0.25},
+    "open8-endgame": {**BEFORE_21, "search.random_opening_plies": 8, "expert.search.endgame_starts": 0.25},
     "cosine-lr": {**BEFORE_21, "train.lr_schedule": "cosine", "train.lr_floor": 0.1},
     # a generation at the study's settings holds about 4,700 examples (an untrained net, 37 plies a game): 12,000
     # is about window 3 early on, and fewer generations as the games grow longer
@@ -151,7 +159,7 @@ RECIPES: dict[str, dict[str, Any]] = {
         **BEFORE_21,
         "expert.search.solver": True,
         "search.random_opening_plies": 8,
-        "search.endgame_starts": 0.25,
+        "expert.search.endgame_starts": 0.25,
     },
     # a stronger value discount: the diagnosis found the best non-mating move's value +0.84 beside the mate, so
     # the search cannot tell a win now from a win later (a 40-ply gardner win: 0.99 ** 40 = 0.67, 0.97 ** 40 = 0.30)
@@ -161,34 +169,37 @@ RECIPES: dict[str, dict[str, Any]] = {
     # the board's symmetries off (issue 32): each position once, as played, instead of a random one of the board's
     # symmetries a pass (all 8 of a square gomoku board, the left-right mirror in chess, jump and with gravity)
     "no-symmetry": {"train.augment_mirror": False},
-    # issue 34: KataGo's policy-surprise weighting, half of the rows' weight by KL(target || prior)
-    "surprise-0.5": {"train.policy_surprise": 0.5},
-    # issue 34: endgame starts on top of the solver and the 0.97 discount (issue 21 screened them without it): a
-    # quarter of self-play's games from thinned-out boards, where the mates are
-    "endgame-d97": {"search.endgame_starts": 0.25},
-    # issue 34: the winner's last moves of a won game weighted more (the mate, about 2.5 % of the rows; the last
-    # three moves, the conversion without a stalemate)
-    "convert-8": {"train.convert_weight": 8.0},
-    "convert-4x5": {"train.convert_weight": 4.0, "train.convert_plies": 5},
+    # issue 34's screen, each from the recipe before its adoption (BEFORE_34): KataGo's policy-surprise weighting,
+    # half of the rows' weight by KL(target || prior)
+    "before-34": BEFORE_34,
+    "surprise-0.5": {**BEFORE_34, "train.policy_surprise": 0.5},
+    # endgame starts on top of the solver and the 0.97 discount (issue 21 screened them without it): a quarter of
+    # self-play's games from thinned-out boards, where the mates are
+    "endgame-d97": {**BEFORE_34, "expert.search.endgame_starts": 0.25},
+    # the winner's last moves of a won game weighted more (the mate, about 2.5 % of the rows; the last three moves,
+    # the conversion without a stalemate)
+    "convert-8": {**BEFORE_34, "expert.train.convert_weight": 8.0},
+    "convert-4x5": {**BEFORE_34, "expert.train.convert_weight": 4.0, "expert.train.convert_plies": 5},
     # the same weight spread over more of the winner's moves (the stalemates come before the last three), and
-    # on top of endgame starts (the lone-king positions self-play between equals seldom reaches)
-    "convert-3x9": {"train.convert_weight": 3.0, "train.convert_plies": 9},
-    "convert-2x15": {"train.convert_weight": 2.0, "train.convert_plies": 15},
-    "convert-4x5-endgame": {"train.convert_weight": 4.0, "train.convert_plies": 5, "search.endgame_starts": 0.25},
-    # issue 34: half of self-play's games end against a random defence once a search values the position at 0.5
-    # for its mover (a win about 23 plies away under the 0.97 discount; the bare-king positions the raw policy
-    # meets against random and stalemates in), alone and with the conversion weight and endgame starts
-    "defence": {"search.weak_defence": 0.5, "search.weak_defence_value": 0.5},
-    "defence-convert-endgame": {
-        "search.weak_defence": 0.5,
-        "search.weak_defence_value": 0.5,
-        "train.convert_weight": 4.0,
-        "train.convert_plies": 5,
-        "search.endgame_starts": 0.25,
+    # on top of endgame starts (the lone-king positions self-play between equals seldom reaches): adopted
+    "convert-3x9": {**BEFORE_34, "expert.train.convert_weight": 3.0, "expert.train.convert_plies": 9},
+    "convert-2x15": {**BEFORE_34, "expert.train.convert_weight": 2.0, "expert.train.convert_plies": 15},
+    "convert-4x5-endgame": {
+        **BEFORE_34,
+        "expert.train.convert_weight": 4.0,
+        "expert.train.convert_plies": 5,
+        "expert.search.endgame_starts": 0.25,
     },
+    # half of self-play's games end against a random defence once a search values the position at 0.5 for its
+    # mover (a win about 23 plies away under the 0.97 discount; the bare-king positions the raw policy meets
+    # against random and stalemates in), alone and with the conversion weight and endgame starts (the adopted
+    # recipe)
+    "defence": {**BEFORE_34, "search.weak_defence": 0.5, "search.weak_defence_value": 0.5},
+    "defence-convert-endgame": {"search.weak_defence": 0.5, "search.weak_defence_value": 0.5},
     # issue 34: Lc0's moves-left head, trained with a small loss weight and read by self-play's search (a winning
     # side prefers the shorter way to the end, about 0.01 a ply up to 0.05)
     "moves-left": {
+        **BEFORE_34,
         "network.moves_left": True,
         "train.moves_left_weight": 0.25,
         "search.moves_left_slope": 0.01,

@@ -13,6 +13,7 @@ import yaml
 
 from benchmarks.learning import (
     BEFORE_21,
+    BEFORE_34,
     PREVIOUS,
     RECIPES,
     aimed_at,
@@ -61,7 +62,12 @@ def test_the_screen_has_its_candidates_each_an_option_of_the_recipe_it_ran_from(
               "net-4x64", "sims32-games192", "bf16", "solver", "discount-0.97", "solver-d97"]  # fmt: skip
     current = study_of(params, BEFORE_21).experts["gardner"]
     assert current != study_of(params, {}).experts["gardner"], "issue 21 changed the expert recipe"
-    assert study_of(params, RECIPES["solver-d97"]).experts == study_of(params, {}).experts, "issue 21 adopted it"
+    before_34 = study_of(params, BEFORE_34).experts
+    assert study_of(params, RECIPES["solver-d97"]).experts == before_34, "issue 21 adopted it"
+    assert before_34 != study_of(params, {}).experts, "issue 34 changed the expert recipe"
+    adopted = study_of(params, RECIPES["convert-4x5-endgame"]).experts
+    assert adopted == study_of(params, {}).experts, "issue 34 adopted it"
+    assert adopted["gardner"].search.endgame_starts == 0.25 and adopted["gardner"].train.convert_weight == 4.0
     for name in screen:
         expert = study_of(params, RECIPES[name]).experts["gardner"]
         assert expert != current, f"{name} changes the recipe"
