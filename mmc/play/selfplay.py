@@ -144,9 +144,9 @@ def self_play(
                 continue
             if playing.examples:
                 builder.finish_game(first_game_id + playing.index, ended, child.ply)
-            names = [f"{player_name}/random" if playing.defender == side else player_name for side in (1, -1)]
+            first, second = (f"{player_name}/random" if playing.defender == side else player_name for side in (1, -1))
             records.append(GameRecord(
-                variant, *names, f"{seed_label}/{playing.index}", playing.start_fen,
+                variant, first, second, f"{seed_label}/{playing.index}", playing.start_fen,
                 tuple(playing.moves), ended.result(), ended.termination.value, playing.opening_plies, max_plies,
             ))  # fmt: skip
             bar.update(1)
