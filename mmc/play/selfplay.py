@@ -114,7 +114,7 @@ def self_play(
     slots = [begin(t) for t in range(width)]
     while any(slots):
         active = [t for t, g in enumerate(slots) if g is not None]
-        searching = [t for t in active if not _defends(slots[t], game)]  # type: ignore[arg-type]
+        searching = [t for t in active if not _defends(slots[t])]  # type: ignore[arg-type]
         games_now = [slots[t] for t in searching]
         full = [_full_search(g, config) for g in games_now]  # type: ignore[arg-type]
         found = _search(forest, games_now, searching, full, evaluator, config) if searching else []  # type: ignore[arg-type]
@@ -132,7 +132,7 @@ def self_play(
                     value = min(max(result.value, -1.0), 1.0)
                     builder.add(playing.state, result.policy, first_game_id + playing.index, value)
                     if playing.weak and not playing.defender and value >= config.weak_defence_value:
-                        playing.defender = -game.kernel_state(playing.state).side
+                        playing.defender = -int(playing.state.turn)
                 move = select_move(result, config, playing.state.ply, playing.rng)
                 plies += 1
             child = game.apply_move(playing.state, move)
@@ -155,9 +155,9 @@ def self_play(
     return SelfPlayResult(builder.build(), records, plies)
 
 
-def _defends(playing: _Game, game: Any) -> bool:
+def _defends(playing: _Game) -> bool:
     """Whether ``playing``'s next move is its weak defence's: uniformly random, unsearched."""
-    return playing.defender != 0 and game.kernel_state(playing.state).side == playing.defender
+    return playing.defender != 0 and int(playing.state.turn) == playing.defender
 
 
 def _full_search(game: _Game, config: SearchConfig) -> bool:
