@@ -65,6 +65,11 @@ RECIPES: dict[str, tuple[str, dict[str, Any]]] = {
     # meta stage's and the adaptations' self-play and training (the shared sections)
     "multitask-sd97": ("multitask", {"search.solver": True, "train.value_discount": 0.97}),
     "joat-sd97": ("joat", {"search.solver": True, "train.value_discount": 0.97}),
+    # issue 34's adopted expert change (benchmarks/learning.py's convert-4x5-endgame on top of the expert recipe): the
+    # winner's last three moves weighted 4x, a quarter of self-play's games from endgame starts, here in the shared
+    # sections (the meta stages' self-play and training and the adaptations')
+    "multitask-ce": ("multitask", {"train.convert_weight": 4.0, "train.convert_plies": 5, "search.endgame_starts": 0.25}),
+    "joat-ce": ("joat", {"train.convert_weight": 4.0, "train.convert_plies": 5, "search.endgame_starts": 0.25}),
 }
 """Recipes by name: the meta stage's kind (``joat`` or ``multitask``) and dotted ``params.yaml`` keys with their
 values."""
