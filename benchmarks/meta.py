@@ -54,6 +54,9 @@ from pipelines.config import StudyConfig
 
 REPO = Path(__file__).resolve().parent.parent
 
+CONVERT_ENDGAME = {"train.convert_weight": 4.0, "train.convert_plies": 5, "search.endgame_starts": 0.25}
+"""Issue 34's change adopted for the experts (``benchmarks/learning.py``'s ``convert-4x5-endgame``), as shared keys."""
+
 RECIPES: dict[str, tuple[str, dict[str, Any]]] = {
     "multitask": ("multitask", {}),
     "joat": ("joat", {}),
@@ -68,8 +71,8 @@ RECIPES: dict[str, tuple[str, dict[str, Any]]] = {
     # issue 34's adopted expert change (benchmarks/learning.py's convert-4x5-endgame on top of the expert recipe): the
     # winner's last three moves weighted 4x, a quarter of self-play's games from endgame starts, here in the shared
     # sections (the meta stages' self-play and training and the adaptations')
-    "multitask-ce": ("multitask", {"train.convert_weight": 4.0, "train.convert_plies": 5, "search.endgame_starts": 0.25}),
-    "joat-ce": ("joat", {"train.convert_weight": 4.0, "train.convert_plies": 5, "search.endgame_starts": 0.25}),
+    "multitask-ce": ("multitask", CONVERT_ENDGAME),
+    "joat-ce": ("joat", CONVERT_ENDGAME),
 }
 """Recipes by name: the meta stage's kind (``joat`` or ``multitask``) and dotted ``params.yaml`` keys with their
 values."""

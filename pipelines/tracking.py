@@ -38,6 +38,8 @@ import yaml
 from mlflow.entities import RunStatus
 from mlflow.tracking import MlflowClient
 
+from mmc.web import study as study_names
+from mmc.web.study import EXPERIMENT
 from pipelines.config import flatten
 from pipelines.paths import Paths
 
@@ -54,7 +56,6 @@ __all__ = [
     "stage_run",
 ]
 
-EXPERIMENT = "meta-minichess"
 PARENT_ENV = "MMC_MLFLOW_PARENT_RUN_ID"
 """Environment variable with the parent run's id, set by the study driver for the stages."""
 EXPERIMENT_KIND = "mlflow.experimentKind"
@@ -63,13 +64,13 @@ _PARAM_BATCH = 100  # MLflow's limit of params per log_batch call
 
 
 def experiment_name(paths: Paths) -> str:
-    """The study's MLflow experiment: :data:`EXPERIMENT` for the default study, ``meta-minichess-{study}`` else."""
-    return EXPERIMENT if paths.study == "default" else f"{EXPERIMENT}-{paths.study}"
+    """The study's MLflow experiment (``mmc.web.study.experiment_name``, the rule the web app reads it by)."""
+    return study_names.experiment_name(paths.study)
 
 
 def model_name(paths: Paths, name: str) -> str:
-    """The registered model ``name`` (``joat``, ``expert-gardner``) of the study: ``{study}-{name}`` in a family's."""
-    return name if paths.study == "default" else f"{paths.study}-{name}"
+    """The registered model ``name`` (``joat``, ``expert-gardner``) of the study (``mmc.web.study.model_name``)."""
+    return study_names.model_name(paths.study, name)
 
 
 def configure(paths: Paths) -> tuple[MlflowClient, str]:

@@ -27,7 +27,19 @@ from typing import Any
 
 from mmc.starts import EXPERT_PREFIX, model_label
 
-__all__ = ["RECORD_SUFFIXES", "ModelError", "Run", "Study", "player_name", "project_of", "self_play_prefix"]
+__all__ = [
+    "DEFAULT_STUDY",
+    "EXPERIMENT",
+    "RECORD_SUFFIXES",
+    "ModelError",
+    "Run",
+    "Study",
+    "experiment_name",
+    "model_name",
+    "player_name",
+    "project_of",
+    "self_play_prefix",
+]
 
 RECORD_SUFFIXES = (".pgn",)
 """Game record files (``mmc.play.records``) as the study writes them."""
@@ -53,7 +65,21 @@ def project_of(folder: Path) -> Path:
 
 
 EXPERIMENT = "meta-minichess"
-"""The default study's MLflow experiment (``pipelines.tracking``); a family study's is ``{EXPERIMENT}-{family}``."""
+"""The default study's MLflow experiment; a family study's is ``{EXPERIMENT}-{family}`` (:func:`experiment_name`)."""
+DEFAULT_STUDY = "default"
+"""The name of a project's own study; a family study is named after its folder (``gomoku``)."""
+
+
+def experiment_name(study: str) -> str:
+    """The MLflow experiment of the study named ``study``: :data:`EXPERIMENT` for the default study,
+    ``meta-minichess-{study}`` for a family's. ``pipelines.tracking`` writes to it, the web app reads it."""
+    return EXPERIMENT if study == DEFAULT_STUDY else f"{EXPERIMENT}-{study}"
+
+
+def model_name(study: str, name: str) -> str:
+    """The registered model ``name`` (``joat``, ``expert-gardner``) of the study named ``study``: ``name`` in the
+    default study, ``{study}-{name}`` in a family's."""
+    return name if study == DEFAULT_STUDY else f"{study}-{name}"
 
 
 @dataclass(frozen=True)
@@ -69,14 +95,19 @@ class Study:
         return project_of(self.root)
 
     @property
+    def name(self) -> str:
+        """The study's name: :data:`DEFAULT_STUDY` for the project's own, else its folder's (``gomoku``)."""
+        return DEFAULT_STUDY if self.project == self.root.resolve() else self.root.resolve().name
+
+    @property
     def prefix(self) -> str:
         """What the study puts before its registered models' names: nothing, or ``{family}-`` in a family study."""
-        return "" if self.project == self.root.resolve() else f"{self.root.resolve().name}-"
+        return model_name(self.name, "")
 
     @property
     def experiment(self) -> str:
         """The study's MLflow experiment."""
-        return f"{EXPERIMENT}-{self.prefix[:-1]}" if self.prefix else EXPERIMENT
+        return experiment_name(self.name)
 
     @property
     def models_dir(self) -> Path:
