@@ -48,7 +48,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mmc.web.study import DEFAULT_STUDY, project_of
+from mmc.web.study import project_of, study_name
 
 __all__ = ["Paths", "evaluate_code", "expert_code", "meta_code", "project_of", "replicate_name"]
 
@@ -108,7 +108,7 @@ class Paths:
     @property
     def study(self) -> str:
         """The study's name: ``default`` for the project's own, else its folder's (``gomoku``)."""
-        return DEFAULT_STUDY if self.root == self.project else self.root.name
+        return study_name(self.root, self.project)
 
     # project-wide
     @property

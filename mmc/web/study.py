@@ -39,6 +39,7 @@ __all__ = [
     "player_name",
     "project_of",
     "self_play_prefix",
+    "study_name",
 ]
 
 RECORD_SUFFIXES = (".pgn",)
@@ -70,6 +71,12 @@ DEFAULT_STUDY = "default"
 """The name of a project's own study; a family study is named after its folder (``gomoku``)."""
 
 
+def study_name(root: Path, project: Path) -> str:
+    """The name of the study in folder ``root`` of ``project`` (both resolved): :data:`DEFAULT_STUDY` for the
+    project's own, else its folder's (``gomoku``)."""
+    return DEFAULT_STUDY if root == project else root.name
+
+
 def experiment_name(study: str) -> str:
     """The MLflow experiment of the study named ``study``: :data:`EXPERIMENT` for the default study,
     ``meta-minichess-{study}`` for a family's. ``pipelines.tracking`` writes to it, the web app reads it."""
@@ -96,8 +103,8 @@ class Study:
 
     @property
     def name(self) -> str:
-        """The study's name: :data:`DEFAULT_STUDY` for the project's own, else its folder's (``gomoku``)."""
-        return DEFAULT_STUDY if self.project == self.root.resolve() else self.root.resolve().name
+        """The study's name (:func:`study_name`)."""
+        return study_name(self.root.resolve(), self.project)
 
     @property
     def prefix(self) -> str:
