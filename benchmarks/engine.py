@@ -58,8 +58,9 @@ def fairy_perft_rate(depth: int, variant: str = "gardner") -> float:
 
 
 def api_playouts(variant: str, seconds: float, api: ModuleType) -> float:
-    """Plies/s of uniformly random games through a public API: a family's package (``mmc.games.chess``,
-    ``mmc.games.gomoku``) or the game-generic ``mmc.games``; one game first, untimed, loads the compiled code."""
+    """Plies (complete moves, :func:`random_game`) per second of uniformly random games through a public API: a
+    family's package (``mmc.games.chess``, ``mmc.games.gomoku``) or the game-generic ``mmc.games``; one game first,
+    untimed, loads the compiled code."""
     rng = random.Random(0)
     random_game(variant, api, rng)
     plies, start = 0, time.perf_counter()
@@ -69,13 +70,13 @@ def api_playouts(variant: str, seconds: float, api: ModuleType) -> float:
 
 
 def random_game(variant: str, api: ModuleType, rng: random.Random) -> int:
-    """The plies of one uniformly random game through ``api``: legal_moves + apply_move + outcome per ply."""
-    state, plies = api.initial_state(variant), 0
+    """The complete moves (the position's ply) of one uniformly random game through ``api``: legal_moves +
+    apply_move + outcome per action; an action is a ply, but in the jump family a single hop of a chain."""
+    state = api.initial_state(variant)
     while api.outcome(state) is None:
         moves = api.legal_moves(state)
         state = api.apply_move(state, moves[rng.randrange(len(moves))])
-        plies += 1
-    return plies
+    return int(state.ply)
 
 
 def kernel_playouts(variant: str, seconds: float) -> float:
@@ -164,16 +165,6 @@ def main() -> None:
     jump_rates(args.seconds)
 
 
-def jump_game(variant: str, rng: random.Random) -> int:
-    """The complete moves (the position's ply) of one uniformly random jump game through ``mmc.games``, whose
-    actions are single hops: a chain is several actions and one complete move."""
-    state = mmc.games.initial_state(variant)
-    while mmc.games.outcome(state) is None:
-        moves = mmc.games.legal_moves(state)
-        state = mmc.games.apply_move(state, moves[rng.randrange(len(moves))])
-    return int(state.ply)
-
-
 def jump_rates(seconds: float) -> None:
     """The jump family (``mmc.games.jump``): compiled perft nodes/s (complete moves, as the rule book counts them)
     and random playouts in complete moves per second, through ``mmc.games`` (one State per action) and inside one
@@ -191,12 +182,7 @@ def jump_rates(seconds: float) -> None:
             f"perft {variant} depth {depth}: {nodes} nodes, {nodes / (time.perf_counter() - began) / 1e6:.2f} M nodes/s"
         )
     for variant in ("jump", "jump_6x6"):
-        rng = random.Random(0)
-        jump_game(variant, rng)  # one game first, untimed, loads the compiled code
-        plies, began = 0, time.perf_counter()
-        while time.perf_counter() - began < seconds:
-            plies += jump_game(variant, rng)
-        api = plies / (time.perf_counter() - began)
+        api = api_playouts(variant, seconds, mmc.games)
         board, tab = J.kernel_board(jump_start(variant)), J.table(variant)
         J.random_playout(board.copy(), 1, tab, 0)
         plies, seed, began = 0, 0, time.perf_counter()
