@@ -22,7 +22,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mmc.play import wilson_interval
+from mmc.games import get_game
+from mmc.play import GameRecord, replay, wilson_interval
 from mmc.rating import BETTER, NO_DIFFERENCE, VERDICTS, WORSE, Comparison
 from mmc.starts import JOAT, METAFOCUS, parse_model_label
 
@@ -39,6 +40,7 @@ __all__ = [
     "Verdicts",
     "adaptation_figure",
     "elo_curve_figure",
+    "game_diagram",
     "ladder_figure",
     "loss_figure",
     "match_table",
@@ -46,6 +48,9 @@ __all__ = [
     "wilson_interval",
     "win_rate_heatmap",
 ]
+
+GAME_DIAGRAM_COLUMNS = 8
+"""Boards side by side in one row of :func:`game_diagram`."""
 
 MATCH_COLUMNS = ["game", "player 1", "player 2", "wins", "draws", "losses", "games", "score", "ci_low", "ci_high"]
 
@@ -69,6 +74,31 @@ def match_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     table = pd.DataFrame.from_records(records)
     extra = [c for c in table.columns if c not in MATCH_COLUMNS]
     return table.reindex(columns=MATCH_COLUMNS + extra) if len(table) else pd.DataFrame(columns=MATCH_COLUMNS)
+
+
+def game_diagram(record: GameRecord, *, columns: int = GAME_DIAGRAM_COLUMNS) -> str:
+    """The game of ``record`` as text, position by position: its family's own ``render`` of the start and of the
+    position after each move, ``columns`` boards side by side under their labels (``start``, ``1. MOVE``, ...).
+
+    A family's board may change height or width from one position to the next (the jump family draws 9 or 10
+    lines): each row of boards is as tall as its tallest board, shorter boards are padded with blank lines, and
+    every board starts at the same column of its row, so nothing is cut or shifted. Trailing spaces are dropped.
+    """
+    if columns < 1:
+        raise ValueError(f"game_diagram: columns must be at least 1, got {columns}")
+    game = get_game(record.variant)
+    boards = [game.render(state).splitlines() for state in replay(record)]
+    labels = ["start"] + [f"{ply}. {move}" for ply, move in enumerate(record.moves, start=1)]
+    width = max(len(text) for text in [*labels, *(line for board in boards for line in board)]) + 3
+    rows: list[str] = []
+    for first in range(0, len(boards), columns):
+        shown = range(first, min(first + columns, len(boards)))
+        height = max(len(boards[i]) for i in shown)
+        rows.append("".join(labels[i].ljust(width) for i in shown).rstrip())
+        padded = [boards[i] + [""] * (height - len(boards[i])) for i in shown]
+        rows += ["".join(board[line].ljust(width) for board in padded).rstrip() for line in range(height)]
+        rows.append("")
+    return "\n".join(rows)
 
 
 def loss_figure(losses: pd.DataFrame, *, x: str = "generation", hue: str = "series",

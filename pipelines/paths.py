@@ -32,6 +32,7 @@ Layout under the project root (``{v}`` a variant, ``{k}`` joat or multitask, ``{
     reports/evaluation.csv                        every target's rows: the study's summary table
     data/report/*.csv|sample.pgn|runs.json        the report's other inputs (losses, ratings, curves, comparisons)
     reports/study.html                            the report (reports/study.ipynb executed)
+    data/report.failed                            the report stage's error while it fails (make study names it)
     mlflow.db, mlartifacts/                       MLflow runs and artifacts (sqlite at an absolute URI)
     .prefect/                                     Prefect's home: server database, logs, pid file
 
@@ -248,6 +249,12 @@ class Paths:
     @property
     def report_html(self) -> Path:
         return self.root / "reports" / "study.html"
+
+    @property
+    def report_failure(self) -> Path:
+        """The last report stage's error, while the report fails (removed when it renders): ``make study`` reads it
+        to say that the report, and nothing before it, failed."""
+        return self.root / "data" / "report.failed"
 
     def relative(self, path: Path) -> str:
         """``path`` relative to the root, with forward slashes (as job records and MLflow show it)."""

@@ -29,7 +29,7 @@ from pipelines import services, tracking
 from pipelines.config import ParamsError, StudyConfig, flatten, load_params
 from pipelines.paths import Paths
 
-__all__ = ["evaluation_lines", "params_after", "run_study"]
+__all__ = ["evaluation_lines", "params_after", "report_failure", "run_study"]
 
 
 def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
@@ -41,6 +41,7 @@ def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
         paths, time.strftime("study-%Y%m%d-%H%M%S"), flatten(study.raw), {"mmc.dvc_command": " ".join(command)}
     )
     env = {**os.environ, tracking.PARENT_ENV: parent}
+    paths.report_failure.unlink(missing_ok=True)  # a failure note of an earlier run says nothing of this one
     start, cpu_start = time.monotonic(), _children_cpu_seconds()
     status = "FAILED"
     code = 1
@@ -66,7 +67,22 @@ def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
           f"of {_cores()} cores ({cpu['cpu_utilisation']:.0%}); MLflow parent run {parent}")  # fmt: skip
     for line in evaluation_lines(paths, study):
         print(line)
+    if code != 0 and (failed := report_failure(paths)):
+        print(failed)
     return code
+
+
+def report_failure(paths: Paths) -> str:
+    """One line when this run's report stage failed (its error, kept in ``data/report.failed``): the stages before
+    it finished and their results stay usable; empty otherwise."""
+    if not paths.report_failure.is_file():
+        return ""
+    error = " ".join(paths.report_failure.read_text(encoding="utf-8").split())
+    return (
+        f"the report failed, nothing before it: {error}. Every finished stage's results are kept and usable: "
+        "`dvc metrics show`, the MLflow UI (`make ui`), the web app (`make play`); `make study` again runs only "
+        "what is not finished"
+    )
 
 
 def params_after(paths: Paths, study: StudyConfig) -> tuple[StudyConfig, dict[str, Any]]:

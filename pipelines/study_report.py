@@ -28,7 +28,7 @@ from mmc.play import GameRecord, read_records, write_records
 from mmc.starts import JOAT, model_label
 from pipelines import tracking
 from pipelines.config import StudyConfig
-from pipelines.files import write_json
+from pipelines.files import write_json, write_text
 from pipelines.jobs import job_file
 from pipelines.paths import Paths
 from pipelines.records import (
@@ -41,7 +41,7 @@ from pipelines.records import (
     read_rows,
     write_rows,
 )
-from pipelines.report import render_report
+from pipelines.report import ReportError, ReportInputError, render_report
 
 __all__ = ["report_flow", "study_runs"]
 
@@ -82,7 +82,12 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
             "curves_path": paths.report_curves,
             "comparisons_path": paths.report_comparisons,
         }
-        html = render_report(paths.report_notebook, paths.report_html, parameters)
+        try:
+            html = render_report(paths.report_notebook, paths.report_html, parameters)
+        except (ReportError, ReportInputError) as error:
+            write_text(paths.report_failure, f"{error}\n")
+            raise
+        paths.report_failure.unlink(missing_ok=True)
         run.log_artifact(html, "report")
         for path in parameters.values():
             run.log_artifact(Path(path), "report/inputs")

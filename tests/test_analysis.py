@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import warnings
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -15,6 +16,7 @@ from mmc.analysis import (
     VERDICT_COLOURS,
     ZERO_SHOT,
     adaptation_figure,
+    game_diagram,
     ladder_figure,
     loss_figure,
     match_table,
@@ -22,6 +24,7 @@ from mmc.analysis import (
     wilson_interval,
     win_rate_heatmap,
 )
+from mmc.games import Game, games, get_family, get_game, initial_state, legal_moves
 from mmc.play import MatchResult
 from mmc.rating import BETTER, VERDICTS, WORSE, Comparison, verdict
 from mmc.starts import comparisons, model_label, parse_model_label
@@ -214,3 +217,68 @@ def test_no_comparisons_and_bad_rows() -> None:
         verdict_summary([good, good])
     with pytest.raises(ValueError, match="START-bBUDGET: 'joat'"):
         verdict_summary([{**good, "a": "joat"}])
+
+
+def _playable(variant: str) -> bool:
+    return bool(legal_moves(initial_state(variant)))
+
+
+def _records_of(family: Game, games: int, max_plies: int) -> list[play.GameRecord]:
+    """``games`` random games of each playable variant of ``family`` (random openings, random players)."""
+    records: list[play.GameRecord] = []
+    for number, variant in enumerate(v for v in family.variants if _playable(v)):
+        rng = np.random.default_rng(number)
+        match = play.play_match(play.RandomPlayer(), play.RandomPlayer(), variant, games, rng, max_plies=max_plies)
+        records += match.records
+    return records
+
+
+def _check_diagram(record: play.GameRecord, text: str, columns: int) -> None:
+    """Every board of ``record`` stands whole in ``text``, under its label, at its column of its row of boards; a row
+    of boards is as tall as its tallest board."""
+    game = get_game(record.variant)
+    boards = [game.render(state).splitlines() for state in play.replay(record)]
+    labels = ["start"] + [f"{ply}. {move}" for ply, move in enumerate(record.moves, start=1)]
+    lines = text.split("\n")
+    width = 10**6  # one board a row: its column is the whole line
+    if columns > 1 and len(labels) > 1:
+        width = lines[0].index(labels[1])
+        assert width > max(len(line) for board in boards for line in board)
+    at = 0
+    for first in range(0, len(boards), columns):
+        shown = range(first, min(first + columns, len(boards)))
+        assert lines[at] == "".join(labels[i].ljust(width) for i in shown).rstrip(), (record.variant, first)
+        height = max(len(boards[i]) for i in shown)
+        block = lines[at + 1 : at + 1 + height]
+        assert len(block) == height and lines[at + 1 + height] == "", (record.variant, first)
+        for slot, i in enumerate(shown):
+            for line, drawn in enumerate(block):
+                want = boards[i][line] if line < len(boards[i]) else ""
+                assert drawn[slot * width : (slot + 1) * width].rstrip() == want.rstrip(), (record.variant, i, line)
+        assert all(len(drawn) <= len(shown) * width for drawn in block)
+        at += height + 2
+    assert at == len(lines)  # nothing after the last row of boards but its blank line
+
+
+@pytest.mark.parametrize("family", ["chess", "gomoku", "jump", "jump_moves", "bonus"])
+def test_the_reports_game_diagram_draws_any_game_of_every_family(family: str, bonus_game: Game) -> None:
+    """The report's sample-game drawing on random games of every playable variant of every registered family (the
+    test family with bonus moves included): every board whole, whatever its height and width, which the jump family
+    changes from one position to the next (9 or 10 lines)."""
+    assert {g.name for g in games()} == {"chess", "gomoku", "jump", "jump_moves", "bonus"}
+    records = _records_of(get_family(family), games=8, max_plies=60)
+    assert len(records) >= 16
+    heights = set()
+    for number, record in enumerate(records):
+        columns = (8, 3, 1)[number % 3]
+        _check_diagram(record, game_diagram(record, columns=columns), columns)
+        heights |= {len(get_game(record.variant).render(s).splitlines()) for s in play.replay(record)}
+    if family == "jump":
+        assert len(heights) > 1  # the case the report once failed on: boards of different heights in one game
+
+
+def test_the_game_diagram_refuses_no_columns() -> None:
+    rng = np.random.default_rng(0)
+    record = play.play_match(play.RandomPlayer(), play.RandomPlayer(), "tictactoe", 1, rng).records[0]
+    with pytest.raises(ValueError, match="columns must be at least 1, got 0"):
+        game_diagram(record, columns=0)

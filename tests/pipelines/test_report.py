@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html as htmllib
 import json
 import re
 from pathlib import Path
@@ -10,10 +11,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmc.analysis import VERDICT_COLOURS
+from mmc.analysis import VERDICT_COLOURS, game_diagram
+from mmc.games import get_game
 from mmc.games.chess import initial_state
 from mmc.games.chess.render import render
-from mmc.play import GreedyPlayer, MatchResult, RandomPlayer, play_match, write_records
+from mmc.play import (
+    GameRecord,
+    GreedyPlayer,
+    MatchResult,
+    RandomPlayer,
+    play_match,
+    read_records,
+    replay,
+    write_records,
+)
+from pipelines.paths import Paths
 from pipelines.report import (
     COMPARISON_COLUMNS,
     CURVE_COLUMNS,
@@ -26,6 +38,7 @@ from pipelines.report import (
     external_resources,
     render_report,
 )
+from pipelines.study import report_failure
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "reports" / "study.ipynb"
 PARENT_RUN = "0f3a9c1d2e4b5a6978c8d7e6f5a4b3c2"
@@ -54,16 +67,39 @@ def _score(wins: int, draws: int, losses: int) -> tuple[int, float, float, float
     return (result.games, round(result.score, 6), *(round(x, 6) for x in result.wilson_interval()))
 
 
-def make_inputs(folder: Path) -> dict[str, Path]:
-    """A complete set of report inputs in ``folder``: a few rows each and one real game of gardner."""
+FAMILIES = {
+    # family: (two targets, the second held out of meta-training; a training variant; the sample game's variant)
+    "chess": (("gardner", "rifle"), "mallet", "gardner"),
+    "gomoku": (("gomoku_6x6", "connect4"), "tictactoe", "connect4"),
+    "jump": (("jump_6x6", "jump"), "jump_diagonal", "jump"),
+}
+"""The report's inputs per game family: every family's boards and variant names go through every cell."""
+
+
+def _sample_games(variant: str) -> list[GameRecord]:
+    """Two real games of ``variant``, greedy against random; in the jump family the first is one whose board changes
+    height from one position to the next (the rendering the report once failed on)."""
+    game = get_game(variant)
+    for seed in range(20):
+        match = play_match(GreedyPlayer(), RandomPlayer(), variant, 2, np.random.default_rng(seed), max_plies=60)
+        heights = {len(game.render(state).splitlines()) for state in replay(match.records[0])}
+        if game.name != "jump" or len(heights) > 1:
+            return match.records
+    raise AssertionError(f"no game of {variant} with boards of different heights in 20 seeds")
+
+
+def make_inputs(folder: Path, family: str = "chess") -> dict[str, Path]:
+    """A complete set of report inputs in ``folder``: a few rows each and two real games of the family's sample
+    variant (gardner for chess)."""
+    (first, second), trained, sample = FAMILIES[family]
     folder.mkdir(parents=True, exist_ok=True)
     params = folder / "params.yaml"
     params.write_text(
-        "seed: 7\nmeta:\n  train_variants: [gardner, mallet]\n  epsilon: 0.5\nadapt:\n  budgets: [0, 20]\n"
+        f"seed: 7\nmeta:\n  train_variants: [{first}, {trained}]\n  epsilon: 0.5\nadapt:\n  budgets: [0, 20]\n"
         "expert:\n  search: {solver: true}\n  train: {value_discount: 0.97}\n"
     )
-    runs_of = [("joat", "meta_train", "pooled"), ("joat", "inner", "gardner"), ("joat", "inner", "mallet"),
-               ("multitask", "multitask", "pooled"), ("expert-gardner", "expert", "gardner")]  # fmt: skip
+    runs_of = [("joat", "meta_train", "pooled"), ("joat", "inner", first), ("joat", "inner", trained),
+               ("multitask", "multitask", "pooled"), (f"expert-{first}", "expert", first)]  # fmt: skip
     losses = _write_csv(
         folder / "losses.csv",
         ["series", "replicate", "stage", "variant", "generation", "policy", "value", "total"],
@@ -74,33 +110,37 @@ def make_inputs(folder: Path) -> dict[str, Path]:
         folder / "evaluation.csv",
         ["game", "start", "budget", "replicate", "player 1", "player 2", "wins", "draws", "losses", "games", "score",
          "ci_low", "ci_high"],
-        [[game, start, budget, 0, f"{start}@{budget}", opponent, *counts, *_score(*counts)]
-         for (game, start, budget, opponent), counts in EVALUATION.items()],
+        [[{"gardner": first, "rifle": second}[game], start, budget, 0, f"{start}@{budget}", opponent, *counts,
+          *_score(*counts)] for (game, start, budget, opponent), counts in EVALUATION.items()],
     )  # fmt: skip
-    match = play_match(GreedyPlayer(), RandomPlayer(), "gardner", 2, np.random.default_rng(3))
-    games = write_records(match.records, folder / "games.pgn")
+    records = (
+        play_match(GreedyPlayer(), RandomPlayer(), "gardner", 2, np.random.default_rng(3)).records
+        if family == "chess"
+        else _sample_games(sample)
+    )
+    games = write_records(records, folder / "games.pgn")
     runs = folder / "runs.json"
     runs.write_text(json.dumps({"parent": PARENT_RUN, "children": {"meta_train/pooled": CHILD_RUN}}))
     ratings = _write_csv(
         folder / "ratings.csv",
         ["game", "player", "kind", "start", "budget", "replicate", "elo", "low", "high", "games"],
         [[game, f"{start}-b{budget}-r0", "model", start, budget, 0, elo + budget, elo - 80, elo + budget + 80, 16]
-         for game in ("gardner", "rifle") for start, elo in (("joat", 40), ("scratch", -250)) for budget in (0, 20)]
+         for game in (first, second) for start, elo in (("joat", 40), ("scratch", -250)) for budget in (0, 20)]
         + [[game, anchor, "anchor", "", -1, -1, elo, elo - half, elo + half, 40]
-           for game in ("gardner", "rifle") for anchor, elo, half in (("random", -400, 60), ("greedy", 0, 0))],
+           for game in (first, second) for anchor, elo, half in (("random", -400, 60), ("greedy", 0, 0))],
     )  # fmt: skip
     curves = _write_csv(
         folder / "curves.csv",
         ["game", "start", "budget", "elo", "low", "high", "replicates", "spread"],
         [[game, start, budget, elo + budget, elo - 80, elo + budget + 80, 1, 0]
-         for game in ("gardner", "rifle") for start, elo in (("joat", 40), ("scratch", -250)) for budget in (0, 20)],
+         for game in (first, second) for start, elo in (("joat", 40), ("scratch", -250)) for budget in (0, 20)],
     )  # fmt: skip
     comparisons = _write_csv(
         folder / "comparisons.csv",
         ["game", "budget", "a", "b", "difference", "low", "high", "verdict", "detectable", "replicates", "spread"],
-        [[game, 20, "joat-b20", "scratch-b20", 290, 180, 400, "better", 110, 1, 0] for game in ("gardner", "rifle")]
+        [[game, 20, "joat-b20", "scratch-b20", 290, 180, 400, "better", 110, 1, 0] for game in (first, second)]
         + [[game, 20, f"{s}-b20", f"{s}-b0", 20, -90, 130, "no detectable difference", 110, 1, 0]
-           for game in ("gardner", "rifle") for s in ("joat", "scratch")],
+           for game in (first, second) for s in ("joat", "scratch")],
     )  # fmt: skip
     return {"params_path": params, "losses_path": losses, "evaluation_path": evaluation, "games_path": games,
             "runs_path": runs, "ratings_path": ratings, "curves_path": curves,
@@ -148,6 +188,30 @@ def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
     assert "train_variants" in html  # the parameters
     recipe = "own recipe (<code>search.solver</code> true and <code>train.value_discount</code> 0.97)"
     assert f"The experts trained with their {recipe} over the self-play and training settings" in html
+
+
+@pytest.mark.parametrize("family", [f for f in FAMILIES if f != "chess"])
+def test_the_report_renders_every_cell_for_every_family(family: str, tmp_path: Path) -> None:
+    """The whole notebook on another family's variants and games: its question in the family's words, every figure,
+    the verdicts, and the sample game with every board of the game drawn whole (in the jump family, boards of two
+    heights)."""
+    inputs = make_inputs(tmp_path / "inputs", family)
+    out = render_report(NOTEBOOK, tmp_path / "report" / "study.html", inputs, timeout=300)
+    html = out.read_text(encoding="utf-8")
+    (_, second), _, sample = FAMILIES[family]
+    assert f"adapt to a new {family} variant within one iteration" in html
+    assert len(re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)) == 6
+    assert "JOAT against scratch: better by +290 Elo (95% +180 to +400)" in html
+    assert f"<strong>{second}</strong> (held out of meta-training)" in html and "<details>" in html
+    assert 'data-mime-type="application/vnd.jupyter.stderr"' not in html and external_resources(html) == []
+    record = read_records(inputs["games_path"])[0]
+    shown = re.search(r"<pre[^>]*>(start .*?)</pre>", html, re.DOTALL)
+    assert shown is not None and f"<strong>{sample}</strong>: greedy" in html
+    diagram = htmllib.unescape(shown.group(1))
+    assert diagram.rstrip() == game_diagram(record).rstrip()
+    for state in replay(record):
+        for line in get_game(sample).render(state).splitlines():
+            assert line.rstrip() in diagram
 
 
 def test_external_resources_finds_what_a_page_would_fetch() -> None:
@@ -226,3 +290,17 @@ def test_the_report_checks_the_columns_the_stages_write() -> None:
     assert ",".join(COMPARISON_COLUMNS) == ("game,budget,a,b,difference,low,high,verdict,detectable,replicates,spread")
     assert ",".join(CURVE_COLUMNS) == "game,start,budget,elo,low,high,replicates,spread"
     assert ",".join(LOSS_COLUMNS) == "series,replicate,stage,variant,generation,policy,value,total"
+
+
+def test_the_driver_says_in_one_line_that_the_report_alone_failed(tmp_path: Path) -> None:
+    """``make study`` prints the report stage's error (``data/report.failed``, written by the stage) in one line."""
+    (tmp_path / ".dvc").mkdir()
+    paths = Paths(tmp_path)
+    assert report_failure(paths) == ""
+    paths.report_failure.parent.mkdir(parents=True)
+    paths.report_failure.write_text(
+        "reports/study.ipynb failed in cell 13: IndexError: list index out of range\n(kept)\n"
+    )
+    said = report_failure(paths)
+    assert "\n" not in said and said.startswith("the report failed, nothing before it: reports/study.ipynb failed in")
+    assert "cell 13: IndexError: list index out of range (kept)." in said and "`dvc metrics show`" in said

@@ -241,6 +241,23 @@ def test_make_study_end_to_end(prefect_server: str, tmp_path: Path) -> None:
     params.write_text(original)
     assert _dvc_status(project) == {}
 
+    # a report that fails leaves every finished result usable, and the driver says so in one line
+    notebook = project / "reports" / "study.ipynb"
+    broken = json.loads(notebook.read_text())
+    broken["cells"].append({"cell_type": "code", "execution_count": None, "id": "broken", "metadata": {},
+                            "outputs": [], "source": ["raise RuntimeError('a broken cell')"]})  # fmt: skip
+    notebook.write_text(json.dumps(broken))
+    done = _run(project, sys.executable, "-m", "pipelines", "study", timeout=600)
+    assert done.returncode != 0 and not paths.report_html.exists()
+    (said,) = [line for line in done.stdout.splitlines() if line.startswith("the report failed")]
+    assert "failed in cell" in said and "RuntimeError: a broken cell" in said and "`dvc metrics show`" in said
+    assert set(_dvc_status(project)) == {"report"}  # nothing before the report is stale or lost
+    assert '"fairy_nodes_1"' in _run(project, "dvc", "metrics", "show", "--json").stdout
+    assert _same_weights(mlflow.pytorch.load_model("models:/joat@r1"), load_checkpoint(starts["joat"])[0])
+    again = [r for r in mlflow_runs(project) if r.data.tags.get("dvc_stage") == "report"]
+    assert sorted(r.info.status for r in again) == ["FAILED", "FINISHED"]
+    assert all(r.info.status == "FINISHED" for r in children.values())
+
 
 def _repro_killed_once(project: Path, stage: str, ready: Callable[[], bool]) -> None:
     """Start `dvc repro STAGE` and kill -9 its whole process group as soon as ``ready()`` holds."""
