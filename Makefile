@@ -1,4 +1,6 @@
 # make test: create or refresh .venv from pyproject.toml, then run the linters, the type checker and the tests.
+# make setup also compiles every game family's kernels and search trees once (mmc compile, two at a time), so that
+# the test workers, the study's stages and their workers load compiled code instead of each compiling it.
 # make test-fast: ruff and the unit tests only (under 2 minutes on 2 cores); make test stays the whole suite (CI).
 # make study: run the study (dvc repro under one MLflow parent run), starting the local Prefect server if needed;
 # make study STUDY=gomoku runs the family study in studies/gomoku instead (pipelines/studies.py).
@@ -23,6 +25,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev,study,env,web]'
+	$(BIN)/mmc compile --jobs 2
 	touch $(STAMP)
 
 lint: setup
@@ -30,10 +33,11 @@ lint: setup
 	$(BIN)/ruff format --check mmc pipelines tests benchmarks
 	$(BIN)/mypy
 
+# --durations=30: the 30 slowest tests (setup, call or teardown) close the run, so that growth shows when it happens.
 test: setup
 	$(BIN)/ruff check mmc pipelines tests benchmarks
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=30
 
 # Leaves out what takes minutes: the study pipeline (tests/pipelines: Prefect server, DVC, MLflow, Dask), the
 # perft suite and the differential test against Fairy-Stockfish (games/chess/test_perft.py, games/chess/test_oracle.py),

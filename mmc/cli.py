@@ -1,5 +1,5 @@
 """The ``mmc`` command line: ``mmc variants``, ``show``, ``perft``, ``match``, ``play``, ``replay``, ``rate``,
-``serve``.
+``serve``, ``compile``.
 
 Every command takes any variant of any game family and reaches the game only through ``mmc.games`` (a variant id
 names its family). Every command checks its input before doing any work; bad input exits with status 2 and one line
@@ -85,6 +85,22 @@ def cmd_variants(args: argparse.Namespace) -> int:
         for v in game.variants.values():
             size = f"{v.height}x{v.width}"
             print(f"  {v.name:<{width}}  {size:<5}  {v.description}")
+    return 0
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from mmc.warm import compile_families
+
+    names = args.families or [game.name for game in games()]
+    start = time.perf_counter()
+    try:
+        compiled = compile_families(names, jobs=args.jobs)
+    except ValueError as error:  # an unknown family or --jobs below 1: raised before anything compiles
+        raise UsageError(str(error).replace("jobs must", "--jobs must")) from None
+    for name, seconds in compiled.items():
+        print(f"{name}: compiled in {seconds:.1f} s")
+    print(f"every kernel and search tree of {len(names)} famil{'y' if len(names) == 1 else 'ies'} is in the cache "
+          f"({time.perf_counter() - start:.1f} s)")  # fmt: skip
     return 0
 
 
@@ -468,6 +484,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--prefect-url", default="http://127.0.0.1:4200", help="the Prefect UI (default port 4200)")
     _add_device(p)
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser(
+        "compile", help="compile the game families' kernels and search trees into numba's cache ahead of first use"
+    )
+    p.add_argument("families", nargs="*", metavar="FAMILY", help="game families (default: every registered one)")
+    p.add_argument("--jobs", type=int, default=1, help="families compiled side by side, one process each (default 1)")
+    p.set_defaults(func=cmd_compile)
     return parser
 
 

@@ -4,10 +4,14 @@ search tree compiled for a family instead of compiling it again."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 CALLER = """
 from pkg.callee import rule
@@ -69,3 +73,49 @@ def test_a_fresh_process_loads_the_compiled_tree_from_the_cache() -> None:
     _run(root, TREE)  # fills the cache if this checkout's is empty
     misses, hits = _run(root, TREE)
     assert misses == "0" and int(hits) >= 3
+
+
+PLAY = """
+import numpy as np
+from mmc.games import get_family
+from mmc.nn import NetworkConfig, build_network
+from mmc.play import GreedyPlayer, RandomPlayer, play_match
+from mmc.play.selfplay import self_play
+from mmc.search import SearchConfig
+from mmc.search._simulate import compiled_tree
+from mmc.search.evaluators import NetworkLeafEvaluator
+game = get_family("gomoku")
+rng = np.random.default_rng(1)
+net = build_network(NetworkConfig.for_game(game, blocks=1, filters=8, value_hidden=8))
+self_play(NetworkLeafEvaluator(net), "gomoku_6x6", 2, SearchConfig(simulations=8), rng, max_plies=12)
+play_match(GreedyPlayer(), RandomPlayer(), "connect4", 2, rng, max_plies=12)
+tree = compiled_tree(game)
+names = ("select_leaves", "expand_leaves")
+print(sum(getattr(tree, n).stats.cache_misses.total() for n in names),
+      sum(getattr(tree, n).stats.cache_hits.total() for n in names))
+"""
+
+
+@pytest.mark.slow
+def test_mmc_compile_fills_the_cache_that_a_later_process_plays_from(tmp_path: Path) -> None:
+    """``mmc compile gomoku`` in a copy of the package with an empty cache; then a fresh process's self-play and greedy
+    match compile no search tree (it loads it)."""
+    shutil.copytree(Path(__file__).resolve().parents[2] / "mmc", tmp_path / "mmc",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "mmc.cli", "compile", "gomoku"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=900)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("gomoku: compiled in ") and "1 family is in the cache" in done.stdout
+    assert list((tmp_path / "mmc" / "search" / "__pycache__").glob("*gomoku*.nbi"))
+    played = subprocess.run([sys.executable, "-c", PLAY], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=900, check=True)  # fmt: skip
+    misses, hits = played.stdout.split()
+    assert misses == "0" and int(hits) >= 2
+
+
+def test_mmc_compile_names_an_unknown_family_before_compiling(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "mmc.cli", "compile", "gomoku", "hexapawn"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == "mmc: error: unknown game family 'hexapawn' (known: chess, gomoku, jump, jump_moves)\n"

@@ -2,9 +2,13 @@
 
 The Prefect environment is set here, before anything imports Prefect: a temporary ``PREFECT_HOME`` and a free
 local port for this test process. The server starts on first use (the ``prefect_server`` fixture; the tests
-that use it share the ``pipelines`` xdist group, although the pytest-xdist 3.8 installed here spreads groups
-over workers anyway, so each worker may start its own) and stops at the end of the session. Nothing is written into the
-repository: projects are copied into temporary folders (:func:`make_project`).
+that use it share the ``pipelines`` xdist group, which ``--dist loadgroup`` runs on one worker) and stops at the end
+of the session. Nothing is written into the repository: projects are copied into temporary folders
+(:func:`make_project`).
+
+The tiny profile's whole study (``python -m pipelines study``, minutes) runs once per session, in the
+``tiny_study`` fixture: every test that reads a study's outputs reads that one, and a test that changes or breaks
+it works on a copy (:func:`copy_project`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -91,3 +96,34 @@ def make_project(dest: Path, params: Path = TINY_PARAMS) -> Path:
     subprocess.run([*git, "add", "-A"], cwd=dest, check=True)
     subprocess.run([*git, "commit", "-q", "-m", "project"], cwd=dest, check=True)
     return dest
+
+
+def copy_project(source: Path, dest: Path) -> Path:
+    """A copy of the project at ``source`` (its git repository, DVC cache, outputs and MLflow store) at ``dest``, so
+    that a test may change or break it; the MLflow runs keep the artifact folder of ``source``'s experiment."""
+    shutil.copytree(source, dest, symlinks=True)
+    return dest
+
+
+@dataclass(frozen=True)
+class TinyStudy:
+    """The tiny profile's study, run to its end by ``python -m pipelines study`` (what ``make study`` runs)."""
+
+    project: Path
+    """The temporary project (a git repository of this working tree with the tiny params.yaml): read it only."""
+    stdout: str
+    """What the driver printed."""
+
+
+@pytest.fixture(scope="session")
+def tiny_study(prefect_server: str, tmp_path_factory: pytest.TempPathFactory) -> TinyStudy:
+    """The tiny study of this test session, run once and shared by the tests that read a study's outputs (the
+    ``pipelines`` xdist group keeps them on one worker, beside this worker's Prefect server)."""
+    project = make_project(tmp_path_factory.mktemp("tiny-study") / "project")
+    # 2 replicates of every stage, 3 targets: 15 minutes on 2 AMD EPYC cores beside the other test worker
+    done = subprocess.run(
+        [sys.executable, "-m", "pipelines", "study"], cwd=project, env=tool_env(), capture_output=True, text=True,
+        timeout=2400,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return TinyStudy(project, done.stdout)

@@ -1,9 +1,12 @@
 """The family studies (``studies/{family}``): their parameters load, their ``dvc.yaml`` is the project's made for
-the family, and a tiny gomoku study runs end to end in its folder with real DVC, Prefect and MLflow."""
+the family, and each family's smallest study runs end to end in its folder with real DVC, Prefect and MLflow, its
+report included."""
 
 from __future__ import annotations
 
+import html as htmllib
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +15,9 @@ import mlflow
 import pytest
 import yaml
 
+from mmc.analysis import game_diagram
 from mmc.games import get_game
+from mmc.play import read_records
 from pipelines.__main__ import main
 from pipelines.config import flatten, load_params
 from pipelines.paths import Paths, evaluate_code, expert_code, meta_code
@@ -114,31 +119,45 @@ def test_a_study_folder_refuses_another_familys_parameters(tmp_path: Path) -> No
     assert done.stderr == "params.yaml: is a chess study in the folder of the gomoku study\n"
 
 
-def _tiny_gomoku() -> str:
-    """The tiny profile on the gomoku family: one replicate, seconds a stage."""
+SMALLEST = {
+    # family: (expert variant, meta-training variants, the held-out target, opponents, anchors, the ply cap)
+    "gomoku": ("tictactoe", ["tictactoe", "gomoku_6x6"], "connect4", ["random", "greedy", "unadapted",
+               "fairy:nodes=1"], ["random", "greedy", "fairy:nodes=1"], 42),
+    "jump": ("jump_6x6", ["jump_6x6", "jump_halma"], "jump_diagonal", ["greedy", "unadapted"],
+             ["random", "greedy"], 40),
+}  # fmt: skip
+"""Each family study's smallest profile that still runs every stage and every cell of the report: one replicate, one
+target (held out of meta-training), every start."""
+
+
+def _smallest(family: str) -> str:
+    """The tiny profile on ``family`` (:data:`SMALLEST`): one replicate, seconds a stage."""
+    expert, trained, target, opponents, anchors, plies = SMALLEST[family]
     data = yaml.safe_load(TINY_PARAMS.read_text())
     data["replicates"] = [0]
-    data["expert"]["variants"] = {"tictactoe": {}}
-    data["expert"]["max_plies"] = 9
-    data["meta"]["train_variants"] = ["tictactoe", "gomoku_6x6"]
+    data["expert"]["variants"] = {expert: {}}
+    data["expert"]["max_plies"] = plies
+    data["meta"]["train_variants"] = trained
     data["metafocus"]["tasks"] = 2
-    data["adapt"]["targets"] = ["tictactoe", "connect4"]
-    data["adapt"]["starts"] = ["joat", "metafocus", "multitask", "expert-tictactoe", "scratch"]
-    data["evaluate"]["opponents"] = ["random", "greedy", "unadapted", "fairy:nodes=1"]
-    data["rate"]["anchors"] = ["random", "greedy", "fairy:nodes=1"]
+    data["adapt"]["targets"] = [target]
+    data["adapt"]["starts"] = ["joat", "metafocus", "multitask", f"expert-{expert}", "scratch"]
+    data["evaluate"]["opponents"] = opponents
+    data["rate"]["anchors"] = anchors
     for section in ("meta", "metafocus", "adapt", "evaluate"):
-        data[section]["max_plies"] = 42
+        data[section]["max_plies"] = plies
     return yaml.safe_dump(data, sort_keys=False)
 
 
 @pytest.mark.slow
-def test_a_family_study_runs_end_to_end_in_its_folder(prefect_server: str, tmp_path: Path) -> None:
-    """``python -m pipelines study`` in ``studies/gomoku`` of a project: DVC runs the folder's pipeline, every
+@pytest.mark.parametrize("family", list(SMALLEST))
+def test_a_family_study_runs_end_to_end_in_its_folder(family: str, prefect_server: str, tmp_path: Path) -> None:
+    """``python -m pipelines study`` in ``studies/{family}`` of a project: DVC runs the folder's pipeline, every
     output lands in the folder, the runs go to the study's MLflow experiment and its models are registered under
-    its name; the project's own study is left alone."""
+    its name, and the report renders the family's outputs in every cell; the project's own study is left alone."""
+    expert, _, target, *_ = SMALLEST[family]
     project = make_project(tmp_path / "project")
-    folder = project / "studies" / "gomoku"
-    (folder / "params.yaml").write_text(_tiny_gomoku())
+    folder = project / "studies" / family
+    (folder / "params.yaml").write_text(_smallest(family))
     subprocess.run(["git", "add", "-A"], cwd=project, check=True)
     subprocess.run(
         ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "tiny"], cwd=project, check=True
@@ -148,19 +167,31 @@ def test_a_family_study_runs_end_to_end_in_its_folder(prefect_server: str, tmp_p
         timeout=1800,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "connect4: Elo (greedy = 0; mean of 1 replicate(s), 95% interval): joat b0" in done.stdout
+    assert f"{target}: Elo (greedy = 0; mean of 1 replicate(s), 95% interval): joat b0" in done.stdout
     paths = Paths(folder)
-    assert paths.report_html.is_file() and paths.summary_table.is_file()
-    assert paths.champion("tictactoe", 0).is_file() and paths.start_model("joat", 0).is_file()
-    assert json.loads(paths.ratings("connect4").read_text())["starts"]
+    assert paths.report_html.is_file() and paths.summary_table.is_file() and not paths.report_failure.exists()
+    assert paths.champion(expert, 0).is_file() and paths.start_model("joat", 0).is_file()
+    assert json.loads(paths.ratings(target).read_text())["starts"]
     lock = yaml.safe_load((folder / "dvc.lock").read_text())["stages"]
-    assert "../../mmc/games/gomoku" in {d["path"] for d in lock["expert@tictactoe-0"]["deps"]}
+    assert f"../../mmc/games/{family}" in {d["path"] for d in lock[f"expert@{expert}-0"]["deps"]}
+    assert set(lock) == {f"{s}@0" for s in ("meta_train", "multitask", "metafocus")} | {
+        f"expert@{expert}-0",
+        f"adapt@{target}-0",
+        f"evaluate@{target}",
+        "report",
+    }
     assert not (project / "models").exists() and not (project / "dvc.lock").exists()
     # one MLflow store for the project, an experiment and registered names for the study
     client = mlflow.tracking.MlflowClient(paths.mlflow_uri)
-    experiment = client.get_experiment_by_name("meta-minichess-gomoku")
+    experiment = client.get_experiment_by_name(f"meta-minichess-{family}")
     assert experiment is not None and client.get_experiment_by_name("meta-minichess") is None
     runs = client.search_runs([experiment.experiment_id], "tags.`mmc.kind` = 'stage'", max_results=100)
-    assert {r.data.tags["dvc_stage"] for r in runs} >= {"expert@tictactoe-0", "evaluate@connect4", "report"}
-    assert str(client.get_model_version_by_alias("gomoku-joat", "r0").version) == "1"
-    assert "gomoku" in paths.report_html.read_text()
+    assert {r.data.tags["dvc_stage"] for r in runs} == set(lock)
+    assert str(client.get_model_version_by_alias(f"{family}-joat", "r0").version) == "1"
+    # the report: every figure, the family's question and its sample game drawn from the study's own record
+    html = paths.report_html.read_text()
+    assert f"adapt to a new {family} variant within one iteration" in html
+    assert len(re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)) == 6
+    assert f"<strong>{target}</strong> (held out of meta-training)" in html
+    sample = read_records(paths.report_sample)[0]
+    assert sample.variant == target and htmllib.escape(game_diagram(sample).splitlines()[0]) in html
