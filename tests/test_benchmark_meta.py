@@ -50,6 +50,7 @@ def test_the_summary_compares_seed_by_seed_with_multitask() -> None:
     assert alone["vs_multitask"] == "", "no multitask, no difference"
 
 
+@pytest.mark.slow  # two benchmark processes: 15-21 s
 def test_an_unknown_recipe_or_target_stops_before_any_training() -> None:
     script = str(REPO / "benchmarks" / "meta.py")
     for option, value, said in (("--recipes", "joat,nope", "--recipes: unknown ['nope']"),

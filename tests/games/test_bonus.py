@@ -33,6 +33,7 @@ def test_rules_and_texts(bonus_game: Game) -> None:
     assert bonus_game.from_text("bonus_2x3", state.fen()) == state._replace(ply=3)
 
 
+@pytest.mark.slow  # the whole loop: 13-25 s
 def test_alphazero_self_play_training_and_arena(bonus_game: Game) -> None:
     net = build_network(NetworkConfig.for_game(bonus_game, blocks=1, filters=8, value_hidden=8), seed=0)
     config = AlphaZeroConfig(generations=2, games=8, chunks=2, concurrent=4, max_plies=16, window=2, arena_games=4,

@@ -68,6 +68,7 @@ print(sum(getattr(tree, n).stats.cache_misses.total() for n in names),
 """
 
 
+@pytest.mark.slow  # two fresh processes: 13 s
 def test_a_fresh_process_loads_the_compiled_tree_from_the_cache() -> None:
     root = Path(__file__).resolve().parents[2]
     _run(root, TREE)  # fills the cache if this checkout's is empty

@@ -120,6 +120,7 @@ def _play_by_clicks(driver, variant: str, opponent: str, seed: int) -> str:  # t
     return str(driver.find_element(By.ID, "status").text)
 
 
+@pytest.mark.slow  # two whole games in the browser: 25-35 s
 def test_play_two_whole_games_and_watch_a_record(server: str, browser) -> None:  # type: ignore[no-untyped-def]
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys

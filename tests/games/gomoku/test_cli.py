@@ -60,6 +60,7 @@ def test_a_match_replays_and_names_the_players(tmp_path: Path, capsys: pytest.Ca
     assert out.strip().splitlines()[-1].endswith(("Black wins", "White wins", "draw"))
 
 
+@pytest.mark.slow  # a whole ladder: 13 s
 def test_rate_puts_a_player_on_the_ladder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     board = tmp_path / "board.csv"
     code, out, _ = run(capsys, "rate", "mcts:8", "--variant", "tictactoe", "--anchors", "random,greedy", "--games",

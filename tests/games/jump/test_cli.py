@@ -71,6 +71,7 @@ def test_a_person_types_a_chain_one_hop_at_a_time() -> None:
     assert state.turn == -1 and "legal moves: a3-c3 end@a3" in output.getvalue()
 
 
+@pytest.mark.slow  # a whole ladder: 20 s
 def test_rate_a_player_against_the_anchors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     board = tmp_path / "jump.csv"
     code, out, _ = run(capsys, "rate", "mcts:8", "--variant", "jump_6x6", "--anchors", "random,greedy", "--games",
