@@ -1,7 +1,7 @@
 # make test: create or refresh .venv from pyproject.toml, then run the linters, the type checker and the tests.
 # make setup also compiles every game family's kernels and search trees once (mmc compile, two at a time), so that
 # the test workers, the study's stages and their workers load compiled code instead of each compiling it.
-# make test-fast: ruff and the unit tests only (under 2 minutes on 2 cores); make test stays the whole suite (CI).
+# make test-fast: ruff and the unit tests only (2.5 minutes on 2 cores); make test stays the whole suite (CI).
 # make study: run the study (dvc repro under one MLflow parent run), starting the local Prefect server if needed;
 # make study STUDY=gomoku runs the family study in studies/gomoku instead (pipelines/studies.py).
 # make ui: start the Prefect server and the MLflow UI and print their URLs; make stop: stop what these started.
@@ -41,8 +41,8 @@ test: setup
 
 # Leaves out what takes minutes: the study pipeline (tests/pipelines: Prefect server, DVC, MLflow, Dask), the
 # perft suite and the differential test against Fairy-Stockfish (games/chess/test_perft.py, games/chess/test_oracle.py),
-# the learning test, and anything else marked slow. About 480 tests in 70-90 s on 2 cores; the slowest left
-# (meta-learning, a los_alamos self-play) take 10-20 s each. No mypy here: make lint runs it.
+# the learning test, and anything else marked slow. 1309 tests in 150 s on 2 AMD EPYC cores (a757006).
+# No mypy here: make lint runs it.
 FAST_SKIP := --ignore=tests/pipelines --ignore=tests/games/chess/test_perft.py --ignore=tests/games/chess/test_oracle.py \
 	--ignore=tests/test_learning.py -m "not slow"
 
