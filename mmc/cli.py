@@ -85,6 +85,8 @@ def cmd_variants(args: argparse.Namespace) -> int:
         for v in game.variants.values():
             size = f"{v.height}x{v.width}"
             print(f"  {v.name:<{width}}  {size:<5}  {v.description}")
+        if game.generated_variants:
+            print(f"  and every generated id: {game.generated_variants}")
     return 0
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from mmc.evaluate import RateConfig
 from mmc.evaluate import slug as opponent_slug
-from mmc.games import get_game, initial_state, legal_moves, variant_ids
+from mmc.games import get_game, get_variant, initial_state, legal_moves
 from mmc.meta import MetaConfig, MetaFocusConfig
 from mmc.nn import NetworkConfig
 from mmc.play import close_player, parse_player
@@ -61,8 +61,12 @@ def check_playable(key: str, variants: Iterable[str]) -> None:
 
 
 def check_variant(key: str, variant: str) -> None:
-    if variant not in variant_ids():
-        raise RuleError(key, f"unknown variant {variant!r} (known: {', '.join(variant_ids())})")
+    """``variant`` is a variant id of some family, named or generated (``mnk_7x5_k4``); ``RuleError`` naming ``key``
+    and what is wrong (an unknown id, a malformed generated one) otherwise."""
+    try:
+        get_variant(variant)
+    except ValueError as error:
+        raise RuleError(key, str(error)) from None
 
 
 def check_family(named: Sequence[tuple[str, Iterable[str]]]) -> str:

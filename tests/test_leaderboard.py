@@ -49,6 +49,16 @@ def test_the_default_anchors_are_the_studys() -> None:
     assert RateConfig().anchor == params["rate"]["anchor"] == "greedy"
 
 
+@pytest.mark.parametrize(("variant", "engine"), [("mnk_5x4_k3", True), ("grav_13x4_k3", False)])
+def test_a_generated_board_has_a_ladder(variant: str, engine: bool, tmp_path: Path) -> None:
+    """greedy and MCTS anchors on every generated board, Fairy-Stockfish where the board fits its limit."""
+    config = RateConfig(anchors=("random", "greedy", "mcts:8", "fairy:nodes=1", "fairy:nodes=10"))
+    rated = rate_players(["mcts:4"], variant, EvaluateConfig(games=2), config, seed=0, opponents=("greedy",))
+    fairy = {"fairy:nodes=1", "fairy:nodes=10"}
+    assert set(rated.ratings.players) == {"mcts:4", "random", "greedy", "mcts:8"} | (fairy if engine else set())
+    assert rated.ratings.elo["greedy"] == 0 and rated.ratings.games["mcts:4"] > 0
+
+
 def test_a_study_model_gets_the_same_elo_from_mmc_rate_as_in_evaluate(tmp_path: Path) -> None:
     config = NetworkConfig(blocks=1, filters=8)
     path = save_checkpoint(build_network(config, seed=0), config, tmp_path / "model.pt")

@@ -68,6 +68,8 @@ __all__ = [
 
 _GAMES: dict[str, Game] = {}
 _BY_VARIANT: dict[str, Game] = {}
+_FOUND: dict[str, Game] = {}
+"""Ids found by :func:`_search` (generated ones), so that the next lookup is one dict read."""
 
 
 def register_game(game: Game) -> Game:
@@ -95,6 +97,8 @@ def unregister_game(name: str) -> None:
     if game is not None:
         for variant in game.variants:
             _BY_VARIANT.pop(variant, None)
+        for variant in [v for v, found in _FOUND.items() if found is game]:
+            del _FOUND[variant]
 
 
 def games() -> tuple[Game, ...]:
@@ -120,13 +124,23 @@ def get_game(variant: str) -> Game:
     try:
         return _BY_VARIANT[variant]
     except (KeyError, TypeError):
-        return _search(variant)
+        pass
+    found = _FOUND.get(variant) if isinstance(variant, str) else None
+    return _search(variant) if found is None else found
 
 
 def _search(variant: str) -> Game:
-    """The family whose ``variants`` holds ``variant`` though it was added after the family was registered."""
-    for game in _GAMES.values():
-        if isinstance(variant, str) and variant in game.variants:
+    """The family whose ``variants`` holds ``variant`` though its iteration does not list it: added after the family
+    was registered, or one of the ids a family generates (the k-in-a-row family's ``mnk_7x5_k4``). A family's
+    mapping raises ``KeyError`` for an id that is not its own, or ``ValueError`` for an id of its own form that it
+    refuses (a malformed generated id): that one line is the error here."""
+    if isinstance(variant, str):
+        for game in _GAMES.values():
+            try:
+                game.variants[variant]
+            except KeyError:
+                continue
+            _FOUND[variant] = game
             return game
     raise ValueError(f"unknown variant {variant!r} (known: {', '.join(_BY_VARIANT)})")
 

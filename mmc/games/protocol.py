@@ -302,6 +302,11 @@ class Game:
     """``endgame(state, rng) -> State``: a thinned-out position for self-play's endgame starts; ``None``: none."""
     engine: EngineBinding | None = None
     """How Fairy-Stockfish plays the family's variants, where it does (``fairy:nodes=N`` players and anchors)."""
+    generated_variants: str = ""
+    """How the family forms the ids of the variants it generates from parameters, in one line for ``mmc variants``
+    (the k-in-a-row family's ``mnk_WxH_kK``); empty if it has none. Iterating :attr:`variants` lists only the named
+    variants; looking a generated id up in it builds that variant, and a malformed one of the family's forms raises
+    ``ValueError`` naming the valid forms (``KeyError`` stays for an id that is not the family's)."""
 
     def __repr__(self) -> str:
         return f"Game({self.name!r})"

@@ -40,7 +40,8 @@ def _binding(variant: str) -> EngineBinding | None:
 
 
 def engine_variants(variant: str) -> tuple[str, ...]:
-    """The variants of ``variant``'s family that Fairy-Stockfish plays (its ``Game.engine``)."""
+    """The named variants of ``variant``'s family that Fairy-Stockfish plays (its ``Game.engine``; a family's
+    generated ids are not listed, :func:`plays` answers for them)."""
     binding = _binding(variant)
     return () if binding is None else tuple(binding.variants)
 
@@ -48,7 +49,10 @@ def engine_variants(variant: str) -> tuple[str, ...]:
 def plays(spec: str, variant: str) -> bool:
     """Whether the player ``spec`` plays ``variant``: every one does except a ``fairy`` one in a variant
     Fairy-Stockfish does not play (the family's ``Game.engine``)."""
-    return not spec.startswith("fairy") or variant in engine_variants(variant)
+    if not spec.startswith("fairy"):
+        return True
+    binding = _binding(variant)
+    return binding is not None and variant in binding.variants
 
 
 _TIMEOUT_S = 60.0

@@ -3,9 +3,11 @@
 Routes (JSON unless said)::
 
     GET  /                          the page (static/index.html; everything it loads is served from static/)
-    GET  /api/options               every registered game family and its playable variants, models under models/
-                                    and registered ones (``joat@r0``), player kinds, links to MLflow and Prefect:
-                                    each model's run and games, each stage's run and Prefect flow run
+    GET  /api/options               every registered game family (with how it forms generated ids, if it does) and
+                                    its playable named variants, models under models/ and registered ones
+                                    (``joat@r0``), player kinds, links to MLflow and Prefect: each model's run and
+                                    games, each stage's run and Prefect flow run
+    GET  /api/variants/{id}         one variant, named or generated (``mnk_7x5_k4``): as /api/options lists them
     POST /api/games                 {variant, opponent, color?, fen?, seed?} -> a new game (``color``: one of the
                                     family's players, the first if absent; ``fen``: a position text)
     GET  /api/games/{id}            the game
@@ -39,7 +41,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from mmc.games import game_of
+from mmc.games import Game, game_of
 from mmc.play.players import MAX_SIMULATIONS, PLAYER_KINDS
 from mmc.play.records import GameRecord, RecordError, read_records, replay
 from mmc.web.games import (
@@ -51,6 +53,7 @@ from mmc.web.games import (
     playable_variants,
     position_json,
     side_name,
+    start_state,
 )
 from mmc.web.study import Run, Study, player_name, self_play_prefix
 
@@ -80,6 +83,13 @@ def _guarded(handler: Handler) -> Handler:
             return _error(f"not found: {error.args[0]}", 404)
 
     return wrapped
+
+
+def variant_json(game: Game, name: str) -> dict[str, Any]:
+    """A variant as the page lists it: its id, family, board size, description and the family's players."""
+    v = game.variants[name]
+    return {"name": name, "family": game.name, "size": f"{v.width}x{v.height}", "description": v.description,
+            "players": list(game.players)}  # fmt: skip
 
 
 async def _body(request: Request) -> dict[str, Any]:
@@ -153,10 +163,9 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
         kinds = [k.usage for name, k in PLAYER_KINDS.items() if name not in REFUSED_KINDS]
         variants, families = [], {}
         for game, name in await run_in_threadpool(playable_variants):
-            v = game.variants[name]
-            families[game.name] = {"name": game.name, "description": game.description, "players": list(game.players)}
-            variants.append({"name": name, "family": game.name, "size": f"{v.width}x{v.height}",
-                             "description": v.description, "players": list(game.players)})  # fmt: skip
+            families[game.name] = {"name": game.name, "description": game.description, "players": list(game.players),
+                                   "generated": game.generated_variants}  # fmt: skip
+            variants.append(variant_json(game, name))
         return JSONResponse({
             "families": list(families.values()),
             "variants": variants,
@@ -168,6 +177,12 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
             "simulations": simulations,
             "links": {"mlflow": mlflow, "prefect": f"{prefect_url}/runs"},
         })  # fmt: skip
+
+    @_guarded
+    async def variant(request: Request) -> Response:
+        name = request.path_params["variant_id"]
+        state = await run_in_threadpool(start_state, name, None)  # GameError: unknown, malformed or unplayable
+        return JSONResponse(variant_json(game_of(state), name))
 
     @_guarded
     async def new_game(request: Request) -> Response:
@@ -272,6 +287,7 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
     routes = [
         Route("/", index),
         Route("/api/options", options),
+        Route("/api/variants/{variant_id}", variant),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{game_id}", show_game),
         Route("/api/games/{game_id}/move", move, methods=["POST"]),

@@ -36,7 +36,8 @@ def test_page_and_options(client: TestClient) -> None:
     names = [v["name"] for v in options["variants"]]
     assert "gardner" in names and "los_alamos" in names and "monochromatic" not in names  # no move at the start
     assert options["families"][0] == {"name": "chess", "description": options["families"][0]["description"],
-                                      "players": ["white", "black"]}  # fmt: skip
+                                      "players": ["white", "black"], "generated": ""}  # fmt: skip
+    assert "mnk_WxH_kK" in options["families"][1]["generated"]
     chess = [v for v in options["variants"] if v["family"] == "chess"]
     assert chess and all(v["players"] == ["white", "black"] for v in chess)
     assert [f["name"] for f in options["families"]][:3] == ["chess", "gomoku", "jump"]
@@ -109,6 +110,36 @@ def test_bad_requests_are_4xx_messages(client: TestClient) -> None:
     assert client.post("/api/games", json=[1, 2]).status_code == 400
     assert client.get("/api/games/nope").status_code == 404
     assert client.post("/api/games/nope/move", json={"move": "a2a3"}).status_code == 404
+
+
+def test_a_generated_variant_is_looked_up_and_played_to_the_end(client: TestClient) -> None:
+    """A generated id (not in the list) is looked up as the list shows variants, and played like any other; a
+    malformed or out-of-range one is refused in one line naming the valid forms."""
+    found = client.get("/api/variants/grav_5x4_k3")
+    assert found.status_code == 200, found.text
+    assert found.json() == {"name": "grav_5x4_k3", "family": "gomoku", "size": "5x4",
+                            "description": "3 in a row on 5x4, with gravity (generated)",
+                            "players": ["black", "white"]}  # fmt: skip
+    assert client.get("/api/variants/gardner").json()["family"] == "chess"
+    refused = [
+        ("mnk_2x9_k3", "out of range"),
+        ("mnk_8x8_k9", "k=9"),
+        ("grav_7x6_k04", "malformed"),
+        ("mnk_16x16_k5", "out of range"),
+        ("monochromatic", "cannot be played"),
+        ("nope", "unknown"),
+    ]
+    for bad, why in refused:
+        response = client.get(f"/api/variants/{bad}")
+        assert response.status_code == 400 and why in response.json()["error"], (bad, response.text)
+        assert "\n" not in response.json()["error"]
+    game = new_game(client, variant="grav_5x4_k3", opponent="greedy", seed=1)
+    assert game["variant"] == "grav_5x4_k3" and game["position"]["fen"] == "5/5/5/5 x"
+    while not game["position"]["over"]:
+        response = client.post(f"/api/games/{game['id']}/move", json={"move": game["legal"][0]})
+        assert response.status_code == 200, response.text
+        game = response.json()
+    assert game["position"]["termination"] in ("line", "full-board")
 
 
 def test_a_fen_start(client: TestClient) -> None:
@@ -301,7 +332,12 @@ def test_a_whole_bonus_game_where_a_player_moves_twice(client: TestClient, bonus
     paths, and a player that moves again after a stone next to its own (the turn read from every position)."""
     options = client.get("/api/options").json()
     family = next(f for f in options["families"] if f["name"] == "bonus")
-    assert family == {"name": "bonus", "description": family["description"], "players": ["black", "white"]}
+    assert family == {
+        "name": "bonus",
+        "description": family["description"],
+        "players": ["black", "white"],
+        "generated": "",
+    }
     assert [v["name"] for v in options["variants"] if v["family"] == "bonus"] == ["bonus_2x3", "bonus_3x3"]
     assert (
         client.post("/api/games", json={"variant": "bonus_2x3", "opponent": "random", "color": "red"}).status_code

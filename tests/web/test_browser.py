@@ -100,7 +100,15 @@ def _play_by_clicks(driver, variant: str, opponent: str, seed: int) -> str:  # t
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
 
-    Select(driver.find_element(By.ID, "variant")).select_by_value(variant)
+    if driver.execute_script(f"return options.variants.some((v) => v.name === '{variant}')"):
+        Select(driver.find_element(By.ID, "variant")).select_by_value(variant)
+        driver.find_element(By.ID, "variant-id").clear()
+    else:  # a generated id: typed, and looked up when the box loses focus
+        typed = driver.find_element(By.ID, "variant-id")
+        typed.clear()
+        typed.send_keys(variant)
+        driver.find_element(By.ID, "opponent").click()
+        _wait(driver, f"typed !== null && typed.name === '{variant}'")
     box = driver.find_element(By.ID, "opponent")
     box.clear()
     box.send_keys(opponent)
@@ -245,6 +253,28 @@ def test_play_connect_four_by_clicks_anywhere_in_a_column(server: str, browser) 
     driver.find_element(By.CSS_SELECTOR, '#board [data-square="c6"]').click()
     _wait(driver, "game.moves.length >= 1")
     assert driver.execute_script("return game.moves[0]") == "c1"
+
+
+def test_play_a_generated_variant_typed_by_its_id(server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    """A generated id is not in the list: typed into the page, a malformed one is refused in one line, a good one
+    names its board and the family's sides, and its game is played by clicks to the end."""
+    from selenium.webdriver.common.by import By
+
+    driver = browser
+    driver.get(server)
+    _wait(driver, "document.querySelectorAll('#variant option').length > 0")
+    typed = driver.find_element(By.ID, "variant-id")
+    assert "mnk_WxH_kK" in typed.get_attribute("title")
+    typed.send_keys("mnk_8x8_k9")
+    driver.find_element(By.ID, "opponent").click()
+    _wait(driver, "!document.getElementById('message').hidden")
+    assert "k=9" in driver.find_element(By.ID, "message").text
+    status = _play_by_clicks(driver, "grav_5x4_k3", "greedy", seed=4)
+    assert status.startswith("Game over: ") and ("(line)" in status or "(full-board)" in status), status
+    assert driver.execute_script("return game.variant") == "grav_5x4_k3"
+    sides = [o.text for o in driver.find_elements(By.CSS_SELECTOR, "#color option")]
+    assert sides == ["black", "white"]
+    assert len(driver.find_elements(By.CSS_SELECTOR, "#board [data-square]")) == 20  # 5 files x 4 ranks
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from mmc.games.gomoku.state import (
     table,
 )
 from mmc.games.gomoku.text import cell_name, parse_cell
-from mmc.games.gomoku.variants import VARIANTS
+from mmc.games.gomoku.variants import GENERATED_FORMS, VARIANTS
 from mmc.games.gomoku.view import board_view, move_cells, render
 from mmc.games.protocol import Game, KernelState
 
@@ -49,7 +49,7 @@ def _symmetries(variants: Sequence[str]) -> Sequence[Callable[..., Any]]:
 
 GAME = Game(
     name="gomoku",
-    description="k in a row: tic-tac-toe, gomoku from 6x6 to 15x15, exact and caro rules, Connect Four",
+    description="k in a row: tic-tac-toe, gomoku from 6x6 to 15x15, exact and caro rules, Connect Four, any board",
     variants=VARIANTS,
     players=("black", "white"),
     default_max_plies=DEFAULT_MAX_PLIES,
@@ -77,5 +77,6 @@ GAME = Game(
     heuristic=heuristic,
     symmetries=_symmetries,
     engine=ENGINE,
+    generated_variants=GENERATED_FORMS,
 )
 """The k-in-a-row family (``shared/spec/gomoku.md``)."""

@@ -20,7 +20,7 @@ import numpy as np
 
 from mmc.games.gomoku import _kernels as K
 from mmc.games.gomoku.text import board_text, cell_name, parse_position
-from mmc.games.gomoku.variants import VARIANTS, Variant, build_table, get_variant
+from mmc.games.gomoku.variants import Variant, build_table, get_variant
 from mmc.games.protocol import IllegalMoveError, Outcome
 
 __all__ = [
@@ -205,13 +205,21 @@ def _is_legal(state: State, move: int) -> bool:
     """Whether ``move`` is one of ``legal_moves(state)``: without gravity they are in increasing order (rank by rank),
     so a binary search finds it."""
     moves = legal_moves(state)
-    if _GRAVITY[state.variant_name] or not isinstance(move, int | np.integer):
+    if _gravity(state.variant_name) or not isinstance(move, int | np.integer):
         return move in moves
     i = bisect_left(moves, move)
     return i < len(moves) and moves[i] == move
 
 
-_GRAVITY = {name: v.gravity for name, v in VARIANTS.items()}
+def _gravity(variant_name: str) -> bool:
+    """Whether the variant has gravity (looked up once per variant and process)."""
+    gravity = _GRAVITY.get(variant_name)
+    if gravity is None:
+        gravity = _GRAVITY[variant_name] = get_variant(variant_name).gravity
+    return gravity
+
+
+_GRAVITY: dict[str, bool] = {}
 
 
 _new_state = tuple.__new__

@@ -1,17 +1,27 @@
 """The k-in-a-row variants as data (``shared/spec/gomoku.md``): a board, a line length ``k``, a winning rule and a
 gravity flag. No variant has code of its own: the kernels read these four values from the variant's rule table
 (:func:`build_table`).
+
+Besides the rule book's named variants, every freestyle or gravity game of the common base is a variant, named by
+its parameters (the rule book's "Generated variants"): ``mnk_WxH_kK`` (freestyle, ``mnk_7x5_k4``) and ``grav_WxH_kK``
+(gravity, ``grav_5x4_k3``), 3 <= W, H <= 15 and 3 <= K <= max(W, H). :data:`VARIANTS` holds them all: iterating it
+lists the named ones, looking an id up builds its generated variant (:func:`generated`).
 """
 
 from __future__ import annotations
 
 import enum
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = [
+    "GENERATED_FORMS",
     "MAX_SIDE",
+    "MIN_SIDE",
+    "NAMED",
     "TABLE_SIZE",
     "T_GRAVITY",
     "T_HEIGHT",
@@ -21,12 +31,17 @@ __all__ = [
     "VARIANTS",
     "Rule",
     "Variant",
+    "Variants",
     "build_table",
+    "generated",
+    "generated_id",
     "get_variant",
 ]
 
 MAX_SIDE = 15
 """The most files or ranks a board has (the standard 15x15 gomoku board): files ``a``-``o``, ranks ``1``-``15``."""
+MIN_SIDE = 3
+"""The fewest files or ranks a generated board has."""
 
 
 class Rule(enum.IntEnum):
@@ -69,7 +84,7 @@ class Variant:
         return self.width * self.height
 
 
-VARIANTS: dict[str, Variant] = {
+NAMED: dict[str, Variant] = {
     v.name: v
     for v in (
         Variant("tictactoe", "Tic-tac-toe: three in a row on 3x3 (a draw with perfect play)", 3, 3, 3),
@@ -82,17 +97,106 @@ VARIANTS: dict[str, Variant] = {
         Variant("gomoku", "Gomoku: five in a row on the standard 15x15 board, freestyle", 15, 15, 5),
     )
 }
-"""The variants of the rule book, in its order."""
+"""The variants of the rule book's table, in its order."""
+
+GENERATED_FORMS = (
+    f"mnk_WxH_kK (freestyle) or grav_WxH_kK (gravity): W files and H ranks from {MIN_SIDE} to {MAX_SIDE}, "
+    f"K in a row from 3 to max(W, H), numbers without leading zeros"
+)
+"""How a generated id is formed, in one line (``mmc variants``, and every refusal of a malformed id)."""
+
+_PREFIXES = {"mnk": False, "grav": True}
+_FORM = re.compile(r"(mnk|grav)_([1-9][0-9]*)x([1-9][0-9]*)_k([1-9][0-9]*)")
+
+
+def generated_id(width: int, height: int, k: int, *, gravity: bool = False) -> str:
+    """The generated id of a freestyle board of ``width`` files and ``height`` ranks, ``k`` in a row (``grav_`` with
+    gravity); ``ValueError`` naming the valid ranges when the board or ``k`` is out of them."""
+    name = f"{'grav' if gravity else 'mnk'}_{width}x{height}_k{k}"
+    generated(name)
+    return name
+
+
+def generated(name: str) -> Variant:
+    """The generated variant ``name`` (``mnk_WxH_kK`` or ``grav_WxH_kK``); ``ValueError`` in one line naming the valid
+    forms and ranges when ``name`` is of neither form or out of range (``mnk_2x9_k3``, ``mnk_8x8_k9``,
+    ``grav_7x6_k04``)."""
+    match = _FORM.fullmatch(name) if isinstance(name, str) else None
+    if match is None:
+        raise ValueError(f"malformed generated gomoku variant id {name!r}: expected {GENERATED_FORMS}")
+    prefix, width, height, k = match[1], int(match[2]), int(match[3]), int(match[4])
+    if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
+        raise ValueError(
+            f"generated gomoku variant {name!r}: the board {width}x{height} is out of range: {GENERATED_FORMS}"
+        )
+    if not 3 <= k <= max(width, height):
+        raise ValueError(
+            f"generated gomoku variant {name!r}: k={k} is longer than the {width}x{height} board's longer side: "
+            f"{GENERATED_FORMS}"
+        )
+    gravity = _PREFIXES[prefix]
+    rule = "with gravity" if gravity else "freestyle"
+    description = f"{k} in a row on {width}x{height}, {rule} (generated)"
+    return Variant(name, description, width, height, k, gravity=gravity)
+
+
+def _is_generated_form(name: object) -> bool:
+    """Whether ``name`` starts like a generated id (``mnk_`` or ``grav_``): such an id is refused with the valid
+    forms rather than as unknown."""
+    return isinstance(name, str) and name.split("_", 1)[0] in _PREFIXES
+
+
+class Variants(Mapping[str, Variant]):
+    """Every variant of the family by id: iterating lists the named variants (:data:`NAMED`, the rule book's order);
+    looking up a generated id builds its variant once per process. A malformed generated id raises ``ValueError``
+    naming the valid forms (``KeyError`` is left for ids of no form of the family), and ``in`` is ``False`` for it."""
+
+    def __init__(self, named: Mapping[str, Variant]) -> None:
+        self._named = dict(named)
+        self._built: dict[str, Variant] = {}
+
+    def __getitem__(self, name: str) -> Variant:
+        found = self._named.get(name) if isinstance(name, str) else None
+        if found is None:
+            found = self._built.get(name)
+        if found is None:
+            if not _is_generated_form(name):
+                raise KeyError(name)
+            found = self._built[name] = generated(name)
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        try:
+            self[name]  # type: ignore[index]
+        except (KeyError, ValueError):
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._named)
+
+    def __len__(self) -> int:
+        return len(self._named)
+
+    def __repr__(self) -> str:
+        return f"Variants({list(self._named)} and every {GENERATED_FORMS})"
+
+
+VARIANTS = Variants(NAMED)
+"""Every variant of the family: the named ones when iterated, and every generated id when looked up."""
 
 
 def get_variant(variant: str | Variant) -> Variant:
-    """The variant ``variant`` (an id or a :class:`Variant`); ``ValueError`` naming the known ids otherwise."""
+    """The variant ``variant`` (an id, named or generated, or a :class:`Variant`); ``ValueError`` in one line
+    otherwise: naming the known ids, or for a malformed generated id the valid forms and ranges."""
     if isinstance(variant, Variant):
         return variant
     try:
         return VARIANTS[variant]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown gomoku variant {variant!r} (known: {', '.join(VARIANTS)})") from None
+        raise ValueError(
+            f"unknown gomoku variant {variant!r} (known: {', '.join(VARIANTS)}, or a generated id: {GENERATED_FORMS})"
+        ) from None
 
 
 T_HEIGHT, T_WIDTH, T_K, T_RULE, T_GRAVITY = range(5)

@@ -43,6 +43,8 @@ async function loadOptions() {
     $("variant").appendChild(groups[f.name]);
   }
   for (const v of options.variants) option(groups[v.family], v.name, `${v.name} (${v.size})`);
+  const forms = options.families.filter((f) => f.generated).map((f) => `${f.name}: ${f.generated}`);
+  if (forms.length) $("variant-id").title = `any variant id; generated ones: ${forms.join("; ")}`;
   showSides();
   for (const k of options.kinds) option($("kinds"), k);
   for (const [name, path] of Object.entries(options.registered)) {
@@ -69,9 +71,32 @@ async function loadOptions() {
   }
 }
 
+// The variant to play: the typed id if any (a generated one: mnk_7x5_k4), else the chosen one of the list.
+let typed = null;
+
+function chosenVariant() {
+  return $("variant-id").value.trim() ? typed : options.variants.find((v) => v.name === $("variant").value);
+}
+
+// A typed variant id, looked up by the server (its family's players, or the one line that refuses it).
+async function lookUpVariant() {
+  const id = $("variant-id").value.trim();
+  typed = null;
+  say("");
+  if (id) {
+    try {
+      typed = await api(`/api/variants/${encodeURIComponent(id)}`);
+      $("status").textContent = `${typed.name}: ${typed.description}`;
+    } catch (error) {
+      say(error.message);
+    }
+  }
+  showSides();
+}
+
 // The person's side: the players of the chosen variant's family (first or second kept across variants).
 function showSides() {
-  const chosen = options.variants.find((v) => v.name === $("variant").value);
+  const chosen = chosenVariant();
   const side = $("color");
   const keep = Math.max(side.selectedIndex, 0);
   side.innerHTML = "";
@@ -259,7 +284,7 @@ async function startGame() {
   $("status").textContent = "Starting…";
   try {
     game = await api("/api/games", {
-      variant: $("variant").value, opponent, color: $("color").value, fen: $("fen").value.trim(),
+      variant: $("variant-id").value.trim() || $("variant").value, opponent, color: $("color").value, fen: $("fen").value.trim(),
       seed: Math.floor(Math.random() * 1e9),
     });
     drawGame();
@@ -406,6 +431,7 @@ function showTab(name) {
 for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showTab(tab.dataset.tab));
 $("start").addEventListener("click", startGame);
 $("variant").addEventListener("change", showSides);
+$("variant-id").addEventListener("change", lookUpVariant);
 $("model").addEventListener("change", () => showModelLinks("model", "model-links"));
 $("analysis-model").addEventListener("change", () => showModelLinks("analysis-model", "analysis-links"));
 $("inspect").addEventListener("click", inspect);

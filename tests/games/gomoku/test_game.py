@@ -108,7 +108,7 @@ def test_matches_end_and_their_records_replay(opponent: str, tmp_path: Path) -> 
 
 
 @needs_engine
-@pytest.mark.parametrize("variant", ["gomoku_8x8", "connect4"])
+@pytest.mark.parametrize("variant", ["gomoku_8x8", "connect4", "mnk_7x5_k4", "grav_12x10_k5"])
 def test_fairy_stockfish_plays_whole_games_and_beats_random(variant: str) -> None:
     with FairyPlayer(variant, nodes=100) as engine:
         result = play_match(engine, RandomPlayer(), variant, 4, np.random.default_rng(0), max_plies=225)
@@ -117,7 +117,7 @@ def test_fairy_stockfish_plays_whole_games_and_beats_random(variant: str) -> Non
     assert result.wins >= 3
 
 
-@pytest.mark.parametrize("variant", ["exact_9x9", "caro_9x9", "gomoku"])
+@pytest.mark.parametrize("variant", ["exact_9x9", "caro_9x9", "gomoku", "mnk_13x10_k5", "grav_12x11_k4"])
 def test_fairy_stockfish_refuses_the_variants_it_cannot_play(variant: str) -> None:
     with pytest.raises(FairyError, match=f"does not play {variant}"):
         FairyPlayer(variant, nodes=10)

@@ -21,10 +21,28 @@ import pytest
 
 from mmc.games.gomoku import State, Termination, apply_move, cell_name, initial_state, outcome, perft
 from mmc.games.gomoku import legal_moves as kernel_moves
-from mmc.games.gomoku.engine import VARIANT_FILE, engine_fen, start_board
+from mmc.games.gomoku.engine import MAX_ENGINE_HEIGHT, MAX_ENGINE_WIDTH, VARIANT_FILE, engine_fen, start_board
+from mmc.games.gomoku.variants import generated_id, get_variant
 from tests.games.gomoku import ORACLE_VARIANTS, random_game, random_positions
 
 BINARY = "/usr/games/fairy-stockfish"
+
+
+def _generated_sample() -> tuple[str, ...]:
+    """Generated variants for the oracle: the corners of the engine's range (the smallest and the largest boards,
+    the longest k, the narrowest boards, gravity on each), then 8 more drawn at random (seeded) from every generated
+    id it plays."""
+    corners = ("mnk_3x4_k3", "mnk_4x3_k4", "mnk_12x10_k6", "mnk_3x10_k10", "mnk_12x3_k5", "mnk_7x5_k4",
+               "grav_4x4_k3", "grav_5x4_k3", "grav_12x10_k4", "grav_3x9_k9", "grav_10x3_k7")  # fmt: skip
+    every = [generated_id(w, h, k, gravity=g) for g in (False, True) for w in range(3, MAX_ENGINE_WIDTH + 1)
+             for h in range(3, MAX_ENGINE_HEIGHT + 1) for k in range(3, max(w, h) + 1)]  # fmt: skip
+    drawn = np.random.default_rng(47).choice(len(every), size=8, replace=False)
+    return corners + tuple(every[int(i)] for i in drawn if every[int(i)] not in corners)
+
+
+GENERATED = _generated_sample()
+"""The generated boards the oracle checks (the rule book: every generated variant that fits the engine's limit can be
+checked; these are a fixed sample of them)."""
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -46,7 +64,7 @@ def oracle_perft(variant: str, fen: str, depth: int, played: tuple[str, ...] = (
     return sum(oracle_perft(variant, fen, depth - 1, (*played, m)) for m in moves)
 
 
-@pytest.mark.parametrize("variant", ORACLE_VARIANTS)
+@pytest.mark.parametrize("variant", ORACLE_VARIANTS + GENERATED)
 def test_the_engine_starts_from_our_start(variant: str) -> None:
     fen = pyffish.start_fen(variant)
     assert fen.split()[0] == start_board(variant)
@@ -83,11 +101,20 @@ def check_game(variant: str, seed: int) -> Termination:
     raise AssertionError("the game did not end")
 
 
-@pytest.mark.parametrize("variant", ORACLE_VARIANTS)
+@pytest.mark.parametrize("variant", ORACLE_VARIANTS + GENERATED)
 def test_random_games_agree_with_pyffish_at_every_ply(variant: str) -> None:
-    games = 12 if variant in ("tictactoe", "connect4") else 6
+    """12 games (tic-tac-toe, Connect Four), 6 (the other named variants) or 4 (a generated board), and more until
+    one has ended in a line where a line fits the board in every direction (k at most its shorter side; a line of k
+    along the longer side alone is rare in random play)."""
+    games = 12 if variant in ("tictactoe", "connect4") else 6 if variant in ORACLE_VARIANTS else 4
     ends = {check_game(variant, seed) for seed in range(games)}
-    assert Termination.LINE in ends
+    v = get_variant(variant)
+    if v.k <= min(v.width, v.height):
+        seed = games
+        while Termination.LINE not in ends and seed < 40:
+            ends.add(check_game(variant, seed))
+            seed += 1
+        assert Termination.LINE in ends
 
 
 def binary_perft(variant: str, positions: list[State], depth: int) -> list[int]:
@@ -99,13 +126,17 @@ def binary_perft(variant: str, positions: list[State], depth: int) -> list[int]:
 
 
 @pytest.mark.skipif(shutil.which(BINARY) is None, reason=f"{BINARY} missing (apt-get install fairy-stockfish)")
-@pytest.mark.parametrize("variant", ORACLE_VARIANTS)
+@pytest.mark.parametrize("variant", ORACLE_VARIANTS + GENERATED)
 def test_perft_of_random_positions_equals_the_engines(variant: str) -> None:
-    """30 positions of dense random games (lines end some branches), depth 3, through the binary's perft."""
-    positions = random_positions(variant, 30, seed=len(variant), near=0.9, late=0.5)
+    """30 positions of dense random games (lines end some branches; 10 on a generated board), depth 3, through the
+    binary's perft."""
+    count = 30 if variant in ORACLE_VARIANTS else 10
+    positions = random_positions(variant, count, seed=len(variant), near=0.9, late=0.5)
     ours = [perft(state, 3) for state in positions]
     assert ours == binary_perft(variant, positions, 3)
-    assert any(map(line_within_two_moves, positions))
+    v = get_variant(variant)
+    if v.k <= min(v.width, v.height):  # a line fits every direction: some branch ends in one
+        assert any(map(line_within_two_moves, positions))
 
 
 def line_within_two_moves(state: State) -> bool:
