@@ -161,9 +161,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command in ("check", "study", "evaluate"):
             _check_players(study, Path(args.params).name)
         if args.command == "check":
+            drawn = "" if study.distribution is None else f", drawn: {study.distribution.describe()}"
             print(
                 f"{args.params}: OK (experts: {', '.join(study.variants)}; meta-training: "
-                f"{', '.join(study.meta.train_variants)}; targets: {', '.join(study.targets)})"
+                f"{', '.join(study.meta.train_variants)}{drawn}; targets: {', '.join(study.targets)})"
             )
         elif args.command == "services":
             from pipelines import services

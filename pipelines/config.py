@@ -15,7 +15,8 @@ the study runs::
       search: {solver: true}      # the expert recipe: keys of search/train every expert stage changes ({} or
       train: {...}                # null: none); the meta stages and the adaptations read search/train as they are
       generations: ...            # ...every mmc.alphazero.AlphaZeroConfig field
-    meta: {...every mmc.meta.MetaConfig field...}
+    meta: {...every mmc.meta.MetaConfig field...}   # train_variants: a list of ids, or a distribution of them
+                                                    # ({variants, exclude, draw}: mmc.meta.TaskDistribution)
     metafocus: {...every mmc.meta.MetaFocusConfig field...}
     adapt: {targets, starts, ...every mmc.meta.AdaptConfig field...}
     evaluate: {opponents, games, search: {...every SearchConfig field...}, opening_plies, max_plies}
@@ -45,7 +46,7 @@ from mmc.alphazero import AlphaZeroConfig
 from mmc.configs import ConfigError, Count, check_fields, check_keys, config_from_dict, from_plain, value_problem
 from mmc.evaluate import EvaluateConfig, RateConfig
 from mmc.evaluate import slug as opponent_slug
-from mmc.meta import AdaptConfig, MetaConfig, MetaFocusConfig
+from mmc.meta import AdaptConfig, MetaConfig, MetaFocusConfig, TaskDistribution, task_seed
 from mmc.nn import DeviceError, NetworkConfig, resolve_device
 from mmc.play.fairy import plays
 from mmc.search import SearchConfig
@@ -174,7 +175,10 @@ class StudyConfig:
     rate: RateConfig
     """The Elo ladder of every target's models (``mmc.evaluate.rate``)."""
     runner: RunnerConfig
-    raw: dict[str, Any] = field(repr=False, compare=False)
+    distribution: TaskDistribution | None = None
+    """The distribution ``meta.train_variants`` names, when it names one (``meta.train_variants`` is then the
+    variants drawn from it: ``mmc.meta.study_tasks``); ``None`` for a list."""
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """The file as parsed, for logging."""
 
     def training_seed(self, replicate: int) -> np.random.SeedSequence:
@@ -255,7 +259,7 @@ def _parse(data: Any) -> StudyConfig:
     experts = _experts(mapping)
     search = _build(SearchConfig, mapping["search"], "search")
     train = _build(TrainConfig, mapping["train"], "train")
-    meta = _build(MetaConfig, mapping["meta"], "meta")
+    meta, distribution = _meta(mapping["meta"], seed)
     rules.check_playable("meta.train_variants", meta.train_variants)
     metafocus = _build(MetaFocusConfig, mapping["metafocus"], "metafocus")
     rules.check_metafocus(meta, metafocus)
@@ -264,6 +268,7 @@ def _parse(data: Any) -> StudyConfig:
     starts = _value(adapt_data.pop("starts"), "adapt.starts", tuple[str, ...])
     adapt = AdaptPlan(targets, starts, _build(AdaptConfig, adapt_data, "adapt"))
     rules.check_adapt(targets, starts, adapt.budgets, list(experts))
+    rules.check_held_out(meta.train_variants, distribution, targets)
     family = rules.check_family(
         [("expert.variants", experts), ("meta.train_variants", meta.train_variants), ("adapt.targets", targets)]
     )
@@ -296,8 +301,24 @@ def _parse(data: Any) -> StudyConfig:
         evaluate,
         rate,
         runner,
+        distribution,
         raw=mapping,
     )
+
+
+def _meta(value: Any, seed: int) -> tuple[MetaConfig, TaskDistribution | None]:
+    """Section ``meta``, its ``train_variants`` drawn from the distribution it names if it names one (a mapping:
+    ``mmc.meta.study_tasks``, from the root seed); the distribution, or ``None`` for a list of ids."""
+    section = dict(_mapping(value, "meta"))
+    spec = section.get("train_variants")
+    if not isinstance(spec, dict):
+        return _build(MetaConfig, section, "meta"), None
+    try:
+        distribution = TaskDistribution.from_params(spec)
+    except ConfigError as error:
+        raise ConfigError("params", f"meta.train_variants.{error.field}", error.problem) from None
+    section["train_variants"] = list(distribution.sample(task_seed(seed)))
+    return _build(MetaConfig, section, "meta"), distribution
 
 
 def _experts(mapping: dict[str, Any]) -> dict[str, ExpertConfig]:

@@ -76,7 +76,8 @@ def meta_flow(kind: str, replicate: int, study: StudyConfig, root: Path) -> dict
     summary metrics."""
     if kind not in KINDS:
         raise ValueError(f"meta stage kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    params = logged_params(study, replicate, {"kind": kind}, network=study.network, meta=study.meta,
+    drawn = {} if study.distribution is None else {"distribution": study.distribution}  # meta: the variants drawn
+    params = logged_params(study, replicate, {"kind": kind}, network=study.network, meta=study.meta, **drawn,
                            search=study.search, train=study.train, runner=study.runner)  # fmt: skip
     jobs = ("meta", replicate_name(kind, replicate))
     code = meta_code(study.family)
@@ -144,6 +145,8 @@ def _publish(
         **({"epsilon": study.meta.epsilon} if kind == "joat" else {}),
         "selfplay_games": sum(len(p.records) for g in generations for p in g.self_play.values()),
         "selfplay_examples": sum(len(e) for g in generations for p in g.self_play.values() for e in p.examples),
+        "train_variants": list(study.meta.train_variants),
+        **({"distribution": study.distribution.describe()} if study.distribution is not None else {}),
         "tasks_per_variant": dict(sorted(plays.items())),
         "final_loss": {variant: round(epochs[-1].total, 6) for variant, epochs in generations[-1].losses.items()},
     }
@@ -157,6 +160,8 @@ def _publish(
     for path in (paths.meta_losses(kind, replicate), paths.meta_metrics(kind, replicate)):
         run.log_artifact(path, "dvc")
     variants = ", ".join(study.meta.train_variants)
+    if study.distribution is not None:
+        variants += f" (drawn: {study.distribution.describe()})"
     step = f" (epsilon {study.meta.epsilon})" if kind == "joat" else " (pooled data, same budget as joat)"
     description = f"{kind}, replicate {replicate}, after {len(generations)} meta-generations on {variants}{step}"
     version = run.register_model(net, kind, description, replicate)

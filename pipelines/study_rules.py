@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from mmc.evaluate import RateConfig
 from mmc.evaluate import slug as opponent_slug
 from mmc.games import get_game, get_variant, initial_state, legal_moves
-from mmc.meta import MetaConfig, MetaFocusConfig
+from mmc.meta import MetaConfig, MetaFocusConfig, TaskDistribution, same_game
 from mmc.nn import NetworkConfig
 from mmc.play import close_player, parse_player
 from mmc.play.fairy import plays
@@ -58,6 +58,27 @@ def check_playable(key: str, variants: Iterable[str]) -> None:
         if not legal_moves(initial_state(variant)):
             first = get_game(variant).players[0].capitalize()
             raise RuleError(key, f"{variant} cannot be played: {first} has no legal move at ply 0 (the rule book)")
+
+
+def check_held_out(
+    train_variants: Sequence[str], distribution: TaskDistribution | None, targets: Sequence[str]
+) -> None:
+    """A target is either a meta-training variant (by its own id) or held out, and a held-out target lies outside
+    meta-training: it is not the same game as a training variant under another id (``gomoku_6x6`` is
+    ``mnk_6x6_k4``), nor, where ``meta.train_variants`` is a distribution, a variant of the distribution that the draw
+    left out. ``RuleError`` naming the target otherwise."""
+    for target in targets:
+        if target in train_variants:
+            continue
+        twin = next((v for v in train_variants if same_game(v, target)), None)
+        if twin is not None:
+            raise RuleError("adapt.targets", f"{target} is the same game as the meta-training variant {twin}: a "
+                            "target is held out under no other id (name it as meta.train_variants does)")  # fmt: skip
+        member = None if distribution is None else distribution.member(target)
+        if member is not None:
+            also = "" if member == target else f" (as {member})"
+            raise RuleError("adapt.targets", f"{target} lies inside meta.train_variants' distribution{also} though "
+                            "the draw left it out: a held-out target lies outside the distribution")  # fmt: skip
 
 
 def check_variant(key: str, variant: str) -> None:

@@ -37,6 +37,7 @@ from mmc.meta.metafocus import (
     task_features,
 )
 from mmc.meta.reptile import meta_aggregate, sample_tasks
+from mmc.meta.tasks import TaskDistribution, same_game, study_tasks, task_seed
 
 __all__ = [
     "KINDS",
@@ -49,6 +50,7 @@ __all__ = [
     "MetaConfig",
     "MetaFocusConfig",
     "MetaGeneration",
+    "TaskDistribution",
     "adapt",
     "adapt_many",
     "focus_mask",
@@ -62,9 +64,12 @@ __all__ = [
     "mode_mask",
     "multitask_generation",
     "reinforce",
+    "same_game",
     "sample_mask",
     "sample_tasks",
     "save_focus",
+    "study_tasks",
     "task_batch",
     "task_features",
+    "task_seed",
 ]

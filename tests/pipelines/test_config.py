@@ -459,3 +459,63 @@ def test_the_larger_profile_in_the_readme_gives_valid_parameters() -> None:
     assert study.replicates == (0, 1, 2, 3) and study.evaluate.config.games == 100
     playable = [name for name in VARIANTS if legal_moves(initial_state(name))]  # every one but monochromatic
     assert sorted(study.targets) == sorted(playable) and len(playable) == 10 and "chess" in playable
+
+
+GOMOKU = yaml.safe_load((REPO / "studies" / "gomoku" / "params.yaml").read_text())
+DISTRIBUTION = {"variants": ["mnk_{4..7}x{4..7}_k{3..4}", "grav_{5..7}x{4..5}_k4"], "exclude": ["mnk_6x6_k4"],
+                "draw": 20}  # fmt: skip
+
+
+def _gomoku(train_variants: Any, targets: list[str] | None = None, seed: int = 0) -> dict[str, Any]:
+    data = copy.deepcopy(GOMOKU)
+    data["meta"]["train_variants"] = train_variants
+    data["seed"] = seed
+    if targets is not None:
+        data["adapt"]["targets"] = targets
+    return data
+
+
+def test_a_task_distribution_draws_the_same_variants_from_the_same_seed() -> None:
+    """``meta.train_variants`` as a distribution: the variants drawn from the root seed, the same every time, held
+    apart from the targets; its support and the draw are mmc.meta.TaskDistribution's."""
+    from mmc.meta import TaskDistribution, study_tasks
+
+    study = parse_params(_gomoku(DISTRIBUTION))
+    drawn = study.meta.train_variants
+    support = TaskDistribution.from_params(DISTRIBUTION).support()
+    assert len(drawn) == 20 == len(set(drawn)) and set(drawn) <= set(support) and len(support) == 16 * 2 - 1 + 6
+    assert list(drawn) == sorted(drawn, key=support.index)  # in the support's order
+    assert "mnk_6x6_k4" not in drawn and study.distribution == TaskDistribution.from_params(DISTRIBUTION)
+    assert "grav_7x6_k4" not in support  # connect4, a target, lies outside
+    assert parse_params(_gomoku(DISTRIBUTION)).meta.train_variants == drawn == study_tasks(DISTRIBUTION, 0)
+    assert parse_params(_gomoku(DISTRIBUTION, seed=1)).meta.train_variants != drawn
+    whole = parse_params(_gomoku({"variants": ["mnk_{4..6}x4_k3", "gomoku_6x6"]}))  # no draw: every variant
+    assert whole.meta.train_variants == ("mnk_4x4_k3", "mnk_5x4_k3", "mnk_6x4_k3", "gomoku_6x6")
+    assert whole.distribution is not None
+    assert parse_params(_gomoku(["gomoku_6x6", "mnk_7x5_k4", "grav_5x4_k3"])).distribution is None  # a list
+
+
+BAD_DISTRIBUTIONS = [
+    ({"variants": ["mnk_{4..7}x4_k03"]}, None, "meta.train_variants.variants: malformed generated gomoku variant id"),
+    ({"variants": ["mnk_{4..7}x4_k3"], "exclude": ["mnk_{4..7}x4_k{3,4}"]}, None,
+     "meta.train_variants.exclude: leaves the distribution empty"),
+    ({"variants": []}, None, "meta.train_variants.variants: must give at least one id or pattern"),
+    ({"variants": ["mnk_{14..16}x4_k3"]}, None, "meta.train_variants.variants: generated gomoku variant 'mnk_16x4_k3': "
+                                                "the board 16x4 is out of range"),
+    ({"variants": ["mnk_{4..5}x4_k3"], "draw": 3}, None, "meta.train_variants.draw: must be <= the 2 variants"),
+    ({"variants": ["mnk_4x4_k3"], "size": 3}, None, "meta.train_variants.size: unknown key"),
+    ({"variants": ["mnk_{5..7}x{5..7}_k4"]}, ["gomoku_6x6"],
+     "adapt.targets: gomoku_6x6 is the same game as the meta-training variant mnk_6x6_k4"),
+    (["tictactoe", "gomoku_8x8", "grav_7x6_k4"], ["gomoku_8x8", "connect4"],
+     "adapt.targets: connect4 is the same game as the meta-training variant grav_7x6_k4"),
+    ({"variants": ["mnk_{4..7}x{4..7}_k4", "grav_{4..7}x{4..6}_k4"], "draw": 9}, ["gomoku_8x8", "connect4"],
+     "adapt.targets: connect4 lies inside meta.train_variants' distribution (as grav_7x6_k4) though the draw left"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("spec", "targets", "message"), BAD_DISTRIBUTIONS, ids=[m[:40] for *_, m in BAD_DISTRIBUTIONS])
+def test_a_bad_task_distribution_is_named_in_one_line(spec: Any, targets: list[str] | None, message: str) -> None:
+    with pytest.raises(ParamsError) as caught:
+        parse_params(_gomoku(spec, targets))
+    assert str(caught.value).startswith(f"params.yaml: {message}"), str(caught.value)
+    assert "\n" not in str(caught.value)

@@ -15,6 +15,7 @@ from mmc.analysis import VERDICT_COLOURS, game_diagram
 from mmc.games import get_game
 from mmc.games.chess import initial_state
 from mmc.games.chess.render import render
+from mmc.meta import study_tasks
 from mmc.play import (
     GameRecord,
     GreedyPlayer,
@@ -196,10 +197,18 @@ def test_the_report_renders_every_cell_for_every_family(family: str, tmp_path: P
     the verdicts, and the sample game with every board of the game drawn whole (in the jump family, boards of two
     heights)."""
     inputs = make_inputs(tmp_path / "inputs", family)
+    if family == "gomoku":  # meta-training variants drawn from a distribution: the report names the draw
+        params = inputs["params_path"]
+        distribution = '{variants: ["mnk_{4..5}x{4..5}_k3", tictactoe], draw: 3}'
+        params.write_text(params.read_text().replace("[gomoku_6x6, tictactoe]", distribution))
     out = render_report(NOTEBOOK, tmp_path / "report" / "study.html", inputs, timeout=300)
     html = out.read_text(encoding="utf-8")
     (_, second), _, sample = FAMILIES[family]
     assert f"adapt to a new {family} variant within one iteration" in html
+    if family == "gomoku":
+        drawn = ", ".join(study_tasks({"variants": ["mnk_{4..5}x{4..5}_k3", "tictactoe"], "draw": 3}, 7)[:2])
+        assert f"on {drawn} and " in html
+        assert "(3 variants drawn at random from mnk_{4..5}x{4..5}_k3, tictactoe)" in html
     assert len(re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)) == 6
     assert "JOAT against scratch: better by +290 Elo (95% +180 to +400)" in html
     assert f"<strong>{second}</strong> (held out of meta-training)" in html and "<details>" in html

@@ -198,11 +198,20 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
 
 
 def test_meta_flow_resumes_inside_a_meta_generation(prefect_server: str, tmp_path: Path) -> None:
-    """JOAT's finished jobs are kept: with one inner update of meta-generation 1 lost, only it is redone."""
+    """JOAT's finished jobs are kept: with one inner update of meta-generation 1 lost, only it is redone. Its tasks
+    named as a distribution (both of the tiny study's, drawn from {gardner, dark, baby}) are recorded in the stage's
+    metrics file and its MLflow run."""
     paths = Paths(tmp_path)
-    study = load_params(write_params(tmp_path, TINY_PARAMS, {"runner.kind": "thread"}))
+    tasks = {"variants": ["{gardner,dark,baby}"], "exclude": ["baby"], "draw": 2}
+    study = load_params(write_params(tmp_path, TINY_PARAMS, {"runner.kind": "thread", "meta.train_variants": tasks}))
+    assert study.meta.train_variants == ("gardner", "dark")
     runner = task_runner(study.runner)
     assert meta_flow.with_options(task_runner=runner)("joat", 1, study, tmp_path, return_state=True).is_completed()
+    summary = json.loads(paths.meta_metrics("joat", 1).read_text())
+    assert summary["train_variants"] == ["gardner", "dark"]
+    assert summary["distribution"] == "2 drawn from {gardner,dark,baby} less baby"
+    logged = mlflow_runs(tmp_path)[-1].data.params
+    assert json.loads(logged["meta.train_variants"]) == ["gardner", "dark"] and logged["distribution.draw"] == "2"
     theta = load_checkpoint(paths.start_model("joat", 1))[0]
     jobs = paths.jobs("meta", "joat-r1")
     (jobs / "train-dark-gen001.pt").unlink()  # its record no longer checks out
