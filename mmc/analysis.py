@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from mmc.games import get_game
 from mmc.play import GameRecord, replay, wilson_interval
-from mmc.rating import BETTER, NO_DIFFERENCE, VERDICTS, WORSE, Comparison
+from mmc.rating import BETTER, NO_DIFFERENCE, UNINFORMATIVE, VERDICTS, WORSE, Comparison
 from mmc.starts import JOAT, METAFOCUS, parse_model_label
 
 if TYPE_CHECKING:
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ADAPTED",
     "MATCH_COLUMNS",
+    "UNINFORMATIVE_NOTE",
     "VERDICT_COLOURS",
     "ZERO_SHOT",
     "Verdicts",
@@ -227,9 +228,15 @@ ZERO_SHOT = "zero-shot"
 """The stage of a comparison at budget 0: each start as it is, never trained on the target."""
 ADAPTED = "adapted"
 """The stage of a comparison at the largest budget."""
-VERDICT_COLOURS = {BETTER: "#b7e1b0", WORSE: "#f2b8b0", NO_DIFFERENCE: "#e6e6e6"}
+VERDICT_COLOURS = {BETTER: "#b7e1b0", WORSE: "#f2b8b0", NO_DIFFERENCE: "#e6e6e6", UNINFORMATIVE: "#f6efd2"}
 """The background of a verdict table cell, by verdict (:data:`mmc.rating.VERDICTS`)."""
-_MARKS = {BETTER: "▲ ", WORSE: "▼ ", NO_DIFFERENCE: ""}  # the verdict without colour
+_MARKS = {BETTER: "▲ ", WORSE: "▼ ", NO_DIFFERENCE: "", UNINFORMATIVE: "? "}  # the verdict without colour
+UNINFORMATIVE_NOTE = (
+    "A comparison is uninformative where one of its starts did not beat scratch (a freshly initialised network with "
+    "the same search) at budget 0 by more than the smallest difference that comparison detects: those starts learned "
+    "too little for their difference to say anything of how they were trained."
+)
+"""The headlines' last line when a cell is :data:`mmc.rating.UNINFORMATIVE`."""
 _NAMES = {JOAT: "JOAT", METAFOCUS: "MetaFocus"}  # how the report's prose names a start
 
 
@@ -313,6 +320,8 @@ def verdict_summary(
     missing = [t for t in targets if not any(key[1] == t for key in cells)]
     if missing and cells:
         headlines.append(f"No comparison was made in {_words(missing)}.")
+    if any(cell.verdict == UNINFORMATIVE for cell in cells.values()):
+        headlines.append(UNINFORMATIVE_NOTE)
     held = tuple(t for t in targets if t in held_out)
     return Verdicts(comparisons, targets, held, stages, cells, tuple(headlines), _resolution(stages, cells))
 
@@ -356,7 +365,8 @@ def _headline(
                 place = "in both targets" if len(found) == 2 else f"in all {len(found)} targets"
             else:
                 place = f"in {len(where)} of {len(found)} targets ({_words(where)})"
-            said.append(f"{v} {place}" + ("" if v == NO_DIFFERENCE else f" by {_span(found[t] for t in where)}"))
+            sized = v not in (NO_DIFFERENCE, UNINFORMATIVE)
+            said.append(f"{v} {place}" + (f" by {_span(found[t] for t in where)}" if sized else ""))
         when = "zero-shot" if stage == ZERO_SHOT else f"after adaptation ({budget} games)"
         parts.append(f"{when}, {_words(said)}")
     return f"{comparison}: " + "; ".join(parts) + "."

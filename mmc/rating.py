@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BETTER",
     "NO_DIFFERENCE",
+    "UNINFORMATIVE",
     "VERDICTS",
     "WORSE",
     "Comparison",
@@ -56,6 +57,7 @@ __all__ = [
     "elo_difference",
     "expected_score",
     "fit_ratings",
+    "learned",
     "pairing",
     "replicate_summary",
     "replicated",
@@ -68,8 +70,12 @@ WORSE = "worse"
 """The verdict of a difference whose interval lies below 0."""
 NO_DIFFERENCE = "no detectable difference"
 """The verdict of a difference whose interval contains 0."""
-VERDICTS = (BETTER, WORSE, NO_DIFFERENCE)
-"""Every verdict :func:`verdict` gives."""
+UNINFORMATIVE = "uninformative"
+"""The verdict of a comparison whose starts did not both learn: one of them did not beat a freshly initialised network
+(``scratch``) at budget 0 by more than the smallest difference that comparison could detect (:func:`learned`), so
+its difference, whatever its interval says, tells nothing of how the starts were trained."""
+VERDICTS = (BETTER, WORSE, NO_DIFFERENCE, UNINFORMATIVE)
+"""Every verdict of a comparison: :func:`verdict`'s three, and :data:`UNINFORMATIVE`."""
 
 _NATURAL = math.log(10) / 400  # natural log-odds per Elo point
 _GRADIENT_TOLERANCE = 1e-6  # times the largest pair's games: far below 0.01 Elo
@@ -209,6 +215,12 @@ def compare(ratings: Ratings, a: Sequence[str], b: Sequence[str], rng: np.random
     low, high = estimate.low, estimate.high
     detectable = (high - low) / 2
     return Comparison(estimate.value, low, high, verdict(low, high), detectable, estimate.replicates, estimate.spread)
+
+
+def learned(margin: Comparison) -> bool:
+    """Whether a start learned: ``margin`` is its budget-0 model against scratch's (``start - scratch``, paired by
+    replicate), and its difference exceeds that comparison's smallest detectable difference (its half-width)."""
+    return margin.difference > margin.detectable
 
 
 def verdict(low: float, high: float) -> str:

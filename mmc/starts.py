@@ -18,8 +18,14 @@ An adapted model is a (start, budget) pair, named ``{start}-b{budget}`` (of one 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from mmc.rating import Comparison, Ratings
 
 __all__ = [
     "EXPERT_PREFIX",
@@ -34,8 +40,11 @@ __all__ = [
     "check_starts",
     "comparisons",
     "known_starts",
+    "learning_verdict",
     "model_label",
+    "must_learn",
     "parse_model_label",
+    "scratch_margins",
 ]
 
 JOAT = "joat"
@@ -162,3 +171,45 @@ def comparisons(
     if 0 in budgets:
         pairs += [((s, b), (s.adapts_from, 0)) for b in budgets if b > 0 for s in parsed]
     return pairs
+
+
+def must_learn(a: Start, b: Start) -> tuple[Start, ...]:
+    """The starts whose budget-0 models must beat scratch's for the comparison of ``a``'s and ``b``'s models to say
+    anything of their training (``mmc.rating.UNINFORMATIVE`` otherwise): each start other than scratch, as the
+    start it adapts from (MetaFocus: JOAT)."""
+    return tuple(dict.fromkeys(s.adapts_from for s in (a, b) if not s.is_scratch))
+
+
+def learning_verdict(
+    a: Start, b: Start, comparison: Comparison, margins: Mapping[Start, Comparison]
+) -> tuple[str, str]:
+    """The verdict of the comparison of ``a``'s and ``b``'s models, and why: ``comparison``'s own verdict if every
+    start of :func:`must_learn` learned (``mmc.rating.learned`` of its margin over scratch, :func:`scratch_margins`),
+    else ``mmc.rating.UNINFORMATIVE``; the reason names each margin and its half-width (``joat +135 > 60;
+    multitask +6 <= 58``; empty where ``margins`` has none of them)."""
+    from mmc.rating import UNINFORMATIVE, learned
+
+    checked = [(s, margins[s]) for s in must_learn(a, b) if s in margins]
+    said = comparison.verdict if all(learned(m) for _, m in checked) else UNINFORMATIVE
+    why = "; ".join(f"{s} {m.difference:+.0f} {'>' if learned(m) else '<='} {m.detectable:.0f}" for s, m in checked)
+    return said, why
+
+
+def scratch_margins(
+    ratings: Ratings, starts: Sequence[Start | str], replicates: Sequence[int], rng: np.random.Generator
+) -> dict[Start, Comparison]:
+    """Each start's budget-0 model against scratch's, ``start - scratch`` paired by replicate
+    (``mmc.rating.compare``), for every start with a budget-0 model of its own; empty when ``starts`` has no scratch
+    (nothing to tell learning from). ``mmc.rating.learned`` reads them."""
+    from mmc.rating import compare  # numpy and scipy: only when the rating asks
+
+    parsed = [Start.parse(s) for s in starts]
+    scratch = Start(SCRATCH)
+    if scratch not in parsed:
+        return {}
+    base = [model_label(scratch, 0, r) for r in replicates]
+    return {
+        s: compare(ratings, [model_label(s, 0, r) for r in replicates], base, rng)
+        for s in parsed
+        if not s.is_scratch and s.has_model(0)
+    }

@@ -13,7 +13,8 @@ replicates are compared on the same positions. It writes W/D/L, score and Wilson
 games, the anchors' ladder and each model's games near its first estimate (``greedy`` = 0, bootstrap 95 %
 intervals over games): ``plots/ratings/{t}.csv``. Over the replicates (``mmc.rating.replicated`` and
 ``compare``, a two-level bootstrap: games and training runs) come each start's mean Elo per budget
-(``plots/curves/{t}.csv``) and the paired comparisons with their verdicts (``plots/comparisons/{t}.csv``); all
+(``plots/curves/{t}.csv``) and the paired comparisons with their verdicts (``plots/comparisons/{t}.csv``: a
+comparison is ``uninformative`` where one of its starts did not beat scratch at budget 0, ``mmc.rating.learned``); all
 of them in ``metrics/rate/{t}.json`` (``dvc metrics``) and MLflow ``elo.*``, ``difference.*``.
 """
 
@@ -32,7 +33,7 @@ from mmc.nn import PolicyValueNet, load_checkpoint
 from mmc.play import write_records
 from mmc.rating import Pairing, Ratings, replicate_summary
 from mmc.seeding import derive, rng, root
-from mmc.starts import Start, adapted_models, model_label
+from mmc.starts import Start, adapted_models, learning_verdict, model_label, scratch_margins
 from mmc.starts import comparisons as compare_starts
 from pipelines import metrics as names
 from pipelines import tracking
@@ -226,20 +227,23 @@ def _publish_ratings(
     for model, mean in zip(models, means, strict=True):
         numbers = (round(mean.value, 1), round(mean.low, 1), round(mean.high, 1))
         curves.append(CurveRow(target, str(model[0]), model[1], *numbers, mean.replicates, round(mean.spread, 1)))
+    # each start against scratch at budget 0, from a stream of its own (the comparisons' draws stay as they were)
+    margins = scratch_margins(ratings, study.adapt.starts, replicates, rng(derive(seed, "learned")))
     compared = []
     for (a, b), c in zip(pairs, differences, strict=True):
         a_name, b_name = model_label(*a), model_label(*b)
         numbers = (round(c.difference, 1), round(c.low, 1), round(c.high, 1))
-        row = ComparisonRow(target, a[1], a_name, b_name, *numbers, c.verdict, round(c.detectable, 1),
-                            c.replicates, round(c.spread, 1))  # fmt: skip
+        said, why = learning_verdict(a[0], b[0], c, margins)
+        row = ComparisonRow(target, a[1], a_name, b_name, *numbers, said, round(c.detectable, 1),
+                            c.replicates, round(c.spread, 1), why)  # fmt: skip
         compared.append(row)
-        logger.info("%s %s - %s: %+.0f Elo (95%% %+.0f..%+.0f): %s", target, a_name, b_name, *numbers, c.verdict)
+        logger.info("%s %s - %s: %+.0f Elo (95%% %+.0f..%+.0f): %s", target, a_name, b_name, *numbers, said)
     rated = {r.player: {k: getattr(r, k) for k in ("elo", "low", "high", "games")} for r in rows}
     by_start = {
         model_label(c.start, c.budget): {k: getattr(c, k) for k in ("elo", "low", "high", "spread")} for c in curves
     }
     by_pair = {
-        f"{c.a} - {c.b}": {k: getattr(c, k) for k in ("difference", "low", "high", "verdict", "detectable")}
+        f"{c.a} - {c.b}": {k: getattr(c, k) for k in ("difference", "low", "high", "verdict", "detectable", "learned")}
         for c in compared
     }
     write_json(paths.ratings(target), {"elo": rated, "starts": by_start, "comparisons": by_pair})

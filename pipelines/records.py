@@ -202,7 +202,8 @@ class CurveRow:
 class ComparisonRow:
     """A paired comparison in one target (``plots/comparisons/{t}.csv``): ``a - b`` in Elo points, the mean over
     replicates of each replicate's difference, with its 95 % interval over games and replicates, the verdict it
-    gives, the smallest difference the run could have detected (its half-width), and the replicates' spread."""
+    gives (``uninformative`` where a start did not beat scratch at budget 0: ``learned``), the smallest difference the
+    run could have detected (its half-width), and the replicates' spread."""
 
     game: str
     budget: int
@@ -215,6 +216,10 @@ class ComparisonRow:
     detectable: float
     replicates: int
     spread: float
+    learned: str = ""
+    """Whether the starts learned, the reason for an ``uninformative`` verdict: each start's budget-0 margin over
+    scratch and that margin's half-width (``joat +135 > 60; multitask +6 <= 58``); empty where no scratch was rated
+    at budget 0 (``mmc.starts.scratch_margins``)."""
 
 
 def columns(cls: type[Any]) -> list[str]:

@@ -195,13 +195,14 @@ def test_each_verdict_gets_its_colour_in_offline_html() -> None:
         _row("gardner", "joat-b20", "multitask-b20", 150, 40, 260),
         _row("gardner", "joat-b20", "scratch-b20", -150, -260, -40),
         _row("gardner", "joat-b20", "joat-b0", 5, -100, 110),
+        {**_row("gardner", "multitask-b20", "multitask-b0", 200, 90, 310), "verdict": "uninformative"},
     ]
     page = verdict_summary(rows, targets=["gardner", "dark"], held_out=["dark"]).to_html()
     cells = re.findall(r'<td style="[^"]*background: (#[0-9a-f]{6})" title="([^"]+)">(.*?)</td>', page)
     assert [(colour, title) for colour, title, _ in cells] == [(VERDICT_COLOURS[v], v) for v in VERDICTS]
     assert cells[0][2] == '▲ +150<br><span style="font-size: 11px">+40 to +260</span>'
-    assert len(set(VERDICT_COLOURS.values())) == 3
-    assert "dark (held out)" in page and page.count(">-</td>") == 3  # dark: no comparisons, its cells marked
+    assert len(set(VERDICT_COLOURS.values())) == 4
+    assert "dark (held out)" in page and page.count(">-</td>") == 4  # dark: no comparisons, its cells marked
     assert "adapted (20 games)" in page and "zero-shot" not in page
     assert "<script" not in page and "http" not in page and "<link" not in page
 

@@ -171,7 +171,7 @@ def test_compare_gives_a_verdict_from_the_interval() -> None:
 def test_the_verdict_rule_needs_the_interval_to_exclude_zero() -> None:
     assert verdict(0.1, 80) == BETTER and verdict(-80, -0.1) == WORSE
     assert verdict(0.0, 80) == verdict(-80, 0.0) == verdict(-5, 5) == NO_DIFFERENCE
-    assert VERDICTS == (BETTER, WORSE, NO_DIFFERENCE)
+    assert VERDICTS[:3] == (BETTER, WORSE, NO_DIFFERENCE) and VERDICTS[3] == "uninformative"  # the interval's three
 
 
 def _replicated_pool(a: list[float], b: list[float], games: int, seed: int) -> tuple[Ratings, list[str], list[str]]:
@@ -245,3 +245,53 @@ def test_replicate_summary_is_the_means_then_the_comparisons_on_one_stream() -> 
     assert means == expected
     assert compared == [compare(ratings, a, b, rng), compare(ratings, b, a, rng)]
     assert replicate_summary(ratings, [], [], np.random.default_rng(9)) == ([], [])
+
+
+def test_a_comparison_of_starts_that_did_not_learn_is_uninformative() -> None:
+    """A constructed study: JOAT's budget-0 models are 400 Elo above scratch's, multitask's level with them (it
+    learned nothing), the expert's 250 above. JOAT - multitask and multitask adapted - unadapted are uninformative
+    whatever their intervals say; JOAT - expert keeps its verdict; the reason names each margin."""
+    from mmc.analysis import UNINFORMATIVE_NOTE, verdict_summary
+    from mmc.rating import UNINFORMATIVE, learned
+    from mmc.starts import Start, comparisons, learning_verdict, model_label, scratch_margins
+
+    starts, budgets, replicates = ["joat", "multitask", "expert-gardner", "scratch"], (0, 50), (0, 1)
+    true = {"greedy": 0.0}
+    for r in replicates:
+        true |= {f"joat-b0-r{r}": 400.0, f"multitask-b0-r{r}": -395.0, f"expert-gardner-b0-r{r}": -150.0,
+                 f"scratch-b0-r{r}": -400.0, f"joat-b50-r{r}": 420.0, f"multitask-b50-r{r}": -100.0,
+                 f"expert-gardner-b50-r{r}": 0.0, f"scratch-b50-r{r}": -300.0}  # fmt: skip
+    rng = np.random.default_rng(47)
+    ratings = fit_ratings(simulate(true, 40, rng), "greedy", rng)
+    margins = scratch_margins(ratings, starts, replicates, np.random.default_rng(0))
+    assert set(margins) == {Start("joat"), Start("multitask"), Start("expert-gardner")}
+    assert learned(margins[Start("joat")]) and learned(margins[Start("expert-gardner")])
+    assert not learned(margins[Start("multitask")])
+    rows, said = [], {}
+    for (a, ba), (b, bb) in comparisons(starts, budgets):
+        names = [[model_label(s, budget, r) for r in replicates] for s, budget in ((a, ba), (b, bb))]
+        compared = replicate_summary(ratings, [], [tuple(names)], np.random.default_rng(1))[1][0]  # type: ignore[list-item]
+        verdict_, why = learning_verdict(a, b, compared, margins)
+        said[(model_label(a, ba), model_label(b, bb))] = verdict_, why, compared.verdict
+        rows.append({"game": "gardner", "budget": ba, "a": model_label(a, ba), "b": model_label(b, bb),
+                     "difference": compared.difference, "low": compared.low, "high": compared.high,
+                     "verdict": verdict_, "detectable": compared.detectable, "replicates": 2,
+                     "spread": 0.0})  # fmt: skip
+    verdict_, why, interval = said[("joat-b50", "multitask-b50")]
+    assert (verdict_, interval) == (UNINFORMATIVE, BETTER)  # a "better" that only says multitask learned nothing
+    assert (
+        why.startswith("joat +")
+        and " > " in why
+        and "; multitask " in why
+        and why.endswith(" <= {:.0f}".format(margins[Start("multitask")].detectable))
+    )
+    assert said[("multitask-b50", "multitask-b0")][0] == UNINFORMATIVE
+    assert said[("joat-b0", "expert-gardner-b0")][0] == said[("joat-b0", "expert-gardner-b0")][2] == BETTER
+    assert said[("joat-b0", "scratch-b0")][:2] == (BETTER, "joat +{:.0f} > {:.0f}".format(
+        margins[Start("joat")].difference, margins[Start("joat")].detectable))  # fmt: skip
+    assert scratch_margins(ratings, ["joat", "multitask"], replicates, rng) == {}  # no scratch: nothing checked
+    assert learning_verdict(Start("joat"), Start("multitask"), margins[Start("joat")], {})[0] == BETTER
+    summary = verdict_summary(rows, targets=["gardner"])
+    assert summary.headlines[0].startswith("JOAT - multitask: after adaptation (50 games), uninformative in gardner;")
+    assert summary.headlines[-1] == UNINFORMATIVE_NOTE
+    assert 'title="uninformative">? ' in summary.to_html()

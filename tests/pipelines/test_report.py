@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmc.analysis import VERDICT_COLOURS, game_diagram
+from mmc.analysis import UNINFORMATIVE_NOTE, VERDICT_COLOURS, game_diagram
 from mmc.games import get_game
 from mmc.games.chess import initial_state
 from mmc.games.chess.render import render
@@ -138,10 +138,14 @@ def make_inputs(folder: Path, family: str = "chess") -> dict[str, Path]:
     )  # fmt: skip
     comparisons = _write_csv(
         folder / "comparisons.csv",
-        ["game", "budget", "a", "b", "difference", "low", "high", "verdict", "detectable", "replicates", "spread"],
-        [[game, 20, "joat-b20", "scratch-b20", 290, 180, 400, "better", 110, 1, 0] for game in (first, second)]
-        + [[game, 20, f"{s}-b20", f"{s}-b0", 20, -90, 130, "no detectable difference", 110, 1, 0]
-           for game in (first, second) for s in ("joat", "scratch")],
+        ["game", "budget", "a", "b", "difference", "low", "high", "verdict", "detectable", "replicates", "spread",
+         "learned"],
+        [[game, 20, "joat-b20", "scratch-b20", 290, 180, 400, "better", 110, 1, 0, "joat +300 > 90"]
+         for game in (first, second)]
+        + [[game, 20, f"{s}-b20", f"{s}-b0", 20, -90, 130, "no detectable difference", 110, 1, 0, learned]
+           for game in (first, second) for s, learned in (("joat", "joat +300 > 90"), ("scratch", ""))]
+        + [[game, 20, "joat-b20", "multitask-b20", 150, 60, 240, "uninformative", 90, 1, 0,
+            "joat +300 > 90; multitask +10 <= 85"] for game in (first, second)],
     )  # fmt: skip
     return {"params_path": params, "losses_path": losses, "evaluation_path": evaluation, "games_path": games,
             "runs_path": runs, "ratings_path": ratings, "curves_path": curves,
@@ -171,7 +175,7 @@ def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
     assert len(re.findall(better, html)) == 2  # JOAT - scratch in gardner and rifle
     assert "JOAT - scratch: after adaptation (20 games), better in both targets by 290 Elo." in html
     assert "JOAT adapted - unadapted: after adaptation (20 games), no detectable difference in both targets." in html
-    assert "is 110 Elo after 20 games of adaptation (the median over 6 comparisons)" in html
+    assert "is 110 Elo after 20 games of adaptation (the median over 8 comparisons; 90 to 110)" in html
     assert "It rests on one training replicate per model" in html and "<details>" in html
     assert external_resources(html) == []
     assert not re.search(r"<(script|link)\b[^>]*(src|href)=\"https?://", html)
@@ -212,6 +216,12 @@ def test_the_report_renders_every_cell_for_every_family(family: str, tmp_path: P
     assert len(re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)) == 6
     assert "JOAT against scratch: better by +290 Elo (95% +180 to +400)" in html
     assert f"<strong>{second}</strong> (held out of meta-training)" in html and "<details>" in html
+    # a comparison whose starts did not both learn: in the table, the headline and the per-target lines alike
+    assert "JOAT - multitask: after adaptation (20 games), uninformative in both targets." in html
+    assert 'title="uninformative">? +150' in html and UNINFORMATIVE_NOTE in html
+    assert (
+        "against multitask: uninformative (+150 Elo, 95% +60 to +240; over scratch at budget 0: joat +300 &gt; " in html
+    )
     assert 'data-mime-type="application/vnd.jupyter.stderr"' not in html and external_resources(html) == []
     record = read_records(inputs["games_path"])[0]
     shown = re.search(r"<pre[^>]*>(start .*?)</pre>", html, re.DOTALL)
@@ -296,7 +306,9 @@ def test_the_report_checks_the_columns_the_stages_write() -> None:
         "game,start,budget,replicate,player 1,player 2,wins,draws,losses,games,score,ci_low,ci_high"
     )
     assert ",".join(RATING_COLUMNS) == "game,player,kind,start,budget,replicate,elo,low,high,games"
-    assert ",".join(COMPARISON_COLUMNS) == ("game,budget,a,b,difference,low,high,verdict,detectable,replicates,spread")
+    assert ",".join(COMPARISON_COLUMNS) == (
+        "game,budget,a,b,difference,low,high,verdict,detectable,replicates,spread,learned"
+    )
     assert ",".join(CURVE_COLUMNS) == "game,start,budget,elo,low,high,replicates,spread"
     assert ",".join(LOSS_COLUMNS) == "series,replicate,stage,variant,generation,policy,value,total"
 
