@@ -191,10 +191,16 @@ def _check_game_args(args: argparse.Namespace) -> None:
     _check_device(args.device)
 
 
+def _opening_plies(args: argparse.Namespace) -> int:
+    """``--opening-plies``, or the variant's family's default (``Game.opening_plies``)."""
+    return get_game(args.variant).opening_plies if args.opening_plies is None else int(args.opening_plies)
+
+
 def _check_match_args(args: argparse.Namespace) -> None:
     if not 1 <= args.games <= MAX_GAMES:
         raise UsageError(f"--games must be between 1 and {MAX_GAMES}, got {args.games}")
     _check_game_args(args)
+    args.opening_plies = _opening_plies(args)
     if not 0 <= args.opening_plies < args.max_plies:
         limit = f"below --max-plies ({args.max_plies})"
         raise UsageError(f"--opening-plies must be >= 0 and {limit}, got {args.opening_plies}")
@@ -285,7 +291,7 @@ def cmd_rate(args: argparse.Namespace) -> int:
         RateConfig().anchors if args.anchors is None else tuple(filter(None, map(str.strip, args.anchors.split(","))))
     )
     try:
-        evaluate_config = EvaluateConfig(games=args.games)
+        evaluate_config = EvaluateConfig(games=args.games, opening_plies=_opening_plies(args))
         rate_config = RateConfig(anchors=anchors, ladder_games=args.ladder_games, games=args.games)
     except ConfigError as e:
         raise UsageError(f"--{e.field.replace('_', '-')}: {e.problem}") from None
@@ -440,7 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--seed", type=int, default=0, help="seed (>= 0) of the openings and the players' randomness (default 0)"
     )
-    p.add_argument("--opening-plies", type=int, default=4, help="random plies before the players play (default 4)")
+    p.add_argument("--opening-plies", type=int, help=_OPENING_HELP)
     p.add_argument("--max-plies", type=int, help=_MAX_PLIES_HELP)
     p.add_argument("--records", metavar="FILE", help="write the games to FILE (PGN-like, read by mmc replay)")
     _add_device(p)
@@ -470,6 +476,7 @@ def build_parser() -> argparse.ArgumentParser:
         "random,mcts:25,greedy,mcts:100,fairy:nodes=1,fairy:nodes=10,fairy:nodes=100)",
     )  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="root seed (>= 0), as params.yaml's seed (default 0)")
+    p.add_argument("--opening-plies", type=int, help=_OPENING_HELP)
     p.add_argument("--leaderboard", metavar="FILE.csv", help="CSV to append to (default leaderboards/VARIANT.csv)")
     _add_device(p)
     p.set_defaults(func=cmd_rate)
@@ -494,6 +501,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=1, help="families compiled side by side, one process each (default 1)")
     p.set_defaults(func=cmd_compile)
     return parser
+
+
+_OPENING_HELP = (
+    "uniformly random plies that open each game before the players play (default: the variant's family's, "
+    "Game.opening_plies: 4 in the built-in families)"
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-__all__ = ["compile_families", "compile_family"]
+__all__ = ["compile_families", "compile_family", "prepare_family"]
 
 
 def compile_family(name: str) -> float:
@@ -47,6 +47,36 @@ def compile_family(name: str) -> float:
             self_play(evaluator, variant, 2, search, rng, max_plies=8)
         play_match(GreedyPlayer(), RandomPlayer(), variant, 2, rng, opening_plies=0, max_plies=8)
         perft_divide(state, 2)
+    return time.perf_counter() - start
+
+
+def prepare_family(name: str) -> float:
+    """Make family ``name`` ready to play at once: what its first game needs (its kernels, its search tree, the network
+    planes, the greedy heuristic) loaded from numba's cache, or compiled there in a fresh clone, by one short self-play
+    game and one short match on its first playable variant; the seconds. Lighter than :func:`compile_family`, which
+    plays every variant and search kind; ``mmc serve`` runs it for every family when it starts."""
+    import numpy as np
+
+    from mmc.games import get_family, initial_state, legal_moves
+    from mmc.nn import NetworkConfig, build_network
+    from mmc.play import GreedyPlayer, close_player, parse_player, play_match
+    from mmc.play.selfplay import self_play
+    from mmc.search import SearchConfig
+    from mmc.search.evaluators import NetworkLeafEvaluator
+
+    start = time.perf_counter()
+    game = get_family(name)
+    variant = next((v for v in game.variants if legal_moves(initial_state(v))), None)
+    if variant is None:
+        return time.perf_counter() - start
+    rng = np.random.default_rng(0)
+    network = build_network(NetworkConfig.for_game(game, blocks=1, filters=8, value_hidden=8))
+    self_play(NetworkLeafEvaluator(network), variant, 1, SearchConfig(simulations=4), rng, max_plies=2)
+    searcher = parse_player("mcts:4", variant=variant)
+    try:
+        play_match(GreedyPlayer(), searcher, variant, 1, rng, opening_plies=0, max_plies=2)
+    finally:
+        close_player(searcher)
     return time.perf_counter() - start
 
 

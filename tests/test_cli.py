@@ -336,3 +336,36 @@ def test_installed_entry_point_plays_a_match(tmp_path: Path) -> None:
     assert "greedy vs random" in result.stderr  # the progress bar
     replayed = subprocess.run([exe, "replay", str(tmp_path / "g.pgn"), "--game", "4"], capture_output=True, text=True)
     assert replayed.returncode == 0 and replayed.stdout.startswith("game 4: random (White) vs greedy (Black)")
+
+
+def test_the_opening_plies_default_to_the_familys(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``mmc match`` and ``mmc rate`` open each game with the family's ``Game.opening_plies`` unless told otherwise:
+    a family of short games sets few."""
+    from dataclasses import replace
+
+    from mmc.games import register_game, unregister_game
+    from mmc.play import read_records
+    from tests.games.bonus import GAME
+
+    records = tmp_path / "games.pgn"
+    code, _, err = run(capsys, "match", "greedy", "random", "--variant", "tictactoe", "--games", "2",
+                       "--records", str(records))  # fmt: skip
+    assert code == 0, err
+    assert {r.opening_plies for r in read_records(records)} == {4}
+    register_game(replace(GAME, opening_plies=1))
+    try:
+        code, _, err = run(capsys, "match", "greedy", "random", "--variant", "bonus_3x3", "--games", "2",
+                           "--records", str(records))  # fmt: skip
+        assert code == 0, err
+        assert {r.opening_plies for r in read_records(records)} == {1}
+        code, _, err = run(capsys, "match", "greedy", "random", "--variant", "bonus_3x3", "--games", "2",
+                           "--opening-plies", "0", "--records", str(records))  # fmt: skip
+        assert code == 0 and {r.opening_plies for r in read_records(records)} == {0}
+    finally:
+        unregister_game("bonus")
+    board = tmp_path / "board.csv"
+    code, out, err = run(capsys, "rate", "mcts:4", "--variant", "tictactoe", "--anchors", "random,greedy", "--games",
+                         "2", "--ladder-games", "2", "--opening-plies", "0", "--leaderboard", str(board))  # fmt: skip
+    assert code == 0 and "mcts:4" in out, err
+    code, out, err = run(capsys, "rate", "mcts:4", "--variant", "tictactoe", "--opening-plies", "-1")
+    assert code == 2 and err.startswith("mmc: error: --opening-plies: ") and err.count("\n") == 1

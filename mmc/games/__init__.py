@@ -17,7 +17,9 @@ and their cache) and one package per family, a family being one folder to read a
   the same game under one action per complete move (the family ``jump_moves``, the encoding the chain's was measured
   against).
 
-A family outside this package (a user's own, a test's) plugs in with :func:`register_game`.
+A family outside this package plugs in with :func:`register_game` (a test's, in one process), or as an installed
+distribution's ``mmc.games`` entry point, which every process loads when it imports this package
+(:mod:`mmc.plugins`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from mmc.games.protocol import (
     KernelState,
     Outcome,
     VariantInfo,
+    check_kernels,
 )
 
 __all__ = [
@@ -73,12 +76,14 @@ _FOUND: dict[str, Game] = {}
 
 
 def register_game(game: Game) -> Game:
-    """Add a family, so that its variant ids resolve to it everywhere; ``ValueError`` if its name or a variant id is
-    taken by another family. Registering the same game again changes nothing. Returns ``game``."""
+    """Add a family, so that its variant ids resolve to it everywhere; ``ValueError`` in one line if its name or a
+    variant id is taken by another family, or its kernel bundle breaks the contract (``check_kernels``: a missing
+    or malformed kernel, named). Registering the same game again changes nothing. Returns ``game``."""
     if _GAMES.get(game.name) is game:
         return game
     if game.name in _GAMES:
         raise ValueError(f"a game family named {game.name!r} is already registered")
+    check_kernels(game)
     long = [v for v in game.variants if len(v) > MAX_VARIANT_ID]
     if long:
         raise ValueError(f"game {game.name!r}: variant id {long[0]!r} is longer than {MAX_VARIANT_ID} characters")
@@ -200,3 +205,12 @@ def _register_builtin() -> None:
 
 
 _register_builtin()
+
+
+def _register_plugins() -> None:
+    from mmc.plugins import load_games  # the mmc.games entry points of installed distributions
+
+    load_games()
+
+
+_register_plugins()

@@ -9,8 +9,8 @@ leaves the caller's cache stale: it keeps running the old rule. Two tools tie a 
   entries, so a family's kernels may call each other across files;
 - :func:`specialise`, for code generic over a game (the search tree, ``mmc.search``): a fresh copy of each template
   function bound to one family's kernel bundle (the global name ``G``), compiled and cached once per family and
-  named after the bundle's :func:`source_stamp`, so that no family recompiles another's tree and a kernel edit
-  recompiles the tree that calls it.
+  named after the bundle's and the templates' package's :func:`source_stamp`, so that no family recompiles another's
+  tree, and a kernel edit or an edit of the search's own helpers recompiles the tree that calls them.
 
 The names are the cache's only key besides numba's own, so two families (or two versions of one) never share an
 entry. Stale entries are left in ``__pycache__`` (a few hundred KB a version).
@@ -66,12 +66,14 @@ def specialise(templates: Iterable[tuple[Callable[..., Any], dict[str, Any]]], h
 
     Every template is copied with a globals dict of its own: ``home`` (the template module's globals) with ``G``
     bound to ``bundle`` and each template's name bound to its compiled copy, so that templates calling templates
-    call the same family's copies. Each copy is cached under its template's name, ``tag`` and the bundle's
-    :func:`source_stamp`. Returns the compiled copies by name.
+    call the same family's copies. Each copy is cached under its template's name, ``tag`` and a hash of the bundle's
+    and the templates' :func:`source_stamp` (an edit of a helper of the templates' package, ``mmc/search/_tree.py``,
+    recompiles the trees as a kernel edit does). Returns the compiled copies by name.
     """
     scope = dict(home)
     scope["G"] = bundle
-    suffix = f"{tag}_{source_stamp(bundle.__name__)}"
+    both = f"{source_stamp(bundle.__name__)}{source_stamp(home['__name__'])}"  # the rules' and the templates' sources
+    suffix = f"{tag}_{hashlib.sha256(both.encode()).hexdigest()[:12]}"
     compiled: dict[str, Any] = {}
     for fn, options in templates:
         copy = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)

@@ -64,6 +64,8 @@ import numpy as np
 
 __all__ = [
     "FIRST",
+    "KERNEL_CONSTANTS",
+    "KERNEL_FUNCTIONS",
     "MAX_VARIANT_ID",
     "SECOND",
     "ActionSpace",
@@ -74,6 +76,7 @@ __all__ = [
     "KernelState",
     "Outcome",
     "VariantInfo",
+    "check_kernels",
 ]
 
 FIRST, SECOND = 1, -1
@@ -302,6 +305,9 @@ class Game:
     """``endgame(state, rng) -> State``: a thinned-out position for self-play's endgame starts; ``None``: none."""
     engine: EngineBinding | None = None
     """How Fairy-Stockfish plays the family's variants, where it does (``fairy:nodes=N`` players and anchors)."""
+    opening_plies: int = 4
+    """The uniformly random plies that open each game of ``mmc match`` and ``mmc rate`` unless told otherwise: they
+    vary the games of deterministic players. A family of short games wants few (a game of 7 plies drowns in 4)."""
     generated_variants: str = ""
     """How the family forms the ids of the variants it generates from parameters, in one line for ``mmc variants``
     (the k-in-a-row family's ``mnk_WxH_kK``); empty if it has none. Iterating :attr:`variants` lists only the named
@@ -317,3 +323,48 @@ class Game:
             return self.variants[name]
         except KeyError:
             raise ValueError(f"unknown {self.name} variant {name!r} (known: {', '.join(self.variants)})") from None
+
+
+KERNEL_CONSTANTS: Mapping[str, type] = {"BOARD_LEN": int, "MAX_MOVES": int, "ONGOING": int, "ALTERNATES": bool}
+"""The kernel bundle's constants and their types (module docstring)."""
+KERNEL_FUNCTIONS: Mapping[str, tuple[str, ...]] = {
+    "legal_moves_into": ("board", "side", "tab", "out"),
+    "play": ("board", "side", "move", "tab"),
+    "game_end": ("board", "side", "tab", "num_moves", "repetitions", "clock", "ply", "max_plies"),
+    "end_value": ("code",),
+    "status": ("board", "side", "tab"),
+    "cutoff_value": ("board", "side", "tab"),
+    "fill_planes": ("board", "side", "tab", "repetitions", "clock", "ply", "max_plies", "out"),
+}
+"""The kernel bundle's functions and their documented arguments (module docstring), which the search tree calls."""
+
+
+def check_kernels(game: Game) -> None:
+    """``ValueError`` in one line naming the family and the kernel when ``game.kernels`` lacks a constant or a
+    function of the contract (module docstring), a constant has another type, or a function does not take its
+    documented arguments (a numba dispatcher is read through its Python function). Compiles nothing."""
+    import inspect
+
+    bundle = game.kernels
+    where = f"game {game.name!r}: kernel bundle {getattr(bundle, '__name__', bundle)!r}"
+    for name, kind in KERNEL_CONSTANTS.items():
+        value = getattr(bundle, name, None)
+        if value is None:
+            raise ValueError(f"{where} has no {name} (the kernel contract: mmc.games.protocol)")
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ValueError(f"{where}: {name} must be a {kind.__name__}, got {value!r}")
+    for name, arguments in KERNEL_FUNCTIONS.items():
+        function = getattr(bundle, name, None)
+        if function is None or not callable(function):
+            raise ValueError(f"{where} has no kernel {name}({', '.join(arguments)}) (the kernel contract: "
+                             "mmc.games.protocol)")  # fmt: skip
+        try:
+            parameters = inspect.signature(getattr(function, "py_func", function)).parameters.values()
+        except (TypeError, ValueError):
+            continue  # a builtin or compiled callable without a signature: its call is its check
+        required = [p for p in parameters if p.default is p.empty and p.kind is not p.VAR_KEYWORD]
+        takes_any = any(p.kind is p.VAR_POSITIONAL for p in parameters)
+        positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if not takes_any and (len(positional) < len(arguments) or len(required) > len(arguments)):
+            raise ValueError(f"{where}: kernel {name} takes ({', '.join(p.name for p in parameters)}), the contract "
+                             f"calls it with ({', '.join(arguments)})")  # fmt: skip

@@ -8,8 +8,6 @@ from typing import Annotated, Any
 
 from mmc.configs import Range, check_fields, config_from_dict
 from mmc.games import Game, get_family, get_game
-from mmc.games.chess.actions import NUM_POLICY_PLANES
-from mmc.games.chess.observe import NUM_PLANES
 
 __all__ = ["NetworkConfig"]
 
@@ -17,8 +15,8 @@ __all__ = ["NetworkConfig"]
 @dataclass(frozen=True)
 class NetworkConfig:
     """Shape of a :class:`~mmc.nn.network.PolicyValueNet` and the game family it plays; every shape field is a
-    positive ``int`` (``blocks`` may be 0). One network plays every variant and board size of its family; the
-    defaults are the chess family's (:meth:`for_game` takes another's planes)."""
+    positive ``int`` (``blocks`` may be 0). One network plays every variant and board size of its family; the planes
+    left out are the family's (``game``, chess by default; :meth:`for_game` names the family)."""
 
     blocks: Annotated[int, Range(0)] = 4
     """Residual blocks in the tower."""
@@ -26,10 +24,10 @@ class NetworkConfig:
     """Channels of the stem, of every residual block and of the heads' 1x1 convolutions."""
     value_hidden: Annotated[int, Range(1)] = 64
     """Width of the value head's hidden fully-connected layer."""
-    in_planes: Annotated[int, Range(1)] = NUM_PLANES
-    """Input planes: the family's ``Game.num_planes`` (chess: ``NUM_PLANES``)."""
-    policy_planes: Annotated[int, Range(1)] = NUM_POLICY_PLANES
-    """Policy output planes: the family's ``Game.num_policy_planes`` (chess: ``NUM_POLICY_PLANES``)."""
+    in_planes: Annotated[int, Range(1)] = None  # type: ignore[assignment]  # None: the family's, set at creation
+    """Input planes: the family's ``Game.num_planes`` when left out."""
+    policy_planes: Annotated[int, Range(1)] = None  # type: ignore[assignment]
+    """Policy output planes: the family's ``Game.num_policy_planes`` when left out."""
     game: str = "chess"
     """The game family the network plays (``mmc.games``): a checkpoint of one family is refused by another's."""
     policy_kernel: Annotated[int, Range(1)] = 1
@@ -41,6 +39,13 @@ class NetworkConfig:
     to prefer the shorter win. Off: the two heads of AlphaZero."""
 
     def __post_init__(self) -> None:
+        if self.in_planes is None or self.policy_planes is None:  # the planes of the family: looked up, not imported
+            family = get_family(self.game) if isinstance(self.game, str) else None
+            if family is not None:
+                if self.in_planes is None:
+                    object.__setattr__(self, "in_planes", family.num_planes)
+                if self.policy_planes is None:
+                    object.__setattr__(self, "policy_planes", family.num_policy_planes)
         check_fields(self)
         if self.policy_kernel % 2 == 0:
             raise ValueError(

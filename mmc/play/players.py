@@ -331,3 +331,12 @@ def parse_player(spec: str, *, variant: str, device: str = "cpu") -> Player:
     if entry.network:
         return entry.factory(fields, variant, device)
     return entry.factory(fields, variant)
+
+
+def _register_plugins() -> None:
+    from mmc.plugins import load_players  # the mmc.players entry points of installed distributions
+
+    load_players()
+
+
+_register_plugins()

@@ -8,6 +8,8 @@ Routes (JSON unless said)::
                                     (``joat@r0``), player kinds, links to MLflow and Prefect: each model's run and
                                     games, each stage's run and Prefect flow run
     GET  /api/variants/{id}         one variant, named or generated (``mnk_7x5_k4``): as /api/options lists them
+    GET  /api/preparing             the families still being prepared as the server starts (their rules and search
+                                    compiled or loaded: ``mmc.web.prepare``), the one under way, the seconds so far
     POST /api/games                 {variant, opponent, color?, fen?, seed?} -> a new game (``color``: one of the
                                     family's players, the first if absent; ``fen``: a position text)
     GET  /api/games/{id}            the game
@@ -42,6 +44,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from mmc.games import Game, game_of
+from mmc.games import games as all_games
 from mmc.play.players import MAX_SIMULATIONS, PLAYER_KINDS
 from mmc.play.records import GameRecord, RecordError, read_records, replay
 from mmc.web.games import (
@@ -55,6 +58,7 @@ from mmc.web.games import (
     side_name,
     start_state,
 )
+from mmc.web.prepare import Preparation
 from mmc.web.study import Run, Study, player_name, self_play_prefix
 
 __all__ = ["create_app"]
@@ -121,10 +125,12 @@ def _int(value: Any, key: str, low: int, high: int) -> int:
 
 def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1:5000",
                prefect_url: str = "http://127.0.0.1:4200", simulations: int = 32,
-               device: str = "cpu") -> Starlette:  # fmt: skip
-    """The app over the study in ``project``; ``simulations``: the Inspect search's default."""
+               device: str = "cpu", prepare: bool = True) -> Starlette:  # fmt: skip
+    """The app over the study in ``project``; ``simulations``: the Inspect search's default. With ``prepare``, every
+    family is made ready to play as the app starts (:class:`~mmc.web.prepare.Preparation`, on a thread)."""
     study = Study(Path(project))
     games = Games(study, device)
+    preparation = Preparation([game.name for game in all_games()])
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -167,6 +173,7 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
                                    "generated": game.generated_variants}  # fmt: skip
             variants.append(variant_json(game, name))
         return JSONResponse({
+            "preparing": preparation.status(),
             "families": list(families.values()),
             "variants": variants,
             "models": models,
@@ -177,6 +184,9 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
             "simulations": simulations,
             "links": {"mlflow": mlflow, "prefect": f"{prefect_url}/runs"},
         })  # fmt: skip
+
+    async def preparing(request: Request) -> Response:
+        return JSONResponse(preparation.status())
 
     @_guarded
     async def variant(request: Request) -> Response:
@@ -288,6 +298,7 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
         Route("/", index),
         Route("/api/options", options),
         Route("/api/variants/{variant_id}", variant),
+        Route("/api/preparing", preparing),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{game_id}", show_game),
         Route("/api/games/{game_id}/move", move, methods=["POST"]),
@@ -300,11 +311,14 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if prepare:
+            preparation.start()
         yield
         games.close()  # engine processes of the games still open
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.games = games
+    app.state.preparation = preparation
     return app
 
 

@@ -54,6 +54,50 @@ def test_an_edit_of_a_callee_in_another_file_recompiles_its_caller(tmp_path: Pat
     assert _run(tmp_path, RUN) == ["31", "1", "0"]
 
 
+TEMPLATES = """
+from mmc.games.jit import specialise
+from tpl.helper import step  # a helper of the templates' package, as mmc/search/_tree.py is the search's
+
+
+def walk(x):
+    return G.rule(step(x))
+
+
+def compiled():
+    return specialise([(walk, {})], globals(), __import__("pkg.callee", fromlist=["rule"]), "pkg")["walk"]
+"""
+HELPER = """
+from mmc.games.jit import kernel
+
+
+@kernel
+def step(x):
+    return x + {offset}
+"""
+WALK = (
+    "from tpl.generic import compiled\n"
+    "walk = compiled()\n"
+    "print(walk(10), walk.stats.cache_hits.total(), walk.stats.cache_misses.total())"
+)
+
+
+def test_an_edit_of_a_helper_of_the_templates_recompiles_the_specialised_code(tmp_path: Path) -> None:
+    """The search tree's case: a template compiled against a family's bundle calls a helper of its own package; an
+    edit of that helper alone (the template's file and the bundle unchanged) gives the specialised copy a fresh
+    cache entry, so it never runs the old helper."""
+    for name, files in {"pkg": {"callee.py": CALLEE.format(factor=2)},
+                        "tpl": {"generic.py": TEMPLATES, "helper.py": HELPER.format(offset=1)}}.items():  # fmt: skip
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("")
+        for file, text in files.items():
+            (tmp_path / name / file).write_text(textwrap.dedent(text))
+    assert _run(tmp_path, WALK) == ["22", "0", "1"]  # (10 + 1) * 2, compiled and cached
+    assert _run(tmp_path, WALK) == ["22", "1", "0"]
+    (tmp_path / "tpl" / "helper.py").write_text(textwrap.dedent(HELPER.format(offset=5)))
+    assert _run(tmp_path, WALK) == ["30", "0", "1"]  # the new helper, compiled again
+    assert _run(tmp_path, WALK) == ["30", "1", "0"]
+
+
 TREE = """
 import numpy as np
 import mmc.games

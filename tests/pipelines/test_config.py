@@ -467,11 +467,13 @@ DISTRIBUTION = {"variants": ["mnk_{4..7}x{4..7}_k{3..4}", "grav_{5..7}x{4..5}_k4
 
 
 def _gomoku(train_variants: Any, targets: list[str] | None = None, seed: int = 0) -> dict[str, Any]:
+    """The gomoku study's parameters with these meta-training variants and targets (by default gomoku_8x8 and
+    connect4), two tasks a batch."""
     data = copy.deepcopy(GOMOKU)
     data["meta"]["train_variants"] = train_variants
+    data["meta"]["tasks"] = data["metafocus"]["tasks"] = 2
     data["seed"] = seed
-    if targets is not None:
-        data["adapt"]["targets"] = targets
+    data["adapt"]["targets"] = ["gomoku_8x8", "connect4"] if targets is None else targets
     return data
 
 

@@ -131,11 +131,11 @@ def test_the_most_visited_move_is_minimax_optimal(bonus_game: Game, variant: str
         assert abs(result.value - minimax(state.fen(), variant)) < 0.35, state.fen()
 
 
-RULES_FREE = ("search", "train", "play")
+RULES_FREE = ("nn", "env", "web", "search", "train", "play")
 """The packages that must reach a game only through ``mmc.games`` (its protocol, registry and verbs)."""
 
 
-def test_search_train_and_play_import_no_family() -> None:
+def test_the_layers_above_the_rules_import_no_family() -> None:
     root = Path(mmc.__file__).parent
     families = {path.name for path in (root / "games").iterdir() if (path / "__init__.py").is_file()}
     assert "chess" in families
@@ -155,6 +155,21 @@ def test_search_train_and_play_import_no_family() -> None:
                     for name in names
                     if name.startswith("mmc.games.") and name.split(".")[2] in families
                 ]
+    assert offenders == []
+
+
+def test_the_game_families_import_no_layer_above_them() -> None:
+    """The rules import nothing of the players, the search, training, the networks, the environments or the web app
+    (chess's puzzles play their greedy side from the family's own heuristic)."""
+    root = Path(mmc.__file__).parent
+    above = tuple(f"mmc.{package}" for package in RULES_FREE)
+    offenders = []
+    for path in (root / "games").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offenders += [f"{path.relative_to(root)}: {n}" for n in names if n == "mmc.play" or n.startswith(above)]
     assert offenders == []
 
 

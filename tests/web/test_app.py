@@ -44,6 +44,8 @@ def test_page_and_options(client: TestClient) -> None:
     assert options["models"] == ["starts/r0/joat.pt"]
     assert not any(k.startswith(("python", "human")) for k in options["kinds"])
     assert options["links"]["mlflow"].startswith("http://127.0.0.1:5000")
+    shown = " ".join([f["description"] for f in options["families"]] + [v["description"] for v in options["variants"]])
+    assert "issue" not in shown.lower()  # what a person reads names no issue of the project's tracker
 
 
 def test_mlflow_link_opens_the_runs_of_the_experiment(tmp_path: Path) -> None:
@@ -456,3 +458,39 @@ def test_a_gravity_move_is_shaded_on_its_own_cell() -> None:
     moves = get_game("connect4").legal_moves(state)
     answer = analysis_json(state, moves, np.full(len(moves), 1 / len(moves)), 0.0, None, 0)
     assert answer["cells"] == {f"{f}1": f"{f}1" for f in "abcdefg"}
+
+
+def test_every_family_is_prepared_as_the_server_starts(project: Path) -> None:
+    """The app prepares each family's rules and search on a thread as it starts (mmc.warm.prepare_family), and says
+    which are still pending, so that the page can tell a person why a first move waits."""
+    from mmc.games import games
+
+    with TestClient(create_app(project, simulations=8)) as client:  # the context runs the app's startup
+        status = client.get("/api/options").json()["preparing"]
+        assert set(status["pending"]) | set(status["done"]) == {game.name for game in games()}
+        deadline = time.monotonic() + 600
+        while status["pending"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+            status = client.get("/api/preparing").json()
+        assert status["pending"] == [] and status["current"] is None and status["failed"] == {}
+        assert set(status["done"]) == {game.name for game in games()} and all(s >= 0 for s in status["done"].values())
+        game = new_game(client, variant="jump_6x6", opponent="greedy", color="white")
+        assert game["family"] == "jump" and len(game["moves"]) == 1
+    idle = TestClient(create_app(project, simulations=8, prepare=False)).get("/api/preparing").json()
+    assert idle["pending"] == [] and idle["done"] == {}  # nothing under way: nothing to wait for
+
+
+def test_a_family_that_cannot_be_prepared_is_named_and_the_others_go_on() -> None:
+    from mmc.web.prepare import Preparation
+
+    def prepare(name: str) -> float:
+        if name == "broken":
+            raise RuntimeError("no compiler")
+        return 0.5
+
+    preparation = Preparation(["broken", "fine"], prepare)
+    assert preparation.pending() == []  # not started
+    preparation.start()
+    assert preparation.wait(30)
+    status = preparation.status()
+    assert status["done"] == {"fine": 0.5} and status["failed"] == {"broken": "RuntimeError: no compiler"}

@@ -27,6 +27,7 @@ from mmc.atomic import atomic_write
 from mmc.games.chess import Move, State, Termination, apply_move, from_fen, initial_state, legal_moves, outcome
 from mmc.games.chess import board as K
 from mmc.games.chess.board import kernel_board, table
+from mmc.games.chess.greedy import heuristic
 
 __all__ = [
     "KINDS",
@@ -160,20 +161,23 @@ def playout_positions(
     variant: str, rng: np.random.Generator, *, greedy_probability: float = 0.8, max_plies: int = 150
 ) -> Iterator[State]:
     """Positions of endless seeded playouts (each from the start, until it ends or ``max_plies``): one side,
-    drawn per playout, plays :class:`mmc.play.GreedyPlayer`'s move with probability ``greedy_probability`` and a
-    uniformly random one otherwise; the other side plays at random. Yields every position with the greedy side
-    to move and the game not over."""
-    from mmc.play import GreedyPlayer, RandomPlayer
-
-    greedy, random = GreedyPlayer(), RandomPlayer()
+    drawn per playout, plays the greedy move (the family's heuristic, as ``mmc.play.GreedyPlayer`` plays it: the
+    best-scored move, ties drawn uniformly) with probability ``greedy_probability`` and a uniformly random one
+    otherwise; the other side plays at random. Yields every position with the greedy side to move and the game not
+    over."""
     while True:
         state = initial_state(variant, max_plies=max_plies)
         strong = state.turn if rng.random() < 0.5 else state.turn.other
         while outcome(state) is None:
             if state.turn == strong:
                 yield state
-            player = greedy if state.turn == strong and rng.random() < greedy_probability else random
-            state = apply_move(state, player.play([state], rng)[0])
+            moves = legal_moves(state)
+            if state.turn == strong and rng.random() < greedy_probability:
+                scores = heuristic(state, moves)
+                move = moves[int(rng.choice(np.flatnonzero(scores == scores.max())))]
+            else:
+                move = moves[int(rng.integers(len(moves)))]
+            state = apply_move(state, move)
 
 
 _FIELDS = ("variant", "fen", "kind", "mate_in", "best", "stalemating")

@@ -306,8 +306,8 @@ def action_space(variant: str | Variant) -> ActionSpace:
 
 GAME = Game(
     name="jump_moves",
-    description="The jump game with one action per complete move (a step, a whole chain, the pass): issue 33's "
-    "other encoding",
+    description="The jump game with one action per complete move (a step, a whole chain, the pass), the encoding "
+    "the hop-by-hop one was measured against",
     variants=MOVES_VARIANTS,
     players=("black", "white"),
     default_max_plies=DEFAULT_MAX_PLIES,

@@ -34,8 +34,31 @@ function option(select, value, label) {
   select.appendChild(o);
 }
 
+// The families the server is still preparing as it starts (their rules and search compiled, once per clone, or
+// loaded from the cache): said on the page until they are ready, so that a first move is never a silent wait.
+let preparing = [];
+
+function preparingText(family) {
+  return `Preparing ${family}: its rules and search are compiling, once per clone (mmc compile does it ahead); ` +
+    "the game goes on when they are ready…";
+}
+
+function thinking(opponent, family) {
+  return family && preparing.includes(family) ? preparingText(family) : `${opponent} is thinking…`;
+}
+
+function showPreparing(status) {
+  preparing = status.pending;
+  const line = $("preparing");
+  const under = status.current ? ` (now ${status.current}, ${Math.round(status.seconds)} s so far)` : "";
+  line.textContent = preparing.length ? `Preparing ${preparing.join(", ")}${under}: once per clone.` : "";
+  line.hidden = !preparing.length;
+  if (preparing.length) setTimeout(() => api("/api/preparing").then(showPreparing).catch(() => {}), 1000);
+}
+
 async function loadOptions() {
   options = await api("/api/options");
+  showPreparing(options.preparing);
   const groups = {};
   for (const f of options.families) {
     groups[f.name] = document.createElement("optgroup");
@@ -156,7 +179,7 @@ function drawGame() {
     const verdict = winner === null ? "Draw" : winner === game.human ? "You won" : "You lost";
     status = `Game over: ${verdict} — ${p.result} (${p.termination})`;
   } else {
-    status = p.turn === game.human ? `Your move (${game.human})` : `${game.opponent} is thinking…`;
+    status = p.turn === game.human ? `Your move (${game.human})` : thinking(game.opponent, game.family);
   }
   $("status").textContent = p.caption ? `${status} · ${p.caption}` : status;
   $("status").dataset.over = p.over ? "1" : "0";
@@ -268,7 +291,7 @@ async function sendMove(text) {
   say("");
   clicks = [];
   mark();
-  $("status").textContent = `${game.opponent} is thinking…`;
+  $("status").textContent = thinking(game.opponent, game.family);
   try {
     game = await api(`/api/games/${game.id}/move`, { move: text });
   } catch (error) {
@@ -281,7 +304,8 @@ async function startGame() {
   say("");
   const model = $("model").value;
   const opponent = model ? `net:${model}:sims=${$("simulations").value || 16}` : $("opponent").value;
-  $("status").textContent = "Starting…";
+  const chosen = chosenVariant();
+  $("status").textContent = chosen && preparing.includes(chosen.family) ? preparingText(chosen.family) : "Starting…";
   try {
     game = await api("/api/games", {
       variant: $("variant-id").value.trim() || $("variant").value, opponent, color: $("color").value, fen: $("fen").value.trim(),
