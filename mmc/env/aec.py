@@ -10,6 +10,12 @@ for a win and 0 for a draw (the ply cap, ``max_plies``, is a drawn ending of the
 ``infos[agent]["termination"]`` holds the family's termination. :func:`env` wraps the raw environment as
 ``chess_v6`` does: an illegal action ends the game with -1 for the mover (``TerminateIllegalWrapper``).
 
+**Tasks.** A meta-learning agent meets many variants of one family: ``reset(options={"variant": "mnk_5x5_k4"})``
+plays that variant from then on, and an environment made with ``variants=[...]`` (ids of one family, generated ones
+included, or ``mmc.meta.TaskDistribution(...).support()``) draws one uniformly at each reset, from the reset's seed.
+The spaces follow the episode's variant (a board's size sets the planes' and the action mask's shape), and
+``infos[agent]["variant"]`` names it.
+
 >>> from mmc.env import env
 >>> e = env(variant="gardner")
 >>> e.reset(seed=0)
@@ -20,6 +26,7 @@ for a win and 0 for a draw (the ply cap, ``max_plies``, is a drawn ending of the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -36,6 +43,7 @@ __all__ = [
     "agents",
     "check_max_plies",
     "check_render_mode",
+    "check_tasks",
     "env",
     "observation_space",
     "raw_env",
@@ -79,6 +87,33 @@ def check_render_mode(render_mode: str | None) -> str | None:
     return render_mode
 
 
+def check_tasks(variant: str, variants: Sequence[str] | None) -> tuple[str, ...]:
+    """The variants a reset may draw (``variants``, each playable and of ``variant``'s family; none: ``variant``
+    alone, and none drawn); ``ValueError`` in one line naming the first that is not."""
+    if variants is None:
+        return ()
+    if isinstance(variants, str) or not variants:
+        raise ValueError(f"variants must be a non-empty list of variant ids, got {variants!r}")
+    family = get_game(variant).name
+    names = tuple(check_playable(v) for v in variants)
+    for name in names:
+        if get_game(name).name != family:
+            raise ValueError(f"variants: {name} is a {get_game(name).name} variant, the environment's are {family} "
+                             "variants (one family: one network, one set of players)")  # fmt: skip
+    return names
+
+
+def next_variant(current: str, tasks: Sequence[str], options: dict | None, rng: np.random.Generator) -> str:
+    """The variant of the next episode: ``options["variant"]`` if given (of ``current``'s family), else one of
+    ``tasks`` drawn uniformly from ``rng``, else ``current``."""
+    wanted = (options or {}).get("variant")
+    if wanted is not None:
+        return check_tasks(current, [wanted])[0]
+    if tasks:
+        return tasks[int(rng.integers(len(tasks)))]
+    return current
+
+
 class GameAEC(AECEnv):
     """One game of a variant between its family's two players (see the module docstring).
 
@@ -86,21 +121,31 @@ class GameAEC(AECEnv):
     or -1; ``position`` the game's state.
     """
 
-    def __init__(self, variant: str = "gardner", render_mode: str | None = None, max_plies: int | None = None):
+    def __init__(self, variant: str = "gardner", render_mode: str | None = None, max_plies: int | None = None,
+                 variants: Sequence[str] | None = None):  # fmt: skip
         super().__init__()
         self.variant = check_playable(variant)
         self.game = get_game(self.variant)
+        self.tasks = check_tasks(self.variant, variants)
         self.render_mode = check_render_mode(render_mode)
+        self._max_plies = max_plies
         self.max_plies = check_max_plies(self.variant, max_plies)
         self.metadata = {"render_modes": list(RENDER_MODES), "name": f"mmc_{self.variant}_v0",
                          "is_parallelizable": False}  # fmt: skip
         self.possible_agents = list(self.game.players)
         self.agents = list(self.possible_agents)
         self.player = dict(zip(self.possible_agents, (FIRST, SECOND), strict=True))
-        self.actions = self.game.action_space(self.variant)
-        self.observation_spaces = {agent: observation_space(self.variant) for agent in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self._play(self.variant)
+
+    def _play(self, variant: str) -> None:
+        """Make ``variant`` (of the environment's family) the one its episodes play: its actions and spaces."""
+        self.variant = variant
+        self.max_plies = check_max_plies(variant, self._max_plies)
+        self.actions = self.game.action_space(variant)
+        self.observation_spaces = {agent: observation_space(variant) for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(self.actions.num_actions) for agent in self.possible_agents}
-        self.position: Any = self.game.initial_state(self.variant, max_plies=self.max_plies)
+        self.position: Any = self.game.initial_state(variant, max_plies=self.max_plies)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -114,7 +159,13 @@ class GameAEC(AECEnv):
         return observation(self.position, self.player[agent], to_move=to_move)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """A new game from the variant's start; the game has no randomness, so ``seed`` changes nothing."""
+        """A new game from the start of the episode's variant: ``options["variant"]``, or one of ``variants`` drawn
+        from ``seed`` (module docstring, "Tasks"), or the variant it played; the game itself has no randomness."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        variant = next_variant(self.variant, self.tasks, options, self._rng)
+        if variant != self.variant:
+            self._play(variant)
         self.position = self.game.initial_state(self.variant, max_plies=self.max_plies)
         self.agents = list(self.possible_agents)
         self.agent_selection = self._to_move()
@@ -122,7 +173,7 @@ class GameAEC(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {"variant": self.variant} for agent in self.agents}
         if self.render_mode == "human":
             self.render()
 
@@ -144,7 +195,7 @@ class GameAEC(AECEnv):
                 if result.winner is not None:
                     self.rewards[name] = 1.0 if self.player[name] == int(result.winner) else -1.0
                 self.terminations[name] = True
-                self.infos[name] = {"termination": result.termination}
+                self.infos[name] = {"variant": self.variant, "termination": result.termination}
         self.agent_selection = self._to_move()
         self._accumulate_rewards()
         if self.render_mode == "human":
@@ -161,17 +212,20 @@ class GameAEC(AECEnv):
         pass
 
 
-def raw_env(variant: str = "gardner", render_mode: str | None = None, max_plies: int | None = None) -> GameAEC:
+def raw_env(variant: str = "gardner", render_mode: str | None = None, max_plies: int | None = None,
+            variants: Sequence[str] | None = None) -> GameAEC:  # fmt: skip
     """The environment without PettingZoo's wrappers (an illegal action raises ``ValueError``); ``max_plies``
-    defaults to the family's move cap."""
-    return GameAEC(variant, render_mode, max_plies)
+    defaults to the family's move cap; ``variants``: the tasks a reset draws from (module docstring)."""
+    return GameAEC(variant, render_mode, max_plies, variants)
 
 
-def env(variant: str = "gardner", render_mode: str | None = None, max_plies: int | None = None) -> AECEnv:
+def env(variant: str = "gardner", render_mode: str | None = None, max_plies: int | None = None,
+        variants: Sequence[str] | None = None) -> AECEnv:  # fmt: skip
     """The AEC environment of ``variant`` wrapped as ``chess_v6``: an illegal action ends the game, -1 for the mover;
     an action outside the space fails an assertion; calls out of order raise. ``ValueError`` (one line) for an
-    unknown or unplayable variant, an unknown render mode or a bad ``max_plies``."""
-    wrapped: AECEnv = raw_env(variant, render_mode, max_plies)
+    unknown or unplayable variant, one of ``variants`` of another family, an unknown render mode or a bad
+    ``max_plies``."""
+    wrapped: AECEnv = raw_env(variant, render_mode, max_plies, variants)
     wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
     return wrappers.OrderEnforcingWrapper(wrapped)

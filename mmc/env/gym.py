@@ -11,19 +11,21 @@ agent is to move again or the game is over (a player may move several times in a
 agent's view, is +1 / -1 / 0 when the game ends (a draw at the ply cap included, ``terminated``), and an illegal
 action ends the game at once with -1 (``info["illegal_action"]``). ``info["termination"]`` holds the family's
 termination once the game is over. The opponent draws its randomness from the environment's ``np_random``, so
-``reset(seed=...)`` makes the episode reproducible.
+``reset(seed=...)`` makes the episode reproducible. Tasks as in ``mmc.env.aec``: ``reset(options={"variant": ...})``
+or ``variants=[...]`` (one drawn from ``np_random`` at each reset); the spaces follow the episode's variant and
+``info["variant"]`` names it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from mmc.env.aec import RENDER_MODES, check_max_plies, check_render_mode, observation_space
+from mmc.env.aec import RENDER_MODES, check_max_plies, check_render_mode, check_tasks, next_variant, observation_space
 from mmc.env.views import check_playable, observation, playable_variants, player_name, render_position
 from mmc.games import FIRST, SECOND, get_game
 from mmc.play.fairy import FairyError
@@ -54,37 +56,54 @@ class GameGym(gymnasium.Env):
     def __init__(
         self, variant: str = "gardner", opponent: str = "random", color: str = "first", *,
         render_mode: str | None = None, max_plies: int | None = None, device: str = "cpu",
+        variants: Sequence[str] | None = None,
     ) -> None:  # fmt: skip
         self.variant = check_playable(variant)
         self.game = get_game(self.variant)
+        self.tasks = check_tasks(self.variant, variants)
+        self._spec, self._device, self._max_plies = opponent, device, max_plies
         colors = (*self.game.players, "first", "second", "random")
         if color not in colors:
             raise ValueError(f"color must be one of {', '.join(colors)}, got {color!r}")
         self.render_mode = check_render_mode(render_mode)
-        self.max_plies = check_max_plies(self.variant, max_plies)
+        self.color = color
+        self.side = FIRST
+        self.opponent: Player | None = None
+        for name in (self.variant, *self.tasks):  # every opponent checked before any game
+            self._play(name)
+        self._play(self.variant)
+        self.over = False
+
+    def _play(self, variant: str) -> None:
+        """Make ``variant`` (of the environment's family) the one its episodes play: its opponent (a player is set up
+        for one variant: Fairy-Stockfish loads it), actions and spaces."""
+        if self.opponent is not None:
+            close_player(self.opponent)
         try:
-            self.opponent: Player = parse_player(opponent, variant=self.variant, device=device)
+            self.opponent = parse_player(self._spec, variant=variant, device=self._device)
         except (ValueError, OSError, FairyError) as e:
             raise ValueError(f"opponent: {e}") from None
-        self.color = color
-        self.actions = self.game.action_space(self.variant)
-        self.observation_space = observation_space(self.variant)
+        self.variant = variant
+        self.max_plies = check_max_plies(variant, self._max_plies)
+        self.actions = self.game.action_space(variant)
+        self.observation_space = observation_space(variant)
         self.action_space = spaces.Discrete(self.actions.num_actions)
-        self.side = FIRST
-        self.position: Any = self.game.initial_state(self.variant, max_plies=self.max_plies)
-        self.over = False
+        self.position: Any = self.game.initial_state(variant, max_plies=self.max_plies)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         """A new game; the opponent moves first when the agent plays the second player. ``info["color"]`` is the
         agent's player name."""
         super().reset(seed=seed)
+        variant = next_variant(self.variant, self.tasks, options, self.np_random)
+        if variant != self.variant:
+            self._play(variant)
         self.side = _side(self.color, self.game.players, self.np_random)
         self.position = self.game.initial_state(self.variant, max_plies=self.max_plies)
         self.over = False
         self._reply()
         if self.render_mode == "human":
             self.render()
-        return self._observe(), {"color": player_name(self.game.players, self.side)}
+        return self._observe(), {"color": player_name(self.game.players, self.side), "variant": self.variant}
 
     def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
         """The agent's action, then (while the game goes on and the agent is not to move) the opponent's moves."""
@@ -107,6 +126,7 @@ class GameGym(gymnasium.Env):
     def _reply(self) -> None:
         """The opponent's moves, as long as it is to move and the game goes on."""
         while int(self.position.turn) != self.side and self.game.outcome(self.position) is None:
+            assert self.opponent is not None
             (move,) = self.opponent.play([self.position], self.np_random)
             self.position = self.game.apply_move(self.position, move)
 
@@ -119,7 +139,8 @@ class GameGym(gymnasium.Env):
         return render_position(self.position, self.render_mode)
 
     def close(self) -> None:
-        close_player(self.opponent)
+        if self.opponent is not None:
+            close_player(self.opponent)
 
 
 def register_envs(variants: Iterable[str] | None = None) -> dict[str, str]:

@@ -63,3 +63,51 @@ def test_an_image_draws_the_stones() -> None:
     image = game.render()
     assert image.shape == (6 * 24, 6 * 24, 3)
     assert image[5 * 24 + 12, 12].max() < 60 and image[12, 5 * 24 + 12].min() > 200
+
+
+def test_a_generated_variant_and_a_task_per_episode() -> None:
+    """A meta-learner's environment: generated boards, ``reset(options={"variant": ...})``, and ``variants`` drawn
+    at each reset from the reset's seed; the spaces follow the episode's board; another family's id is refused."""
+    from mmc.env import GameGym
+    from mmc.meta import TaskDistribution
+
+    tasks = TaskDistribution(("mnk_{4..6}x{4..5}_k3", "grav_5x4_k3")).support()
+    aec = env(variant="mnk_4x4_k3", variants=list(tasks))
+    seen = set()
+    for seed in range(12):
+        aec.reset(seed=seed)
+        agent = aec.agent_selection
+        observation, *_, info = aec.last()
+        variant = info["variant"]
+        v = get_game(variant).variants[variant]
+        assert variant in tasks and observation["observation"].shape == (6, v.height, v.width)
+        assert aec.observation_space(agent)["observation"].shape == (6, v.height, v.width)
+        seen.add(variant)
+    assert len(seen) >= 4  # uniformly drawn
+    again = env(variant="mnk_4x4_k3", variants=list(tasks))
+    drawn = []
+    for seed in (3, 4, 3):
+        again.reset(seed=seed)
+        drawn.append(again.last()[-1]["variant"])
+    assert drawn[0] == drawn[2]  # the same seed, the same task
+    aec.reset(options={"variant": "grav_7x6_k4"})
+    assert aec.last()[-1]["variant"] == "grav_7x6_k4" and aec.last()[0]["observation"].shape == (6, 6, 7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(env(variant="mnk_5x4_k3", variants=["mnk_5x4_k3", "grav_4x4_k3"]), num_cycles=40)
+    with pytest.raises(ValueError, match="variants: gardner is a chess variant, the environment's are gomoku"):
+        env(variant="mnk_4x4_k3", variants=["mnk_5x5_k4", "gardner"])
+    with pytest.raises(ValueError, match="k=9"):
+        raw_env(variant="mnk_4x4_k3").reset(options={"variant": "mnk_8x8_k9"})
+    gym = GameGym(variant="mnk_4x4_k3", opponent="greedy", variants=["mnk_4x4_k3", "grav_5x4_k3"])
+    boards = set()
+    for seed in range(8):
+        observation, info = gym.reset(seed=seed)
+        boards.add((info["variant"], observation["observation"].shape))
+        assert gym.observation_space.contains(observation)
+        done = False
+        while not done:
+            legal = np.flatnonzero(observation["action_mask"])
+            observation, _, done, _, info = gym.step(int(legal[0]))
+    assert boards == {("mnk_4x4_k3", (6, 4, 4)), ("grav_5x4_k3", (6, 4, 5))}
+    gym.close()
