@@ -227,8 +227,9 @@ class LiveGame:
 
     def json(self) -> dict[str, Any]:
         """The game as the page needs it: the players' names, the position from the person's side, their legal
-        moves' texts (``legal``) with each one's click path (``paths``, :func:`move_paths`), the moves so far and the
-        last one's cells (:func:`drawn_cells`).
+        moves' texts (``legal``) with each one's click path (``paths``, :func:`move_paths`), the moves so far, who made
+        each (``movers``: a player's moves in a row, a hop chain, are one turn of the list) and the last one's cells
+        (:func:`drawn_cells`).
         """
         state, game = self.state, self.game
         mine = not self._over() and int(state.turn) == self.human
@@ -248,6 +249,7 @@ class LiveGame:
             "last": None if hidden or not self.moves else self.moves[-1],
             "last_cells": [] if hidden or not self.moves else self.paths[-1],
             "thought_plies": [] if hidden else [i + 1 for i, t in enumerate(self.thoughts) if t],
+            "movers": [] if hidden else [side_name(game, s.turn) for s in self.states[: len(self.moves)]],
         }
 
     def look_back(self, ply: int) -> dict[str, Any]:

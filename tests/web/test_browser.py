@@ -7,6 +7,7 @@ downloaded: Selenium is given the driver's path.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -364,10 +365,19 @@ def test_play_a_bonus_game_by_clicks(bonus_server: str, browser) -> None:  # typ
     assert status.startswith("Game over: ") and "(full-board)" in status, status
     assert len(driver.find_elements(By.CSS_SELECTOR, "#board .piece")) == 6
     # Black's second stone touched its first (b1 or a2 next to a1): black moved twice in a row.
-    listed = [text.split(". ")[1] for text in driver.execute_script(
-        "return [...document.querySelectorAll('#moves li')].map(li => li.textContent)")]  # fmt: skip
+    listed = driver.execute_script("return [...document.querySelectorAll('#moves span.ply')].map(s => s.textContent)")
     assert listed == driver.execute_script("return game.moves")
-    assert _movers("bonus_2x3", listed)[:4] == [1, -1, 1, 1]
+    movers = _movers("bonus_2x3", listed)
+    assert movers[:4] == [1, -1, 1, 1]
+    # a player's moves in a row are one numbered turn of the list: black's two stones share one line
+    turns = driver.execute_script("return [...document.querySelectorAll('#moves li')].map(li => li.textContent)")
+    expected: list[list[str]] = []
+    for i, move in enumerate(listed):
+        if i and movers[i] == movers[i - 1]:
+            expected[-1].append(move)
+        else:
+            expected.append([move])
+    assert turns == [f"{i + 1}. {' '.join(turn)}" for i, turn in enumerate(expected)] and len(expected[2]) >= 2
     driver.save_screenshot(str(SCREENSHOT_DIR / "mmc-serve-bonus.png"))
 
 
@@ -431,6 +441,11 @@ def test_play_a_jump_game_by_clicks(server: str, browser) -> None:  # type: igno
         _wait(driver, f"game.moves.length > {played}")
     status = driver.find_element(By.ID, "status").text
     assert status.startswith("Game over: ") and "score: black" in status, status
+    # a chain (a hop, the next, its end) is one numbered turn of the move list, each hop in it clickable
+    moves, movers = driver.execute_script("return [game.moves, game.movers]")
+    turns = driver.execute_script("return [...document.querySelectorAll('#moves li')].map(li => li.textContent)")
+    assert len(turns) == 1 + sum(a != b for a, b in itertools.pairwise(movers)) < len(moves)
+    assert sum(len(t.split(". ", 1)[1].split()) for t in turns) == len(moves) and ends["click"] + ends["button"] > 0
     driver.save_screenshot(str(SCREENSHOT_DIR / "mmc-serve-jump.png"))
 
 

@@ -160,17 +160,28 @@ function drawGame() {
   clicks = [];
   highlight($("board"), game.last_cells);
   for (const sq of squares($("board"))) sq.addEventListener("click", () => clickSquare(sq.dataset.square));
+  // one numbered turn per player's moves in a row (a hop chain is one turn), each move clickable on its own
   const moves = $("moves");
   moves.innerHTML = "";
+  let li = null;
   for (const [i, m] of game.moves.entries()) {
-    const li = document.createElement("li");
-    li.textContent = `${i + 1}. ${m}`;
-    if (game.thought_plies.includes(i + 1)) {
-      li.classList.add("thought");
-      li.title = "the opponent's search when it played this: click";
+    if (li === null || game.movers[i] !== game.movers[i - 1]) {
+      li = document.createElement("li");
+      li.textContent = `${moves.children.length + 1}. `;
+      moves.appendChild(li);
+    } else {
+      li.appendChild(document.createTextNode(" "));
     }
-    li.addEventListener("click", () => lookBack(i + 1));
-    moves.appendChild(li);
+    const span = document.createElement("span");
+    span.className = "ply";
+    span.textContent = m;
+    span.dataset.ply = String(i + 1);
+    if (game.thought_plies.includes(i + 1)) {
+      span.classList.add("thought");
+      span.title = "the opponent's search when it played this: click";
+    }
+    span.addEventListener("click", () => lookBack(i + 1));
+    li.appendChild(span);
   }
   const p = game.position;
   let status;
@@ -346,7 +357,7 @@ async function lookBack(n) {
   }
   $("board").innerHTML = back.position.svg;
   highlight($("board"), back.cells);
-  for (const [i, li] of $("moves").querySelectorAll("li").entries()) li.classList.toggle("viewing", i + 1 === n);
+  for (const span of $("moves").querySelectorAll("span.ply")) span.classList.toggle("viewing", Number(span.dataset.ply) === n);
   $("status").textContent = `Looking back at move ${n}: ${back.move} (click the board to return)`;
   $("board").addEventListener("click", drawGame, { once: true });
   const out = $("inspect-out");
