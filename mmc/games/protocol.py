@@ -251,7 +251,9 @@ class Game:
     """``initial_state(variant, *, max_plies=default_max_plies) -> State``: the start position."""
     from_text: Callable[..., Any]
     """``from_text(variant, text, *, max_plies=...) -> State``: a position from its text (``state.fen()``); raises
-    ``ValueError`` naming what is wrong."""
+    ``ValueError`` naming what is wrong. The text has no history, so the family says what ``ply`` such a state
+    gets: what the text holds (chess: from the FEN's move number; k in a row: the stones on the board) or 0; the
+    move cap counts from it."""
     legal_moves: Callable[[Any], tuple[Any, ...]]
     """``legal_moves(state) -> tuple[Move, ...]``: empty once the board's rules have ended the game."""
     apply_move: Callable[[Any, Any], Any]
@@ -277,9 +279,11 @@ class Game:
     kernel_state: Callable[[Any], KernelState]
     """``kernel_state(state) -> KernelState``: the state as the kernels and the search tree take it."""
     code_of: Callable[[Any], int]
-    """``code_of(move) -> int``: a move's kernel code."""
+    """``code_of(move) -> int``: a move's kernel code, an ``int32`` >= 0."""
     move_of_code: Callable[[int], Any]
-    """``move_of_code(code) -> Move``: the move of a kernel code."""
+    """``move_of_code(code) -> Move``: the move of a kernel code. A code determines its move without the position
+    (the search tree keeps codes, not positions, for its children): two moves of one position never share a code,
+    and a code means the same move in every position where it is legal."""
     board_view: Callable[..., BoardView]
     """``board_view(state, viewer=None) -> BoardView``: the board as a picture; ``viewer`` (a player) sees only its own
     view in a variant with hidden information."""
@@ -299,8 +303,11 @@ class Game:
     the player to move sees (the search then runs on them). ``None`` where every variant is fully visible."""
     symmetries: Callable[[Sequence[str]], Sequence[Callable[..., Any]]] | None = None
     """``symmetries(variants) -> transforms``: the board symmetries every one of ``variants`` keeps, each a function
-    ``transform(planes, policy, legal) -> (planes, policy, legal)`` on torch batches (``[B, C, H, W]``), without
-    the identity; training applies one of them or none, uniformly at random. ``None``: no symmetry."""
+    ``transform(planes, policy, legal) -> (planes, policy, legal)`` on torch batches of one board size: ``planes``
+    ``float32[B, num_planes, H, W]``, and ``policy`` (``float32``, the search's visit shares) and ``legal``
+    (``bool``, the legal actions' mask) laid out as the network's policy output, ``[B, num_policy_planes, H, W]``
+    (``ActionSpace.policy_index`` scattered back onto the planes); without the identity. Training applies one of
+    them or none, uniformly at random. ``None``: no symmetry."""
     endgame: Callable[[Any, np.random.Generator], Any] | None = None
     """``endgame(state, rng) -> State``: a thinned-out position for self-play's endgame starts; ``None``: none."""
     engine: EngineBinding | None = None

@@ -274,7 +274,7 @@ def observation_planes(state: State, out: np.ndarray | None = None, *, color: An
 
 
 @dataclass(frozen=True, eq=False)
-class ActionSpace(CodeActions):
+class BonusActions(CodeActions):
     """Action ``rank * W + file`` places a stone on that cell; its logit is the same index of the one plane (the
     table from move codes to actions, ``mmc.games.actions``, does the rest)."""
 
@@ -292,14 +292,14 @@ class ActionSpace(CodeActions):
 
 
 @cache
-def action_space(variant: str) -> ActionSpace:
+def action_space(variant: str) -> BonusActions:
     v = VARIANTS[variant]
     lookup = np.full((2, BOARD_LEN), -1, dtype=np.int32)
     for rank in range(v.height):
         for file in range(v.width):
             lookup[:, 4 * rank + file] = rank * v.width + file
     n = v.height * v.width
-    return ActionSpace(v, n, np.arange(n, dtype=np.int64), lookup)
+    return BonusActions(v, n, np.arange(n, dtype=np.int64), lookup)
 
 
 def kernel_state(state: State) -> KernelState:

@@ -10,7 +10,7 @@ the game-end rules and the input planes among them) for code that runs many posi
 it is the family's kernel bundle (``Game.kernels``).
 """
 
-from mmc.games.chess.actions import ActionSpace, action_space
+from mmc.games.chess.actions import ChessActions, action_space
 from mmc.games.chess.fen import FenError
 from mmc.games.chess.observe import NUM_PLANES, observation_planes, visible_squares
 from mmc.games.chess.perft import perft, perft_divide
@@ -34,7 +34,7 @@ from mmc.games.chess.variants import VARIANTS, PieceType, Variant, get_variant
 __all__ = [
     "NUM_PLANES",
     "VARIANTS",
-    "ActionSpace",
+    "ChessActions",
     "Color",
     "FenError",
     "IllegalMoveError",

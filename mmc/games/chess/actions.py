@@ -15,7 +15,7 @@ So 5x5 variants have 25 x 49 = 1225 actions, extinction 25 x 52 = 1300, Los Alam
 chess 64 x 73 = 4672 (AlphaZero's 8x8x73).
 
 One network serves every board: its policy head outputs the shared plane layout ``[76, H, W]`` below
-(``NUM_POLICY_PLANES``, distances up to ``MAX_REACH = 7``), and :attr:`ActionSpace.policy_index` picks each
+(``NUM_POLICY_PLANES``, distances up to ``MAX_REACH = 7``), and :attr:`ChessActions.policy_index` picks each
 action's logit out of the flattened output, so a 5x5 board simply never reads the planes of distances 5 to 7
 (masked)::
 
@@ -37,7 +37,7 @@ from mmc.games.chess._kernels import DIRECTIONS, KNIGHT_JUMPS
 from mmc.games.chess.state import Move, State, _codes, get_variant, legal_moves
 from mmc.games.chess.variants import PieceType, Variant
 
-__all__ = ["MAX_REACH", "NUM_POLICY_PLANES", "ActionSpace", "action_space", "move_type"]
+__all__ = ["MAX_REACH", "NUM_POLICY_PLANES", "ChessActions", "action_space", "move_type"]
 
 MAX_REACH = 7
 """The longest queen-like move the shared policy planes hold: 7 squares, the 8x8 board's."""
@@ -50,7 +50,7 @@ _UNDERPROMOTIONS = (PieceType.KNIGHT, PieceType.BISHOP, PieceType.ROOK)
 
 
 @dataclass(frozen=True, eq=False)
-class ActionSpace(CodeActions):
+class ChessActions(CodeActions):
     """The action encoding of one variant (``lookup``: ``int32[2, 7 << 12]``, White's row 0, Black's row 1; a
     ``policy_index`` of 0 for the few actions no move can take, such as a jump off the board: those are always
     masked). Build with :func:`action_space`."""
@@ -87,7 +87,7 @@ def move_type(df: int, dr: int, promotion: PieceType | None, reach: int) -> tupl
 
 
 @cache
-def action_space(variant: str | Variant) -> ActionSpace:
+def action_space(variant: str | Variant) -> ChessActions:
     """The action encoding of a variant (built once per process)."""
     v = get_variant(variant)
     h, w = v.height, v.width
@@ -113,4 +113,4 @@ def action_space(variant: str | Variant) -> ActionSpace:
                     action = (pr * w + ff) * num_types + mtype
                     lookup[turn_row, code] = action
                     policy_index[action] = (plane * h + pr) * w + ff
-    return ActionSpace(v, num_actions, policy_index, lookup, num_types)
+    return ChessActions(v, num_actions, policy_index, lookup, num_types)

@@ -14,7 +14,7 @@ clicks), ``greedy.py`` (the greedy heuristic), ``symmetry.py`` (training symmetr
 ``game.py`` (the :class:`~mmc.games.Game`).
 """
 
-from mmc.games.gomoku.actions import NUM_POLICY_PLANES, ActionSpace, action_space
+from mmc.games.gomoku.actions import NUM_POLICY_PLANES, GomokuActions, action_space
 from mmc.games.gomoku.observe import NUM_PLANES, observation_planes
 from mmc.games.gomoku.state import (
     DEFAULT_MAX_PLIES,
@@ -37,7 +37,7 @@ __all__ = [
     "NUM_PLANES",
     "NUM_POLICY_PLANES",
     "VARIANTS",
-    "ActionSpace",
+    "GomokuActions",
     "Rule",
     "State",
     "Stone",

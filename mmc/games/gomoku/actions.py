@@ -7,7 +7,7 @@ An action is the cell a stone goes on, numbered row by row over the variant's ow
     policy plane 0, shape [1, H, W]:   the logit of action a is at [0, a // W, a % W], so policy_index = a
 
 A board of any size reads its actions off the same single plane, so one fully-convolutional network plays every
-variant of the family. The kernels' move code of a cell is ``16 * rank + file``; :attr:`ActionSpace.lookup` maps it
+variant of the family. The kernels' move code of a cell is ``16 * rank + file``; :attr:`GomokuActions.lookup` maps it
 to the action (the same for both players: the board is not turned for the second).
 """
 
@@ -24,14 +24,14 @@ from mmc.games.gomoku.state import State, legal_moves
 from mmc.games.gomoku.text import cell_name
 from mmc.games.gomoku.variants import Variant, get_variant
 
-__all__ = ["NUM_POLICY_PLANES", "ActionSpace", "action_space"]
+__all__ = ["NUM_POLICY_PLANES", "GomokuActions", "action_space"]
 
 NUM_POLICY_PLANES = 1
 """The placement plane."""
 
 
 @dataclass(frozen=True, eq=False)
-class ActionSpace(CodeActions):
+class GomokuActions(CodeActions):
     """The action encoding of one variant (``lookup``: ``int32[2, CELLS]``, the same action of a cell code for black
     (row 0) and white (row 1), -1 off the board; ``policy_index`` the identity). Build with :func:`action_space`."""
 
@@ -61,11 +61,11 @@ class ActionSpace(CodeActions):
 
 
 @cache
-def action_space(variant: str | Variant) -> ActionSpace:
+def action_space(variant: str | Variant) -> GomokuActions:
     """The action encoding of a variant (built once per process)."""
     v = get_variant(variant)
     lookup = np.full((2, CELLS), -1, dtype=np.int32)
     for rank in range(v.height):
         for file in range(v.width):
             lookup[:, 16 * rank + file] = rank * v.width + file
-    return ActionSpace(v, v.cells, np.arange(v.cells, dtype=np.int64), lookup)
+    return GomokuActions(v, v.cells, np.arange(v.cells, dtype=np.int64), lookup)

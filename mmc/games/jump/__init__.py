@@ -16,7 +16,7 @@ complete move, is a family of its own over the same rules, states and planes (``
 kernels, and ``complete_game.py``, its moves, verbs, actions and ``Game``), kept for issue 33's measured comparison.
 """
 
-from mmc.games.jump.actions import NUM_POLICY_PLANES, ActionSpace, action_space
+from mmc.games.jump.actions import NUM_POLICY_PLANES, JumpActions, action_space
 from mmc.games.jump.observe import NUM_PLANES, observation_planes
 from mmc.games.jump.perft import perft
 from mmc.games.jump.state import (
@@ -40,7 +40,7 @@ __all__ = [
     "NUM_PLANES",
     "NUM_POLICY_PLANES",
     "VARIANTS",
-    "ActionSpace",
+    "JumpActions",
     "Move",
     "Player",
     "State",

@@ -26,7 +26,7 @@ from mmc.games.jump import chain as K
 from mmc.games.jump.state import Move, State, codes, legal_moves
 from mmc.games.jump.variants import Variant, get_variant
 
-__all__ = ["END_PLANE", "HOP_PLANE", "NUM_POLICY_PLANES", "PASS_PLANE", "STEP_PLANE", "ActionSpace", "action_space"]
+__all__ = ["END_PLANE", "HOP_PLANE", "NUM_POLICY_PLANES", "PASS_PLANE", "STEP_PLANE", "JumpActions", "action_space"]
 
 STEP_PLANE, HOP_PLANE, END_PLANE, PASS_PLANE = 0, 8, 16, 17
 NUM_POLICY_PLANES = 18
@@ -38,7 +38,7 @@ def flip_direction(d: int) -> int:
 
 
 @dataclass(frozen=True, eq=False)
-class ActionSpace(CodeActions):
+class JumpActions(CodeActions):
     """The action encoding of one variant (``lookup``: ``int32[2, NUM_CODES]``, Black's row 0, White's row 1;
     ``policy_index`` the identity). Build with :func:`action_space`."""
 
@@ -56,7 +56,7 @@ class ActionSpace(CodeActions):
 
 
 @cache
-def action_space(variant: str | Variant) -> ActionSpace:
+def action_space(variant: str | Variant) -> JumpActions:
     """The action encoding of a variant (built once per process)."""
     v = get_variant(variant)
     h, w = v.height, v.width
@@ -76,4 +76,4 @@ def action_space(variant: str | Variant) -> ActionSpace:
                     lookup[row, sq | d << 6 | K.HOP] = index(HOP_PLANE + seen, rank, file, row)
                 lookup[row, K.END + sq] = index(END_PLANE, rank, file, row)
     lookup[:, K.PASS] = PASS_PLANE * h * w
-    return ActionSpace(v, num_actions, np.arange(num_actions, dtype=np.int64), lookup)
+    return JumpActions(v, num_actions, np.arange(num_actions, dtype=np.int64), lookup)

@@ -15,8 +15,8 @@ position text, ``mmc.games.jump.state``; a position never has a chain under way 
 step direction, one per chain offset (both offsets even, from -6 to 6: every landing of a chain keeps the file and
 rank parity of its start) and the pass (:data:`NUM_POLICY_PLANES` = 58, on both board sizes). Chains that differ only
 by ``k`` share an action: the search gives each the action's prior, self-play's target adds their visits, and an
-environment's action plays the first of them (``ActionSpace.decode``), so a ``k > 0`` chain is reached by the search,
-``mmc play`` and the web app, not by an environment's agent.
+environment's action plays the first of them (``JumpMoveActions.decode``), so a ``k > 0`` chain is reached by the
+search, ``mmc play`` and the web app, not by an environment's agent.
 """
 
 from __future__ import annotations
@@ -252,7 +252,7 @@ def heuristic(state: State, moves: Sequence[Move]) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class ActionSpace(CodeActions):
+class JumpMoveActions(CodeActions):
     """The action encoding of one variant (module docstring). Build with :func:`action_space`."""
 
     def move_codes(self, state: State) -> list[int]:
@@ -269,7 +269,7 @@ class ActionSpace(CodeActions):
 
 
 @cache
-def action_space(variant: str | Variant) -> ActionSpace:
+def action_space(variant: str | Variant) -> JumpMoveActions:
     """The action encoding of a variant (built once per process)."""
     v = get_variant(variant)
     h, w = v.height, v.width
@@ -301,7 +301,7 @@ def action_space(variant: str | Variant) -> ActionSpace:
     lookup[:, chains[on]] = index(plane, start // 8, start % 8)[:, on]
     lookup[:, K.PASS] = PASS_PLANE * h * w
     num_actions = NUM_POLICY_PLANES * h * w
-    return ActionSpace(v, num_actions, np.arange(num_actions, dtype=np.int64), lookup)
+    return JumpMoveActions(v, num_actions, np.arange(num_actions, dtype=np.int64), lookup)
 
 
 GAME = Game(

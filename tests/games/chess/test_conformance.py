@@ -3,7 +3,7 @@
 What users rely on, checked on every position of 30 random games per variant:
 
 - a game that is not over has legal moves, and every game ends by its ply cap at the latest;
-- each legal move has one action (``ActionSpace.encode``) that decodes back to it, actions are distinct and
+- each legal move has one action (``ChessActions.encode``) that decodes back to it, actions are distinct and
   in range, and their policy-plane indices are distinct and inside the shared ``[NUM_POLICY_PLANES, H, W]`` layout;
 - FEN round-trips (``from_fen(v, s.fen())`` has the same board, side and FEN);
 - ``observation_planes`` has shape ``[NUM_PLANES, H, W]``, shows every piece of the mover, the castling rights
@@ -20,7 +20,7 @@ import pytest
 from mmc.games.chess import (
     NUM_PLANES,
     VARIANTS,
-    ActionSpace,
+    ChessActions,
     Color,
     FenError,
     IllegalMoveError,
@@ -54,7 +54,7 @@ NO_MOVE_ENDS = {
 }
 
 
-def check_actions(state: State, space: ActionSpace) -> None:
+def check_actions(state: State, space: ChessActions) -> None:
     """Every legal move encodes to a distinct in-range action that decodes back to it."""
     moves = legal_moves(state)
     actions = [space.encode(m, state.turn) for m in moves]
@@ -113,7 +113,7 @@ def check_planes(state: State) -> None:
                 assert not planes[6:12, row, file].any(), f"hidden square {8 * rank + file} leaks in {state!r}"
 
 
-def check_position(state: State, space: ActionSpace | None, states: set[State], fen_problems: list[str]) -> None:
+def check_position(state: State, space: ChessActions | None, states: set[State], fen_problems: list[str]) -> None:
     """All per-position contracts (FEN round-trip problems are collected, so that the other checks go on)."""
     if space is not None:
         check_actions(state, space)
