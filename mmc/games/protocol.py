@@ -70,11 +70,17 @@ __all__ = [
     "SECOND",
     "ActionSpace",
     "BoardView",
+    "BoardViewOf",
     "EngineBinding",
+    "FromText",
     "Game",
     "IllegalMoveError",
+    "InitialState",
     "KernelState",
+    "ObservationPlanes",
     "Outcome",
+    "Render",
+    "Transform",
     "VariantInfo",
     "check_kernels",
 ]
@@ -204,6 +210,40 @@ class EngineBinding(NamedTuple):
     """``parse_move(state, text)``: the engine's move text as a move of ``state``; ``ValueError`` if it is none."""
 
 
+class InitialState(Protocol):
+    """``initial_state(variant, *, max_plies) -> State``."""
+
+    def __call__(self, variant: str, /, *, max_plies: int) -> Any: ...
+
+
+class FromText(Protocol):
+    """``from_text(variant, text, *, max_plies) -> State``."""
+
+    def __call__(self, variant: str, text: str, /, *, max_plies: int) -> Any: ...
+
+
+class Render(Protocol):
+    """``render(state, *, coordinates=False, viewer=None) -> str``."""
+
+    def __call__(self, state: Any, /, *, coordinates: bool = ..., viewer: Any = ...) -> str: ...
+
+
+class ObservationPlanes(Protocol):
+    """``observation_planes(state, out=None, *, color=None) -> float32[num_planes, H, W]``."""
+
+    def __call__(self, state: Any, /, out: np.ndarray | None = ..., *, color: Any = ...) -> np.ndarray: ...
+
+
+class BoardViewOf(Protocol):
+    """``board_view(state, viewer=None) -> BoardView``."""
+
+    def __call__(self, state: Any, viewer: Any = ..., /) -> BoardView: ...
+
+
+Transform = Callable[[Any, Any, Any], tuple[Any, Any, Any]]
+"""A training symmetry: ``transform(planes, policy, legal) -> (planes, policy, legal)`` on torch batches."""
+
+
 class KernelState(NamedTuple):
     """A state as the kernels take it (:attr:`Game.kernel_state`): what the search tree's root holds."""
 
@@ -247,9 +287,9 @@ class Game:
     kernels: types.ModuleType
     """The compiled kernels (module docstring), which ``mmc.search`` compiles its tree against."""
 
-    initial_state: Callable[..., Any]
+    initial_state: InitialState
     """``initial_state(variant, *, max_plies=default_max_plies) -> State``: the start position."""
-    from_text: Callable[..., Any]
+    from_text: FromText
     """``from_text(variant, text, *, max_plies=...) -> State``: a position from its text (``state.fen()``); raises
     ``ValueError`` naming what is wrong. The text has no history, so the family says what ``ply`` such a state
     gets: what the text holds (chess: from the FEN's move number; k in a row: the stones on the board) or 0; the
@@ -266,13 +306,13 @@ class Game:
     """``parse_move(text) -> Move``; ``ValueError`` naming the text if it is no move of the family."""
     perft: Callable[[Any, int], int]
     """``perft(state, depth) -> int``: the leaves of the legal-move tree ``depth`` moves deep."""
-    render: Callable[..., str]
+    render: Render
     """``render(state, *, coordinates=False, viewer=None) -> str``: the board as text for a terminal (``viewer``: the
     player whose view to show, in a variant with hidden information)."""
-    observation_planes: Callable[..., np.ndarray]
+    observation_planes: ObservationPlanes
     """``observation_planes(state, out=None, *, color=None) -> float32[num_planes, H, W]``: the network's input
     planes of ``color``'s view (default: the player to move)."""
-    action_space: Callable[..., ActionSpace]
+    action_space: Callable[[str], ActionSpace]
     """``action_space(variant) -> ActionSpace``."""
     table: Callable[[str], np.ndarray]
     """``table(variant) -> int16[...]``: the variant's rule table the kernels read."""
@@ -284,7 +324,7 @@ class Game:
     """``move_of_code(code) -> Move``: the move of a kernel code. A code determines its move without the position
     (the search tree keeps codes, not positions, for its children): two moves of one position never share a code,
     and a code means the same move in every position where it is legal."""
-    board_view: Callable[..., BoardView]
+    board_view: BoardViewOf
     """``board_view(state, viewer=None) -> BoardView``: the board as a picture; ``viewer`` (a player) sees only its own
     view in a variant with hidden information."""
     move_cells: Callable[[Any, Any], tuple[str | tuple[str, ...], ...]]
@@ -301,7 +341,7 @@ class Game:
     determinize: Callable[[Any, int, np.random.Generator], list[KernelState]] | None = None
     """Hidden-information variants: ``determinize(state, count, rng)``, ``count`` full positions consistent with what
     the player to move sees (the search then runs on them). ``None`` where every variant is fully visible."""
-    symmetries: Callable[[Sequence[str]], Sequence[Callable[..., Any]]] | None = None
+    symmetries: Callable[[Sequence[str]], Sequence[Transform]] | None = None
     """``symmetries(variants) -> transforms``: the board symmetries every one of ``variants`` keeps, each a function
     ``transform(planes, policy, legal) -> (planes, policy, legal)`` on torch batches of one board size: ``planes``
     ``float32[B, num_planes, H, W]``, and ``policy`` (``float32``, the search's visit shares) and ``legal``
