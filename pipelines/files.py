@@ -64,7 +64,8 @@ def sha256(path: Path) -> str:
 
 
 def tree_sha256(root: Path, entries: Iterable[str]) -> str:
-    """One hash over the files under ``entries`` (files or folders relative to ``root``), skipping caches."""
+    """One hash over the files under ``entries`` (files or folders relative to ``root``, or absolute: an installed
+    game's package), skipping caches."""
     digest = hashlib.sha256()
     for entry in entries:
         base = root / entry
@@ -72,7 +73,8 @@ def tree_sha256(root: Path, entries: Iterable[str]) -> str:
         for file in files:
             if "__pycache__" in file.parts or file.suffix in (".pyc", ".tmp"):
                 continue
-            digest.update(file.relative_to(root).as_posix().encode() + b"\0")
+            name = file.relative_to(root) if file.is_relative_to(root) else file
+            digest.update(name.as_posix().encode() + b"\0")
             digest.update(file.read_bytes() + b"\0")
     return digest.hexdigest()
 

@@ -51,7 +51,7 @@ from pathlib import Path
 
 from mmc.web.study import project_of, study_name
 
-__all__ = ["Paths", "evaluate_code", "expert_code", "meta_code", "project_of", "replicate_name"]
+__all__ = ["Paths", "evaluate_code", "expert_code", "family_package", "meta_code", "project_of", "replicate_name"]
 
 SHARED_CODE = (
     "mmc/__init__.py",
@@ -69,11 +69,24 @@ TRAINING_CODE = ("mmc/nn", "mmc/play", "mmc/search", "mmc/train")
 """Library code of every study after its family's package."""
 
 
+def family_package(family: str) -> str:
+    """Where the rules of ``family`` live, as a code entry: ``mmc/games/{family}`` (relative to the project) for a
+    family of this package, else the absolute folder of the package its kernels come from (a game installed from
+    another distribution: ``mmc.plugins``), which a study's ``dvc.yaml`` lists as an external dependency."""
+    import mmc
+    from mmc.games import get_family
+
+    module = get_family(family).kernels
+    folder = Path(module.__file__ or "").resolve().parent
+    ours = Path(mmc.__file__).resolve().parent / "games" / family
+    return f"mmc/games/{family}" if folder == ours else folder.as_posix()
+
+
 def expert_code(family: str) -> tuple[str, ...]:
     """Library code that computes the expert stage's jobs in a study of ``family``: its hash is part of every job's
     fingerprint, so a change recomputes them. The stage's ``deps`` in the study's ``dvc.yaml`` list these and the
     pipeline modules (tests check it). The other families' packages are not in it: the study never runs them."""
-    return (*SHARED_CODE, f"mmc/games/{family}", *TRAINING_CODE)
+    return (*SHARED_CODE, family_package(family), *TRAINING_CODE)
 
 
 def meta_code(family: str) -> tuple[str, ...]:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import yaml
 
+from pipelines.paths import family_package
+
 __all__ = ["STUDIES", "check_studies", "family_dvc_yaml", "study_folders", "write_studies"]
 
 STUDIES = "studies"
@@ -56,9 +58,12 @@ def family_dvc_yaml(project: Path, family: str) -> str:
 
 
 def _dep(dep: str, family: str, up: str) -> str:
+    """A dep of the project's ``dvc.yaml`` as the family's study lists it: the project's code from the study's folder,
+    the family's rules package in place of chess's (an installed game's, outside the project, by its absolute path:
+    ``pipelines.paths.family_package``)."""
     own = f"mmc/games/{DEFAULT_FAMILY}"
     if dep == own or dep.startswith(f"{own}/"):
-        dep = f"mmc/games/{family}" + dep[len(own) :]
+        dep = family_package(family) + dep[len(own) :]
     return f"{up}/{dep}" if dep.startswith(CODE) else dep
 
 

@@ -18,11 +18,9 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "hexapawn"
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The package built from a copy of its folder (the build writes beside its sources) and installed into a
-    folder of its own, as ``pip install --target`` lays it out."""
-    root = tmp_path_factory.mktemp("hexapawn")
+def install_example(root: Path) -> Path:
+    """The package built from a copy of its folder (the build writes beside its sources) and installed into
+    ``root/site``, as ``pip install --target`` lays it out, with no network; that folder."""
     source = root / "source"
     shutil.copytree(EXAMPLE, source)
     site = root / "site"
@@ -30,6 +28,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
                     "--target", str(site), str(source)], check=True, capture_output=True, timeout=300)  # fmt: skip
     assert (site / "hexapawn" / "game.py").is_file() and list(site.glob("mmc_hexapawn-*.dist-info"))
     return site
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return install_example(tmp_path_factory.mktemp("hexapawn"))
 
 
 def _run(site: Path, *argv: str) -> subprocess.CompletedProcess[str]:
