@@ -17,36 +17,46 @@ import multiprocessing
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 __all__ = ["compile_families", "compile_family", "prepare_family"]
+
+
+def _playable(game: Any) -> list[str]:
+    """The variants of ``game`` whose start has a legal move (monochromatic has none and plays no game)."""
+    from mmc.games import initial_state, legal_moves
+
+    return [variant for variant in game.variants if legal_moves(initial_state(variant))]
+
+
+def _untrained(game: Any) -> Any:
+    """A leaf evaluator on the smallest untrained network of ``game``'s family: what reaches the planes' kernel."""
+    from mmc.nn import NetworkConfig, build_network
+    from mmc.search.evaluators import NetworkLeafEvaluator
+
+    return NetworkLeafEvaluator(build_network(NetworkConfig.for_game(game, blocks=1, filters=8, value_hidden=8)))
 
 
 def compile_family(name: str) -> float:
     """Compile family ``name``'s kernels and its search tree by playing each of its variants briefly; the seconds."""
     import numpy as np
 
-    from mmc.games import get_family, initial_state, legal_moves
-    from mmc.nn import NetworkConfig, build_network
+    from mmc.games import get_family, initial_state
     from mmc.perft import perft_divide
     from mmc.play import GreedyPlayer, RandomPlayer, play_match
     from mmc.play.selfplay import self_play
     from mmc.search import SearchConfig
-    from mmc.search.evaluators import NetworkLeafEvaluator
 
     start = time.perf_counter()
     game = get_family(name)
-    network = build_network(NetworkConfig.for_game(game, blocks=1, filters=8, value_hidden=8))
-    evaluator = NetworkLeafEvaluator(network)
+    evaluator = _untrained(game)
     rng = np.random.default_rng(0)
     searches = (SearchConfig(simulations=4), SearchConfig(simulations=4, gumbel=True, gumbel_considered=4, solver=True))
-    for variant in game.variants:
-        state = initial_state(variant)
-        if not legal_moves(state):  # a variant with no move at its start (monochromatic) plays no game
-            continue
+    for variant in _playable(game):
         for search in searches:
             self_play(evaluator, variant, 2, search, rng, max_plies=8)
         play_match(GreedyPlayer(), RandomPlayer(), variant, 2, rng, opening_plies=0, max_plies=8)
-        perft_divide(state, 2)
+        perft_divide(initial_state(variant), 2)
     return time.perf_counter() - start
 
 
@@ -57,21 +67,18 @@ def prepare_family(name: str) -> float:
     plays every variant and search kind; ``mmc serve`` runs it for every family when it starts."""
     import numpy as np
 
-    from mmc.games import get_family, initial_state, legal_moves
-    from mmc.nn import NetworkConfig, build_network
+    from mmc.games import get_family
     from mmc.play import GreedyPlayer, close_player, parse_player, play_match
     from mmc.play.selfplay import self_play
     from mmc.search import SearchConfig
-    from mmc.search.evaluators import NetworkLeafEvaluator
 
     start = time.perf_counter()
     game = get_family(name)
-    variant = next((v for v in game.variants if legal_moves(initial_state(v))), None)
-    if variant is None:
+    playable = _playable(game)
+    if not playable:
         return time.perf_counter() - start
-    rng = np.random.default_rng(0)
-    network = build_network(NetworkConfig.for_game(game, blocks=1, filters=8, value_hidden=8))
-    self_play(NetworkLeafEvaluator(network), variant, 1, SearchConfig(simulations=4), rng, max_plies=2)
+    variant, rng = playable[0], np.random.default_rng(0)
+    self_play(_untrained(game), variant, 1, SearchConfig(simulations=4), rng, max_plies=2)
     searcher = parse_player("mcts:4", variant=variant)
     try:
         play_match(GreedyPlayer(), searcher, variant, 1, rng, opening_plies=0, max_plies=2)

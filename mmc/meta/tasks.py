@@ -23,6 +23,7 @@ import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,12 @@ class TaskDistribution:
 
     def support(self) -> tuple[str, ...]:
         """Every variant of the distribution, in the order the patterns give them, one id per game."""
+        return self._support
+
+    @cached_property
+    def _support(self) -> tuple[str, ...]:
+        """:meth:`support`, expanded and checked once per distribution (the draw, the targets' checks and the report
+        read it again)."""
         left_out = {same_game_key(name) for name in _expand_all(self.exclude, "exclude")}
         kept: dict[Any, str] = {}
         for name in _expand_all(self.variants, "variants"):
