@@ -29,11 +29,13 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pipelines.config import ParamsError, StudyConfig, load_params
-from pipelines.paths import Paths
-from pipelines.services import ServiceError
-from pipelines.study_rules import RuleError, check_players
+from pipelines import worker
+
+if TYPE_CHECKING:
+    from pipelines.config import StudyConfig
+    from pipelines.paths import Paths
 
 MLFLOW_UI_PORT = int(os.environ.get("MLFLOW_UI_PORT", "5000"))
 
@@ -66,6 +68,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _stage(command: str, variant: str | None, replicate: int | None, study: StudyConfig, paths: Paths) -> None:
+    from pipelines.config import ParamsError
+
     known = {"expert": ("expert.variants", study.variants), "adapt": ("adapt.targets", study.targets)}
     key, names = known.get(command, known["adapt"] if command == "evaluate" else ("", []))
     if variant is not None and variant not in names:
@@ -130,6 +134,9 @@ def _studies(project: Path, *, check: bool) -> int:
 
 def _check_players(study: StudyConfig, source: str) -> None:
     """:func:`pipelines.study_rules.check_players`, its problem a :class:`ParamsError` naming ``source``."""
+    from pipelines.config import ParamsError
+    from pipelines.study_rules import RuleError, check_players
+
     try:
         check_players(study)
     except RuleError as error:
@@ -142,7 +149,16 @@ def _parent() -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     args = _parser().parse_args(argv)
+    # A stage goes to the study's warm worker when one runs and is fresh (pipelines.worker): before any import
+    # of torch, Prefect or MLflow, which that worker has done once for every stage.
+    if (handed := worker.hand_over(argv, args.command)) is not None:
+        return handed
+    from pipelines.config import ParamsError, load_params
+    from pipelines.paths import Paths
+    from pipelines.services import ServiceError
+
     paths = Paths(Path.cwd())
     try:
         if args.command == "services" and args.action == "down":

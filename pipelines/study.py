@@ -7,9 +7,12 @@ commit), runs ``dvc DVC ARGS`` with ``MMC_MLFLOW_PARENT_RUN_ID`` set so that eac
 child, then closes the parent with DVC's outcome, the evaluation scores, each start's mean Elo, the wall time and the
 CPU use, and prints the Elo and the comparisons.
 
+The stages run in a warm worker that this driver starts and stops (:mod:`pipelines.worker`): each stage command
+that DVC runs hands its work to it, so imports and the task runner's processes are paid once per study.
+
 CPU use is the CPU time of ``dvc`` and everything it started and waited for (the stages and their worker
-processes; not the Prefect server, which outlives the run) over the wall time: ``cpu_cores_used`` cores on
-average, ``cpu_utilisation`` of the cores this process may run on.
+processes, the warm worker and its pool; not the Prefect server, which outlives the run) over the wall time:
+``cpu_cores_used`` cores on average, ``cpu_utilisation`` of the cores this process may run on.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Any
 
 from mmc.starts import model_label
 from pipelines import metrics as names
-from pipelines import services, tracking
+from pipelines import services, tracking, worker
 from pipelines.config import ParamsError, StudyConfig, flatten, load_params
 from pipelines.paths import Paths
 
@@ -46,9 +49,10 @@ def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
     status = "FAILED"
     code = 1
     try:
-        code = subprocess.run(
-            [services.executable("dvc"), *command[1:]], cwd=paths.root, env=env, check=False
-        ).returncode
+        with worker.running(paths.root, study.runner.workers if study.runner.kind == "process" else 0, env):
+            code = subprocess.run(
+                [services.executable("dvc"), *command[1:]], cwd=paths.root, env=env, check=False
+            ).returncode
         status = "FINISHED" if code == 0 else "FAILED"
     except KeyboardInterrupt:
         status = "KILLED"
