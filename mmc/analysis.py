@@ -45,6 +45,7 @@ __all__ = [
     "ladder_figure",
     "loss_figure",
     "match_table",
+    "time_split_figure",
     "verdict_summary",
     "wilson_interval",
     "win_rate_heatmap",
@@ -219,6 +220,30 @@ def ladder_figure(ratings: pd.DataFrame) -> Figure:
         axes.axvline(0, color="grey", linewidth=0.8, linestyle=":")
         axes.set_title(game, fontsize=9)
         axes.set_xlabel("Elo (greedy = 0)")
+    figure.tight_layout()
+    plt.close(figure)
+    return figure
+
+
+def time_split_figure(rows: pd.DataFrame) -> Figure:
+    """Where a study's time went: one horizontal bar per stage (``stage``), its wall seconds stacked by ``part``
+    (columns ``stage``, ``part``, ``wall_seconds``; :mod:`pipelines.timing`'s rows), parts in their first order."""
+    import matplotlib.pyplot as plt
+
+    parts = list(dict.fromkeys(rows["part"]))
+    stages = list(dict.fromkeys(rows["stage"]))
+    table = rows.pivot_table(index="stage", columns="part", values="wall_seconds", aggfunc="sum", fill_value=0.0)
+    table = table.reindex(index=stages[::-1], columns=parts, fill_value=0.0)
+    colours = plt.get_cmap("tab20")
+    figure, axes = plt.subplots(figsize=(9, 0.26 * len(stages) + 1.6))
+    left = [0.0] * len(stages)
+    for index, part in enumerate(parts):
+        widths = table[part].tolist()
+        axes.barh(range(len(stages)), widths, left=left, color=colours(index % 20), label=part, height=0.75)
+        left = [a + b for a, b in zip(left, widths, strict=True)]
+    axes.set_yticks(range(len(stages)), table.index, fontsize=7)
+    axes.set_xlabel("wall seconds")
+    axes.legend(fontsize=7, loc="lower right", frameon=False)
     figure.tight_layout()
     plt.close(figure)
     return figure

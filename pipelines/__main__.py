@@ -155,6 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     # of torch, Prefect or MLflow, which that worker has done once for every stage.
     if (handed := worker.hand_over(argv, args.command)) is not None:
         return handed
+    from pipelines import timing
+
+    timing.mark_start()  # a stage's "start" part: from here (imports, params, its flow run) to its flow's first line
     from pipelines.config import ParamsError, load_params
     from pipelines.paths import Paths
     from pipelines.services import ServiceError

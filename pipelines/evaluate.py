@@ -162,8 +162,9 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
             for cell, r in zip(given.cells, results, strict=True)
         ]
         rating = rating_inputs(study, given.cells, target, given.seed)
-        rated = rate(**keywords(rating), played=played, variant=given.variant, evaluate_config=given.config,
-                     device=given.device, run=store)  # fmt: skip
+        with stage.clock.part("rating fits", lambda: store.waited):  # its games count as evaluation games
+            rated = rate(**keywords(rating), played=played, variant=given.variant, evaluate_config=given.config,
+                         device=given.device, run=store)  # fmt: skip
         _publish_ratings(paths, study, target, rated.ratings, derive(rating.seed, "replicates"), run)
         metrics: dict[str, Any] = {}
         rows = []

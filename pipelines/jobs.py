@@ -43,6 +43,7 @@ from mmc.fanout import Job
 from mmc.nn import config_path, load_checkpoint, save_checkpoint
 from mmc.play import MatchResult, SelfPlayResult, read_records, write_records
 from mmc.train import EpochLosses, Trained, load_examples, save_examples
+from pipelines import timing
 from pipelines.config import RunnerConfig
 from pipelines.files import file_hashes, remove_temporaries, tree_sha256
 from pipelines.paths import Paths
@@ -57,10 +58,12 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Timed(Generic[T]):
-    """A job's result and the seconds it took."""
+    """A job's result, the seconds it took, its CPU seconds and the seconds of numba compilation within them."""
 
     value: T
     seconds: float
+    cpu: float = 0.0
+    compiled: float = 0.0
 
 
 @task(name="job", cache_policy=NO_CACHE, retries=1)
@@ -69,9 +72,9 @@ def run_job(job: Job[Any], single_thread: bool) -> Timed[Any]:
     torch thread: the machine's cores are shared between workers, not between the threads of one."""
     if single_thread:
         torch.set_num_threads(1)
-    start = time.perf_counter()
+    compiled, cpu, start = timing.compile_seconds(), time.process_time(), time.perf_counter()
     value = job()
-    return Timed(value, time.perf_counter() - start)
+    return Timed(value, time.perf_counter() - start, time.process_time() - cpu, timing.compile_seconds() - compiled)
 
 
 def fingerprint(job: Job[Any], code: str) -> str:
@@ -134,6 +137,10 @@ class JobStore:
     def __init__(self, root: Path, folder: Path, code: str, *, single_thread: bool = True) -> None:
         self.root, self.folder, self.code, self.single_thread = root, folder, code, single_thread
         self.seconds: dict[str, float] = {}
+        self.spent: list[timing.Spent] = []
+        """What each job computed by this store cost (:mod:`pipelines.timing`); a kept job costs nothing now."""
+        self.waited = 0.0
+        """Wall seconds spent waiting for computed jobs (and writing their results)."""
         self.done_before = 0
         self.computed = 0
         remove_temporaries(folder)
@@ -165,13 +172,17 @@ class JobStore:
                 submitted = run_job.with_options(name=job.kind, task_run_name=job.name).submit(job, self.single_thread)
             by_key[key] = submitted
             pending[submitted] = (key, [index])
+        since = time.perf_counter()
         for future in as_completed(list(pending)):
             timed: Timed[Any] = future.result()
             key, indices = pending[future]
+            kind, name = jobs[indices[0]].kind, jobs[indices[0]].name
+            self.spent.append(timing.Spent(timing.job_part(kind, name), timed.seconds, timed.cpu, timed.compiled))
             for index in indices:
                 self._save(jobs[index], key, timed)
                 results[index] = timed.value
                 self.computed += 1
+        self.waited += time.perf_counter() - since if pending else 0.0
         return results
 
     def job_seconds(self, kinds: Iterable[str], keys: Iterable[Sequence[str]]) -> float:

@@ -5,8 +5,9 @@ calls one ``mmc`` entry point with its job store as the runner. Around that call
 done here once (fmind/mlops-python-package's ``jobs/base.py`` is the model): :func:`open_stage` gets the flow's
 logger, limits the flow's own process to one torch thread, opens the stage's :class:`~pipelines.jobs.JobStore`
 and its MLflow child run (:func:`pipelines.tracking.stage_run`), logs the stage's params (built by
-:func:`logged_params`); when the body ends it logs what the store kept and computed and prunes the store's stale
-files (:meth:`~pipelines.jobs.JobStore.finish`), and the child run is closed ``FINISHED`` (``FAILED`` if the
+:func:`logged_params`); when the body ends it logs what the store kept and computed, prunes the store's stale
+files (:meth:`~pipelines.jobs.JobStore.finish`) and logs where the stage's time went (:mod:`pipelines.timing`),
+and the child run is closed ``FINISHED`` (``FAILED`` if the
 body raised, and then nothing is pruned).
 
 A stage's ``inputs()`` returns a small frozen dataclass whose fields are its library call's keyword arguments;
@@ -27,7 +28,7 @@ import torch
 from prefect import get_run_logger
 from prefect.runtime import flow_run
 
-from pipelines import tracking
+from pipelines import timing, tracking
 from pipelines.config import StudyConfig, flatten
 from pipelines.jobs import JobStore, job_store
 from pipelines.paths import Paths
@@ -44,6 +45,8 @@ class Stage:
     """The flow run's logger (Prefect's: its lines show in the UI)."""
     store: JobStore
     run: tracking.StageRun
+    clock: timing.Clock
+    """Where the stage's time goes (:mod:`pipelines.timing`), logged to its run when it ends."""
 
 
 @contextmanager
@@ -57,6 +60,7 @@ def open_stage(
     keyed with the hash of the library code ``code`` (``pipelines.paths``); ``params`` are logged to the child run
     flattened (:func:`logged_params`). On a normal exit the store logs its counts and prunes its stale files.
     """
+    clock = timing.Clock(workers=study.runner.workers)
     logger = get_run_logger()
     torch.set_num_threads(1)  # the flow's own process (a training job sets its train.threads in its worker)
     paths = Paths(root)
@@ -64,8 +68,10 @@ def open_stage(
     store = job_store(paths, folder, name, code, study.runner)
     with tracking.stage_run(paths, stage, variant, flow_run.id, replicate) as run:
         run.log_params(flatten(params))
-        yield Stage(paths, logger, store, run)
+        yield Stage(paths, logger, store, run, clock)
         store.finish(logger, f"{folder}/{name}")
+        clock.waited = store.waited
+        run.log_metrics(timing.stage_metrics(clock.split(store.spent)))
 
 
 def logged_params(

@@ -4,8 +4,8 @@
 before anything is started or written), makes sure the Prefect server answers, marks the runs of killed
 processes ``KILLED``, opens the parent run (``study-<time>``, with the flattened parameters and the git
 commit), runs ``dvc DVC ARGS`` with ``MMC_MLFLOW_PARENT_RUN_ID`` set so that each stage's run becomes its
-child, then closes the parent with DVC's outcome, the evaluation scores, each start's mean Elo, the wall time and the
-CPU use, and prints the Elo and the comparisons.
+child, then closes the parent with DVC's outcome, the evaluation scores, each start's mean Elo, the wall time, the
+CPU use and where the time went (:mod:`pipelines.timing`), and prints the time split, the Elo and the comparisons.
 
 The stages run in a warm worker that this driver starts and stops (:mod:`pipelines.worker`): each stage command
 that DVC runs hands its work to it, so imports and the task runner's processes are paid once per study.
@@ -28,7 +28,7 @@ from typing import Any
 
 from mmc.starts import model_label
 from pipelines import metrics as names
-from pipelines import services, tracking, worker
+from pipelines import services, timing, tracking, worker
 from pipelines.config import ParamsError, StudyConfig, flatten, load_params
 from pipelines.paths import Paths
 
@@ -61,7 +61,9 @@ def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
         seconds = time.monotonic() - start
         cpu = cpu_use(_children_cpu_seconds() - cpu_start, seconds)
         study, changed = params_after(paths, study)
-        metrics = {**_evaluation_metrics(paths, study), names.WALL_SECONDS: round(seconds, 1), **cpu}
+        split = timing.study_split(_stage_metrics(paths, parent), seconds, cpu[names.CPU_SECONDS])
+        metrics = {**_evaluation_metrics(paths, study), names.WALL_SECONDS: round(seconds, 1), **cpu,
+                   **timing.totals(split)}  # fmt: skip
         tags = {"mmc.params_changed": "; ".join(f"{k}={v}" for k, v in changed.items())} if changed else {}
         tracking.close_parent(paths, parent, status, metrics, tags)
         for path in (paths.root / "dvc.lock", *sorted((paths.root / "metrics").rglob("*.json"))):
@@ -69,6 +71,10 @@ def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
                 _log_quietly(paths, parent, path)
     print(f"study {status.lower()} in {seconds / 60:.1f} min (dvc exit status {code}); CPU {cpu['cpu_cores_used']:.2f} "
           f"of {_cores()} cores ({cpu['cpu_utilisation']:.0%}); MLflow parent run {parent}")  # fmt: skip
+    print("Where the time went (every stage of this run; wall seconds share the study's, CPU seconds are all "
+          "processes'):")  # fmt: skip
+    for line in timing.split_lines(split):
+        print(line)
     for line in evaluation_lines(paths, study):
         print(line)
     if code != 0 and (failed := report_failure(paths)):
@@ -123,6 +129,17 @@ def _log_quietly(paths: Paths, run_id: str, path: Path) -> None:
     client, _ = tracking.configure(paths)
     folder = Path("dvc") / path.parent.relative_to(paths.root)
     client.log_artifact(run_id, str(path), folder.as_posix())
+
+
+def _stage_metrics(paths: Paths, parent: str) -> dict[str, dict[str, float]]:
+    """The metrics of the latest child run of ``parent`` per DVC stage: what each stage this run ran measured."""
+    client, experiment = tracking.configure(paths)
+    query = f"tags.`mlflow.parentRunId` = '{parent}'"
+    found = client.search_runs([experiment], query, max_results=5000, order_by=["attributes.start_time DESC"])
+    stages: dict[str, dict[str, float]] = {}
+    for run in found:
+        stages.setdefault(run.data.tags.get("dvc_stage", run.info.run_name), dict(run.data.metrics))
+    return stages
 
 
 def _read(path: Path) -> dict[str, Any]:

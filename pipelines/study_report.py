@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,7 +27,7 @@ from mmc.evaluate import match_name
 from mmc.meta import KINDS
 from mmc.play import GameRecord, read_records, write_records
 from mmc.starts import JOAT, model_label
-from pipelines import tracking
+from pipelines import timing, tracking
 from pipelines.config import StudyConfig
 from pipelines.files import write_json, write_text
 from pipelines.jobs import job_file
@@ -52,6 +53,7 @@ R = TypeVar("R")
 @flow(name="report", flow_run_name="report", validate_parameters=False)
 def report_flow(study: StudyConfig, root: Path) -> Path:
     """Write the report's inputs and render ``reports/study.html`` under ``root``; the HTML's path."""
+    clock = timing.Clock()
     logger = get_run_logger()
     paths = Paths(root)
     losses = [
@@ -83,7 +85,8 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
             "comparisons_path": paths.report_comparisons,
         }
         try:
-            html = render_report(paths.report_notebook, paths.report_html, parameters)
+            with clock.part("report"):
+                html = render_report(paths.report_notebook, paths.report_html, parameters)
         except (ReportError, ReportInputError) as error:
             write_text(paths.report_failure, f"{error}\n")
             raise
@@ -92,6 +95,7 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
         for path in parameters.values():
             run.log_artifact(Path(path), "report/inputs")
         logger.info("report written to %s (%d evaluation rows)", paths.relative(html), len(table))
+        run.log_metrics(timing.stage_metrics(clock.split([])))
     return html
 
 
@@ -113,9 +117,10 @@ def _sample_game(paths: Paths, study: StudyConfig) -> GameRecord:
 
 
 def study_runs(client: MlflowClient, own_run: str) -> dict[str, Any]:
-    """``{"parent": id, "children": {"DVC STAGE": id}}``: the study's parent run (the driver's or the DVC
-    experiment's) and its latest child per DVC stage (``adapt@gardner-0``); without a parent, the latest run of
-    each stage."""
+    """``{"parent": id, "children": {"DVC STAGE": id}, "time": [TimeRow, ...]}``: the study's parent run (the
+    driver's or the DVC experiment's), its latest child per DVC stage (``adapt@gardner-0``; without a parent, the
+    latest run of each stage), and where each of those stages' time went (:mod:`pipelines.timing`; a stage that
+    DVC found up to date ran in no run of this study)."""
     run = client.get_run(own_run)
     parent = run.data.tags.get("mlflow.parentRunId")
     query = f"tags.`mlflow.parentRunId` = '{parent}'" if parent else "tags.`mmc.kind` = 'stage'"
@@ -123,13 +128,18 @@ def study_runs(client: MlflowClient, own_run: str) -> dict[str, Any]:
         [run.info.experiment_id], query, max_results=1000, order_by=["attributes.start_time DESC"]
     )
     children: dict[str, str] = {}
+    spent: dict[str, dict[str, float]] = {}
     for child in found:
         name = (
             child.data.tags.get("dvc_stage")
             or f"{child.data.tags.get('mmc.stage', '?')}/{child.data.tags.get('variant', '?')}"
         )
-        children.setdefault(name, str(child.info.run_id))
+        if name not in children:
+            children[name] = str(child.info.run_id)
+            spent[name] = dict(child.data.metrics)
+    rows = [asdict(row) for stage in sorted(spent) for row in timing.rows_of(stage, spent[stage])]
     return {
         "parent": parent or os.environ.get(tracking.PARENT_ENV, "") or "none (a bare dvc repro)",
         "children": children,
+        "time": rows,
     }

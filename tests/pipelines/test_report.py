@@ -121,7 +121,13 @@ def make_inputs(folder: Path, family: str = "chess") -> dict[str, Path]:
     )
     games = write_records(records, folder / "games.pgn")
     runs = folder / "runs.json"
-    runs.write_text(json.dumps({"parent": PARENT_RUN, "children": {"meta_train/pooled": CHILD_RUN}}))
+    spent = [
+        {"stage": stage, "part": part, "wall_seconds": wall, "cpu_seconds": wall * 1.5}
+        for stage, parts in (("meta_train@0", {"start": 0.5, "self-play": 40.0, "training": 12.0, "bookkeeping": 3.0}),
+                             ("evaluate@gardner", {"evaluation games vs greedy": 30.0, "rating fits": 4.0}))
+        for part, wall in parts.items()
+    ]  # fmt: skip
+    runs.write_text(json.dumps({"parent": PARENT_RUN, "children": {"meta_train/pooled": CHILD_RUN}, "time": spent}))
     ratings = _write_csv(
         folder / "ratings.csv",
         ["game", "player", "kind", "start", "budget", "replicate", "elo", "low", "high", "games"],
@@ -161,7 +167,11 @@ def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
     html = out.read_text(encoding="utf-8")
     # the Elo curves and the ladder, two loss figures, the heatmap, the score curves
     figures = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)
-    assert len(figures) == 6 and figures[0].startswith("Elo versus adaptation budget") and "Elo axis" in figures[1]
+    assert len(figures) == 7 and figures[0].startswith("Elo versus adaptation budget") and "Elo axis" in figures[1]
+    # where the time went: a bar per stage, and the parts summed, largest first
+    assert figures[-1] == "Wall seconds of each stage, stacked by what they went to"
+    assert "2 stages, 1.5 min of wall time and 2.2 CPU-minutes in all:" in html
+    assert html.index("Where the time went") < html.index("<th>self-play</th>") < html.index("<th>evaluation games vs")
     # the answer first: generated findings from the comparisons, before any figure; the W/D/L table last
     findings = html.index("Findings")
     assert findings < html.index("<img alt=") < html.index("Wins, draws and losses")
@@ -213,7 +223,7 @@ def test_the_report_renders_every_cell_for_every_family(family: str, tmp_path: P
         drawn = ", ".join(study_tasks({"variants": ["mnk_{4..5}x{4..5}_k3", "tictactoe"], "draw": 3}, 7)[:2])
         assert f"on {drawn} and " in html
         assert "(3 variants drawn at random from mnk_{4..5}x{4..5}_k3, tictactoe)" in html
-    assert len(re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)) == 6
+    assert len(re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)) == 7
     assert "JOAT against scratch: better by +290 Elo (95% +180 to +400)" in html
     assert f"<strong>{second}</strong> (held out of meta-training)" in html and "<details>" in html
     # a comparison whose starts did not both learn: in the table, the headline and the per-target lines alike

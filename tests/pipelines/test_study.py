@@ -28,7 +28,7 @@ from mlflow.tracking import MlflowClient
 from mmc.evaluate import match_name
 from mmc.meta import load_focus
 from mmc.nn import load_checkpoint
-from pipelines import worker
+from pipelines import timing, worker
 from pipelines.config import load_params
 from pipelines.files import sha256
 from pipelines.paths import Paths
@@ -173,7 +173,9 @@ def test_make_study_end_to_end(prefect_server: str, tiny_study: TinyStudy, tmp_p
     # the report: offline HTML with every figure, the table and the run ids
     html = paths.report_html.read_text()
     figures = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)
-    assert len(figures) == 6, figures
+    assert len(figures) == 7, figures
+    assert figures[-1] == "Wall seconds of each stage, stacked by what they went to"
+    assert f"{len(STAGES) - 1} stages, " in html  # every stage of this run before the report
     assert any("losses" in f for f in figures) and any("inner-update" in f for f in figures)
     assert any("adaptation" in f for f in figures) and any("matchup" in f for f in figures)
     assert figures[0].startswith("Elo versus adaptation budget") and "Elo axis" in figures[1]
@@ -200,6 +202,18 @@ def test_make_study_end_to_end(prefect_server: str, tiny_study: TinyStudy, tmp_p
     assert parent.data.metrics["gardner.r1.joat.b2.random.score"] >= 0
     assert "los_alamos.elo_mean.joat-b2" in parent.data.metrics and "dark.elo_mean.metafocus-b2" in parent.data.metrics
     assert parent.data.metrics["cpu_seconds"] > 0 and 0 < parent.data.metrics["cpu_utilisation"] <= 1.05
+    # where the time went: each stage's parts add up to its wall time; the printout and the parent hold the whole
+    for stage, run in children.items():
+        metrics = run.data.metrics
+        parts = [metrics.get(timing.metric(part, "wall"), 0.0) for part in timing.PARTS]
+        assert abs(sum(parts) - metrics[timing.metric("stage", "wall")]) < 0.01, stage
+        assert metrics[timing.metric("start", "wall")] < 5, stage  # no imports: the stage ran in the warm worker
+    assert children["evaluate@gardner"].data.metrics[timing.metric("evaluation games vs fairy", "cpu")] > 0
+    assert children["evaluate@gardner"].data.metrics[timing.metric("rating fits", "cpu")] > 0
+    assert children["expert@gardner-0"].data.metrics[timing.metric("self-play", "wall")] > 0
+    assert children["report"].data.metrics[timing.metric("report", "wall")] > 0
+    assert parent.data.metrics[timing.metric(timing.BETWEEN, "wall")] > 0
+    assert "Where the time went" in tiny_study.stdout and re.search(r"  self-play +[0-9.]+ s wall", tiny_study.stdout)
     # every stage ran in the driver's one warm worker (pipelines.worker), which is gone with the study
     (pid,) = {r.data.tags["mmc.pid"] for r in children.values()}
     assert pid != parent.data.tags["mmc.pid"] and not worker.record_path(project).exists()

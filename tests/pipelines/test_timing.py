@@ -1,0 +1,86 @@
+"""Where the time went (``pipelines.timing``): its parts, its sums and numba's compilation clock.
+
+A real study's split (every stage of the tiny study, the driver's printout and the parent run) is checked in
+``test_study.py::test_make_study_end_to_end``; the report's section in ``test_report.py``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numba
+import pytest
+
+from pipelines import timing
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "part"),
+    [
+        ("self-play", "self-play-gardner-gen000-chunk01", "self-play"),
+        ("train", "train-pooled-gen001", "training"),
+        ("arena", "arena-gardner-gen000-chunk00", "arena games"),
+        ("match", "match-dark-joat-b2-r0-vs-fairy_nodes_1", "evaluation games vs fairy"),
+        ("match", "match-dark-joat-b0-r0-vs-mcts_4", "evaluation games vs mcts"),
+        ("match", "match-dark-scratch-b2-r1-vs-unadapted", "evaluation games vs unadapted"),
+        ("match", "match-dark-joat-b2-r0-vs-metafocus-b2-r0", "evaluation games vs model"),
+        ("match", "match-gardner-random-vs-greedy", "evaluation games vs greedy"),
+    ],
+)
+def test_a_job_counts_as_the_part_its_kind_and_opponent_name(kind: str, name: str, part: str) -> None:
+    assert timing.job_part(kind, name) == part and part in timing.PARTS
+
+
+def test_a_stages_parts_add_up_to_its_wall_time_and_its_jobs_cpu() -> None:
+    timing.mark_start()
+    time.sleep(0.05)  # the stage's start: imports, params, its flow run
+    clock = timing.Clock()
+    with clock.part("rating fits"):
+        sum(i * i for i in range(200_000))
+    jobs = [
+        timing.Spent("self-play", seconds=0.3, cpu=0.28, compiled=0.1),
+        timing.Spent("self-play", seconds=0.2, cpu=0.2, compiled=0.0),
+        timing.Spent("training", seconds=0.1, cpu=0.09, compiled=0.0),
+    ]
+    clock.workers = 2
+    clock.waited = 0.35  # the stage's seconds waiting for those jobs: 0.3 s of two workers, 0.05 s of Prefect
+    time.sleep(0.4)
+    split = timing.Clock.split(clock, jobs)
+    metrics = timing.stage_metrics(split)
+    assert split["start"][0] >= 0.05
+    # the jobs' wall: their workers' seconds over the two workers (compilation apart); their CPU is theirs
+    assert split["self-play"] == (pytest.approx(0.2, abs=1e-3), pytest.approx(0.38))
+    assert split["training"] == (pytest.approx(0.05, abs=1e-3), pytest.approx(0.09))
+    assert split["bookkeeping"][0] >= 0.05  # the rest of the wait
+    assert split["compilation"][1] >= 0.1 and split["rating fits"][1] > 0
+    assert sum(wall for wall, _ in split.values()) == pytest.approx(metrics[timing.metric("stage", "wall")], abs=0.01)
+    assert metrics[timing.metric("stage", "wall")] >= 0.05 + 0.4
+    assert metrics[timing.metric("self-play", "cpu")] == pytest.approx(0.38)
+
+
+def test_the_study_adds_the_time_between_its_stages() -> None:
+    stages = {
+        "expert@gardner-0": {timing.metric("self-play", "wall"): 50.0, timing.metric("self-play", "cpu"): 90.0,
+                             timing.metric("stage", "wall"): 50.0},
+        "report": {timing.metric("report", "wall"): 10.0, timing.metric("report", "cpu"): 9.0,
+                   timing.metric("stage", "wall"): 10.0},
+    }  # fmt: skip
+    rows = timing.study_split(stages, wall=70.0, cpu=110.0)
+    assert rows[-1] == timing.TimeRow("study", timing.BETWEEN, 10.0, 11.0)
+    assert timing.totals(rows)[timing.metric("self-play", "cpu")] == 90.0
+    lines = timing.split_lines(rows)
+    assert lines[0].split() == ["self-play", "50.0", "s", "wall", "(71%)", "90.0", "s", "CPU"]
+    assert [line.split()[0] for line in lines] == ["self-play", "report", "between"]
+
+
+def test_numbas_compilation_is_clocked() -> None:
+    before = timing.compile_seconds()
+
+    @numba.njit(cache=False)
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    assert add(2, 3) == 5
+    after = timing.compile_seconds()
+    assert after > before
+    assert add(4, 5) == 9 and timing.compile_seconds() == after  # compiled once, for this signature
