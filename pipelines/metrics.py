@@ -51,6 +51,7 @@ __all__ = [
     "pooled_loss",
     "seconds",
     "target",
+    "time_spent",
 ]
 
 LOSS_PARTS = ("policy", "value", "total")
@@ -95,6 +96,12 @@ def per(quantity: str, key: str) -> str:
 def seconds(kind: str) -> str:
     """The summed time of a job kind's jobs: ``self-play`` -> ``selfplay_seconds``, ``train`` -> ``train_seconds``."""
     return f"{kind.replace('-', '')}_seconds"
+
+
+def time_spent(part: str, clock: str) -> str:
+    """Where the time went (:mod:`pipelines.timing`): ``time.{part}.{clock}_seconds`` with ``clock`` ``wall`` or
+    ``cpu`` (``time.evaluation_games_vs_fairy.cpu_seconds``); part ``stage`` is a stage's whole."""
+    return f"time.{part.replace(' ', '_').replace('-', '_')}.{clock}_seconds"
 
 
 def loss(part: str) -> str:

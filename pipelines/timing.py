@@ -79,8 +79,10 @@ def mark_start() -> None:
 
 
 def metric(part: str, what: str) -> str:
-    """The MLflow metric of ``part``'s ``what`` (``wall``, ``cpu``): ``time.evaluation_games_vs_fairy.cpu_seconds``."""
-    return f"time.{part.replace(' ', '_').replace('-', '_')}.{what}_seconds"
+    """The MLflow metric of ``part``'s ``what`` (``wall``, ``cpu``): :func:`pipelines.metrics.time_spent`."""
+    from pipelines.metrics import time_spent
+
+    return time_spent(part, what)
 
 
 # numba's compilation --------------------------------------------------------------------------------------------
