@@ -22,6 +22,8 @@ Modules:
 - ``plots``: loss and arena curves as PNG for MLflow.
 - ``services``: the local Prefect server and MLflow UI (start, stop).
 - ``study``: the driver: one MLflow parent run around ``dvc repro``.
+- ``worker``: the warm stage worker the driver starts; each stage command hands its work to it while it is fresh.
+- ``timing``: where the time went: each stage's parts (logged to its run), the study's split (printed, reported).
 - ``report``: the report renderer (papermill + nbconvert, offline HTML).
 
 Importing the package sets the environment defaults every entry point needs before Prefect or MLflow is

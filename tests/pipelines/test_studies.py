@@ -202,7 +202,8 @@ def test_a_family_study_runs_end_to_end_in_its_folder(family: str, prefect_serve
     # the report: every figure, the family's question and its sample game drawn from the study's own record
     html = paths.report_html.read_text()
     assert f"adapt to a new {family} variant within one iteration" in html
-    assert len(re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)) == 6
+    figures = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)
+    assert len(figures) == 7 and figures[-1] == "Wall seconds of each stage, stacked by what they went to"
     assert f"<strong>{target}</strong> (held out of meta-training)" in html
     sample = read_records(paths.report_sample)[0]
     assert sample.variant == target and htmllib.escape(game_diagram(sample).splitlines()[0]) in html
