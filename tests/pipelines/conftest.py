@@ -1,14 +1,14 @@
 """Pipeline tests use real parts: a Prefect server of their own, MLflow on sqlite and DVC in temporary git repos.
 
 The Prefect environment is set here, before anything imports Prefect: a temporary ``PREFECT_HOME`` and a free
-local port for this test process. The server starts on first use (the ``prefect_server`` fixture; the tests
-that use it share the ``pipelines`` xdist group, which ``--dist loadgroup`` runs on one worker) and stops at the end
-of the session. Nothing is written into the repository: projects are copied into temporary folders
-(:func:`make_project`).
+local port for this test process. The server starts on first use (the ``prefect_server`` fixture: one per test
+worker that runs a test needing it) and stops at the end of the session. Nothing is written into the repository:
+projects are copied into temporary folders (:func:`make_project`).
 
 The tiny profile's whole study (``python -m pipelines study``, minutes) runs once per session, in the
-``tiny_study`` fixture: every test that reads a study's outputs reads that one, and a test that changes or breaks
-it works on a copy (:func:`copy_project`).
+``tiny_study`` fixture: every test that reads a study's outputs reads that one (they share the ``pipelines`` xdist
+group, which ``--dist loadgroup`` runs on one worker), and a test that changes or breaks it works on a copy
+(:func:`copy_project`).
 """
 
 from __future__ import annotations

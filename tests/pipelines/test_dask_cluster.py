@@ -21,7 +21,7 @@ import yaml
 
 from .conftest import BIN, TINY_PARAMS, _free_port, make_project, tool_env
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pipelines")]
+pytestmark = pytest.mark.slow  # a Prefect server per test worker: these tests spread over the workers
 
 WORKERS = 2
 

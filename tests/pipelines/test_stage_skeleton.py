@@ -20,8 +20,6 @@ from pipelines.stage import logged_params, open_stage
 from .conftest import TINY_PARAMS
 from .helpers import mlflow_runs, write_params
 
-pytestmark = pytest.mark.xdist_group("pipelines")
-
 STALE = "self-play-gardner-gen099.npz"
 """A file of a job the run does not use (left by a longer run): pruned when the stage succeeds."""
 

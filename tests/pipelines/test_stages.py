@@ -28,8 +28,6 @@ from pipelines.starts import load_start
 from .conftest import TINY_PARAMS
 from .helpers import mlflow_runs, task_runs, write_params
 
-pytestmark = pytest.mark.xdist_group("pipelines")
-
 
 def _expert(root: Path, **changes: object) -> str:
     study = load_params(write_params(root, TINY_PARAMS, {k.replace("__", "."): v for k, v in changes.items()}))

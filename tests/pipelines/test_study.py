@@ -37,7 +37,7 @@ from pipelines.report import external_resources
 from .conftest import TINY_PARAMS, TinyStudy, copy_project, tool_env
 from .helpers import flow_run, mlflow_runs, task_runs, write_params
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pipelines")]
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pipelines")]  # the tiny study: made once, on one worker
 TARGETS = ("gardner", "dark", "los_alamos")
 """The tiny profile's targets."""
 

@@ -23,7 +23,7 @@ from pipelines.paths import Paths
 from .conftest import TINY_PARAMS, make_project, tool_env
 from .helpers import mlflow_runs, write_params
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("pipelines")]
+pytestmark = pytest.mark.slow  # a Prefect server per test worker: these tests spread over the workers
 
 
 def _stage(project: Path, *command: str) -> subprocess.CompletedProcess[str]:
