@@ -10,14 +10,16 @@ A stage (:func:`pipelines.stage.open_stage`) measures its own split and logs it 
 - ``self-play``, ``training``, ``arena games`` (an expert's gate), and ``evaluation games vs KIND`` (``random``,
   ``greedy``, ``mcts``, ``fairy``, ``unadapted``, or ``model``: the rating's games between models): the jobs of that
   kind this run computed (a job kept from an earlier run costs nothing now);
+- ``waiting for jobs``: the stage's wait for its jobs beyond their workers' seconds: a worker idle while another
+  finishes the last job of a batch, and Prefect's task runs around each job;
 - ``rating fits``: the Elo fits and their bootstraps (``evaluate``);
 - ``report``: executing the report's notebook and converting it to HTML (``report``);
-- ``bookkeeping``: the rest of the stage: MLflow, writing outputs, Prefect's task runs.
+- ``bookkeeping``: the rest of the stage: MLflow, reading and writing files, Prefect's flow run.
 
 CPU seconds are the stage process's own plus each job's, measured in the process that ran it (an engine that a job
 plays against runs in a process of its own, whose CPU is not the job's). Jobs run ``runner.workers`` side by side:
 their parts' wall seconds are their workers' seconds over that, at most the stage's time spent waiting for them
-(the rest of that wait is Prefect's task runs: bookkeeping). The parts' wall seconds add up to the stage's.
+(the rest of that wait is ``waiting for jobs``). The parts' wall seconds add up to the stage's.
 
 The study driver (:mod:`pipelines.study`) adds the time between stages (the parent run's wall time less its stages':
 DVC, the stage commands' own start, the warm worker's start) and prints, logs and reports the whole split
@@ -59,6 +61,7 @@ PARTS = (
     "training",
     "arena games",
     *(f"evaluation games vs {kind}" for kind in OPPONENT_KINDS),
+    "waiting for jobs",
     "rating fits",
     "report",
     "bookkeeping",
@@ -189,15 +192,16 @@ class Clock:
             found[job.part][1] += job.cpu - job.compiled
             found["compilation"][1] += job.compiled
         total = sum(worker_seconds.values())
-        jobs_wall = min(self.waited, total / max(1, self.workers))  # the rest of the wait: Prefect's task runs
+        jobs_wall = min(self.waited, total / max(1, self.workers))
         for part, seconds in worker_seconds.items():
             found[part][0] += jobs_wall * seconds / total if total > 0 else 0.0
+        found["waiting for jobs"][0] += self.waited - jobs_wall  # idle workers, Prefect's task runs
         found["compilation"][0] += own_compiled
         found["compilation"][1] += own_compiled
         for part, (part_wall, part_cpu) in self.parts.items():
             found[part][0] += part_wall
             found[part][1] += part_cpu
-        measured_wall = jobs_wall + own_compiled + sum(w for w, _ in self.parts.values())
+        measured_wall = self.waited + own_compiled + sum(w for w, _ in self.parts.values())
         measured_cpu = own_compiled + sum(c for _, c in self.parts.values())
         found["bookkeeping"] = [max(0.0, wall - measured_wall), max(0.0, own_cpu - measured_cpu)]
         return {part: (round(w, 3), round(c, 3)) for part, (w, c) in found.items() if w > 0 or c > 0}

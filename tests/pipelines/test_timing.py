@@ -51,7 +51,7 @@ def test_a_stages_parts_add_up_to_its_wall_time_and_its_jobs_cpu() -> None:
     # the jobs' wall: their workers' seconds over the two workers (compilation apart); their CPU is theirs
     assert split["self-play"] == (pytest.approx(0.2, abs=1e-3), pytest.approx(0.38))
     assert split["training"] == (pytest.approx(0.05, abs=1e-3), pytest.approx(0.09))
-    assert split["bookkeeping"][0] >= 0.05  # the rest of the wait
+    assert split["waiting for jobs"] == (pytest.approx(0.05, abs=1e-3), 0.0)  # the rest of the wait
     assert split["compilation"][1] >= 0.1 and split["rating fits"][1] > 0
     assert sum(wall for wall, _ in split.values()) == pytest.approx(metrics[timing.metric("stage", "wall")], abs=0.01)
     assert metrics[timing.metric("stage", "wall")] >= 0.05 + 0.4
