@@ -53,6 +53,7 @@ __all__ = [
     "git_commit",
     "model_name",
     "open_parent",
+    "process_alive",
     "stage_run",
 ]
 
@@ -146,13 +147,14 @@ def close_orphans(paths: Paths) -> list[str]:
     closed = []
     for run in client.search_runs([experiment], "attributes.status = 'RUNNING'", max_results=1000):
         pid, host = run.data.tags.get("mmc.pid"), run.data.tags.get("mmc.host")
-        if pid and host == socket.gethostname() and not _alive(int(pid)):
+        if pid and host == socket.gethostname() and not process_alive(int(pid)):
             client.set_terminated(run.info.run_id, "KILLED")
             closed.append(run.info.run_id)
     return closed
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one of another user counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -240,6 +240,7 @@ def serve(root: Path, workers: int, parent: int | None) -> None:
     listener.listen(4)
     listener.settimeout(2.0)
     from pipelines import runners
+    from pipelines.tracking import process_alive
 
     with _pool_output_relayed():
         warming = runners.keep_pool(workers) if workers else []  # its processes start importing beside this one
@@ -252,7 +253,7 @@ def serve(root: Path, workers: int, parent: int | None) -> None:
     print(f"mmc worker {os.getpid()}: ready for {root} ({workers} pool processes)", flush=True)
     signal.signal(signal.SIGTERM, _exit_on_signal)
     try:
-        while parent is None or _alive(parent):
+        while parent is None or process_alive(parent):
             try:
                 connection, _ = listener.accept()
             except TimeoutError:
@@ -295,34 +296,23 @@ def _run_stage(request: dict[str, Any], fds: list[int], watch: threading.Thread)
     from pipelines.__main__ import main
 
     saved_env, saved_cwd, saved_argv = dict(os.environ), os.getcwd(), sys.argv
-    saved_fds = [os.dup(1), os.dup(2)]
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os.dup2(fds[0], 1)
-    os.dup2(fds[1], 2)
-    for fd in fds:
-        os.close(fd)
     os.environ.clear()
     os.environ.update(request["env"])
     os.environ[OFF] = "off"  # main() runs the stage here, never hands it on
     code = 1
     try:
-        os.chdir(request["cwd"])
-        sys.argv = [sys.argv[0], *request["argv"]]
-        watch.start()
-        code = main(list(request["argv"]))
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
-    except BaseException:  # the stage's error goes to its command's stderr, as in its own process
-        traceback.print_exc()
-        code = 1
+        with _output_to(*fds):
+            try:
+                os.chdir(request["cwd"])
+                sys.argv = [sys.argv[0], *request["argv"]]
+                watch.start()
+                code = main(list(request["argv"]))
+            except SystemExit as exit_:
+                code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+            except BaseException:  # the stage's error goes to its command's stderr, as in its own process
+                traceback.print_exc()
+                code = 1
     finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.dup2(saved_fds[0], 1)
-        os.dup2(saved_fds[1], 2)
-        for fd in saved_fds:
-            os.close(fd)
         os.environ.clear()
         os.environ.update(saved_env)
         os.chdir(saved_cwd)
@@ -345,10 +335,6 @@ def _pool_output_relayed() -> Iterator[None]:
     processes, started in the block, keep it. Their output goes where the worker's stderr goes at the time: during
     a stage, to the stage command's (task runs log as in a stage's own process); between stages, to its log."""
     read, write = os.pipe()
-    saved = [os.dup(1), os.dup(2)]
-    os.dup2(write, 1)
-    os.dup2(write, 2)
-    os.close(write)
 
     def relay() -> None:
         with open(read, "rb", buffering=0) as pipe:
@@ -357,9 +343,26 @@ def _pool_output_relayed() -> Iterator[None]:
                     os.write(2, line)
 
     threading.Thread(target=relay, daemon=True).start()
+    with _output_to(write, os.dup(write)):
+        yield
+
+
+@contextlib.contextmanager
+def _output_to(out: int, err: int) -> Iterator[None]:
+    """Within the block, this process's stdout and stderr (file descriptors 1 and 2) are ``out`` and ``err``,
+    which it closes; afterwards they are what they were."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    os.dup2(out, 1)
+    os.dup2(err, 2)
+    os.close(out)
+    os.close(err)
     try:
         yield
     finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
         os.dup2(saved[0], 1)
         os.dup2(saved[1], 2)
         for fd in saved:
@@ -379,16 +382,6 @@ def _import_stages() -> None:
 
 def _exit_on_signal(number: int, frame: object) -> None:
     raise SystemExit(128 + number)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _write_json(path: Path, value: dict[str, Any]) -> None:
