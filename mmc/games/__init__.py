@@ -38,6 +38,7 @@ from mmc.games.protocol import (
     KernelState,
     Outcome,
     VariantInfo,
+    build_game,
     check_kernels,
 )
 
@@ -54,6 +55,7 @@ __all__ = [
     "Outcome",
     "VariantInfo",
     "apply_move",
+    "build_game",
     "from_text",
     "game_of",
     "games",
@@ -62,7 +64,7 @@ __all__ = [
     "get_variant",
     "initial_state",
     "legal_moves",
-    "move_text",
+    "move_notation",
     "outcome",
     "register_game",
     "unregister_game",
@@ -187,8 +189,8 @@ def outcome(state: Any) -> Outcome | None:
     return get_game(state.variant_name).outcome(state)
 
 
-def move_text(state: Any, move: Any) -> str:
-    """The text of ``move`` (a move of ``state``'s family)."""
+def move_notation(state: Any, move: Any) -> str:
+    """The text of ``move``, a move of ``state``'s family, in that family's notation (its :attr:`Game.move_text`)."""
     return get_game(state.variant_name).move_text(move)
 
 

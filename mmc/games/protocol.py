@@ -1,10 +1,11 @@
 """The game protocol: everything the layers above the rules know of a game family.
 
 A family (chess and its variants, a k-in-a-row family, a jump game, a user's own) is one package that builds one
-:class:`Game`: its variants as data, the verbs of its Python API, its text formats, its network layout and its
-compiled kernels. Search, self-play, training, players, the arena, rating, records, ``mmc.env``, ``mmc.web``, the
-CLI and the pipelines reach a game only through its :class:`Game`, found from a variant id by
-:func:`mmc.games.get_game` (variant ids are unique across families).
+:class:`Game` (with :func:`build_game`, which finds each field in the family's modules): its variants as data, the
+verbs of its Python API, its text formats, its network layout and its compiled kernels. Search, self-play,
+training, players, the arena, rating, records, ``mmc.env``, ``mmc.web``, the CLI and the pipelines reach a game only
+through its :class:`Game`, found from a variant id by :func:`mmc.games.get_game` (variant ids are unique across
+families).
 
 Conventions every family keeps:
 
@@ -54,6 +55,7 @@ The compiled kernels (:attr:`Game.kernels`, a module) are what the search tree i
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import types
 from collections.abc import Callable, Mapping, Sequence
@@ -82,6 +84,7 @@ __all__ = [
     "Render",
     "Transform",
     "VariantInfo",
+    "build_game",
     "check_kernels",
 ]
 
@@ -415,3 +418,71 @@ def check_kernels(game: Game) -> None:
         if not takes_any and (len(positional) < len(arguments) or len(required) > len(arguments)):
             raise ValueError(f"{where}: kernel {name} takes ({', '.join(p.name for p in parameters)}), the contract "
                              f"calls it with ({', '.join(arguments)})")  # fmt: skip
+
+
+VALUE_FIELDS = frozenset({"name", "description", "variants", "players", "default_max_plies", "terminations",
+                          "num_planes", "num_policy_planes", "kernels", "engine", "opening_plies",
+                          "generated_variants"})  # fmt: skip
+"""The fields of :class:`Game` that are values (:func:`build_game` finds each under its name in capitals); every other
+field is a verb (found under its own name, a callable)."""
+
+
+def build_game(*parts: types.ModuleType | Mapping[str, Any] | Game, **fields: Any) -> Game:
+    """A :class:`Game` from the modules of a family and the fields given by keyword: the one way a family is wired.
+
+    Each field not given is looked up in ``parts``: modules, mappings (a module's ``globals()``) or a :class:`Game`
+    whose fields the new family shares (a family built from another, as ``jump_moves`` from ``jump``). In a module or a
+    mapping, a verb (``initial_state``, ``legal_moves``, ``render``, ``heuristic``, ... and the optional hooks
+    ``determinize``, ``symmetries``, ``endgame``) is found under its own name, where it is callable and no module; a
+    value (:data:`VALUE_FIELDS`) under its name in capitals (``VARIANTS``, ``DEFAULT_MAX_PLIES``, ``NUM_PLANES``,
+    ``NUM_POLICY_PLANES``, ``ENGINE``, ...), and ``terminations`` also as an enum ``Termination`` (its values). An
+    object that several parts bind (a module importing another's function) is found once. ``ValueError`` in one line,
+    naming the family and the field, when a keyword is no field of :class:`Game`, two parts define a field
+    differently, or a required field is found nowhere."""
+    declared = {f.name: f for f in dataclasses.fields(Game)}
+    spaces = [_space(part, i) for i, part in enumerate(parts)]
+    label = fields.get("name") or next((space["NAME"] for _, space in spaces if "NAME" in space), "?")
+    unknown = sorted(set(fields) - set(declared))
+    if unknown:
+        raise ValueError(f"game {label!r}: {unknown[0]!r} is no field of mmc.games.Game "
+                         f"(fields: {', '.join(declared)})")  # fmt: skip
+    built = dict(fields)
+    for name, field in declared.items():
+        if name in built:
+            continue
+        key = name.upper() if name in VALUE_FIELDS else name
+        found: dict[object, tuple[str, str, Any]] = {}  # by identity; plain data (ints, texts, tuples) by value
+        for where, space in spaces:
+            value = space.get(key, None)
+            is_verb = callable(value) and not isinstance(value, types.ModuleType)
+            if value is not None and (name in VALUE_FIELDS or is_verb):
+                found.setdefault(_same(value), (where, key, value))
+            termination = space.get("Termination") if name == "terminations" else None
+            if isinstance(termination, type) and issubclass(termination, enum.Enum):
+                values = tuple(t.value for t in termination)
+                found.setdefault(_same(values), (where, "Termination", values))
+        if len(found) > 1:
+            (first, what, _), (second, _, _) = list(found.values())[:2]
+            raise ValueError(f"game {label!r}: {first} and {second} define {what} differently; pass {name}= to choose")
+        if found:
+            built[name] = next(iter(found.values()))[2]
+        elif field.default is dataclasses.MISSING:
+            where = ", ".join(w for w, _ in spaces) or "no parts"
+            raise ValueError(f"game {label!r}: no {key} in {where}; pass {name}=")
+    return Game(**built)
+
+
+def _space(part: types.ModuleType | Mapping[str, Any] | Game, index: int) -> tuple[str, Mapping[str, Any]]:
+    """A part of :func:`build_game` as a name to show and the names it binds, a game's fields under their keys."""
+    if isinstance(part, Game):
+        fields = {f.name: getattr(part, f.name) for f in dataclasses.fields(Game)}
+        return f"game {part.name!r}", {(k.upper() if k in VALUE_FIELDS else k): v for k, v in fields.items()}
+    if isinstance(part, types.ModuleType):
+        return part.__name__, vars(part)
+    return f"part {index + 1}", part
+
+
+def _same(value: Any) -> object:
+    """What :func:`build_game` compares two parts' bindings by: plain data by value, anything else by identity."""
+    plain = type(value) in (str, int, float) or (type(value) is tuple and all(type(v) in (str, int) for v in value))
+    return ("value", value) if plain else ("object", id(value))

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from hexapawn import rules
-from mmc.games import BoardView, Game, IllegalMoveError, KernelState, Outcome
+from mmc.games import BoardView, IllegalMoveError, KernelState, Outcome, build_game
 from mmc.games.actions import CodeActions
 
 __all__ = ["GAME", "VARIANTS", "Player", "State", "Termination", "Variant"]
@@ -262,34 +262,16 @@ def move_cells(state: State, move: int) -> tuple[str, ...]:
     return cell_name(move // 16), cell_name(move % 16)
 
 
-GAME = Game(
+GAME = build_game(
+    globals(),  # every verb above under its field's name; VARIANTS, DEFAULT_MAX_PLIES and Termination too
     name="hexapawn",
     description="Hexapawn and Octapawn: pawns race to the far rank (an installed plugin, examples/hexapawn)",
-    variants=VARIANTS,
     players=("white", "black"),
-    default_max_plies=DEFAULT_MAX_PLIES,
-    terminations=tuple(t.value for t in Termination),
     num_planes=3,
     num_policy_planes=3,
     kernels=rules,
-    initial_state=initial_state,
-    from_text=from_text,
-    legal_moves=legal_moves,
-    apply_move=apply_move,
-    outcome=outcome,
-    move_text=move_text,
-    parse_move=parse_move,
-    perft=perft,
-    render=render,
-    observation_planes=observation_planes,
-    action_space=action_space,
-    table=table,
-    kernel_state=kernel_state,
     code_of=int,
     move_of_code=int,
-    board_view=board_view,
-    move_cells=move_cells,
-    heuristic=heuristic,
     opening_plies=0,
 )
 """The family: a game of 3 to 12 plies wants no random opening."""

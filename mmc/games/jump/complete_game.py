@@ -30,22 +30,18 @@ import numpy as np
 
 from mmc.games.actions import CodeActions
 from mmc.games.jump import complete as K
-from mmc.games.jump.game import kernel_state
-from mmc.games.jump.observe import NUM_PLANES, observation_planes
+from mmc.games.jump.game import GAME as JUMP
 from mmc.games.jump.rules import DIRECTIONS
 from mmc.games.jump.state import (
     DEFAULT_MAX_PLIES,
     Player,
     State,
-    Termination,
     _array,
-    outcome,
     table,
 )
 from mmc.games.jump.state import from_text as _from_text
 from mmc.games.jump.variants import MOVES_VARIANTS, Variant, get_variant, square_name, square_of
-from mmc.games.jump.view import board_view, render
-from mmc.games.protocol import Game, IllegalMoveError
+from mmc.games.protocol import IllegalMoveError, build_game
 
 __all__ = [
     "GAME",
@@ -304,33 +300,24 @@ def action_space(variant: str | Variant) -> JumpMoveActions:
     return JumpMoveActions(v, num_actions, np.arange(num_actions, dtype=np.int64), lookup)
 
 
-GAME = Game(
+GAME = build_game(
+    JUMP,  # the players, move cap, terminations, input planes, outcome, table, kernel state, text and picture
     name="jump_moves",
     description="The jump game with one action per complete move (a step, a whole chain, the pass), the encoding "
     "the hop-by-hop one was measured against",
     variants=MOVES_VARIANTS,
-    players=("black", "white"),
-    default_max_plies=DEFAULT_MAX_PLIES,
-    terminations=tuple(t.value for t in Termination),
-    num_planes=NUM_PLANES,
     num_policy_planes=NUM_POLICY_PLANES,
     kernels=K,
     initial_state=initial_state,
     from_text=from_text,
     legal_moves=legal_moves,
     apply_move=apply_move,
-    outcome=outcome,
     move_text=Move.text,
     parse_move=parse_move,
     perft=perft,
-    render=render,
-    observation_planes=observation_planes,
     action_space=action_space,
-    table=table,
-    kernel_state=kernel_state,
     code_of=lambda move: move.code,
     move_of_code=Move,
-    board_view=board_view,
     move_cells=move_cells,
     heuristic=heuristic,
 )
