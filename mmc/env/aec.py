@@ -10,11 +10,13 @@ for a win and 0 for a draw (the ply cap, ``max_plies``, is a drawn ending of the
 ``infos[agent]["termination"]`` holds the family's termination. :func:`env` wraps the raw environment as
 ``chess_v6`` does: an illegal action ends the game with -1 for the mover (``TerminateIllegalWrapper``).
 
-**Tasks.** A meta-learning agent meets many variants of one family: ``reset(options={"variant": "mnk_5x5_k4"})``
-plays that variant from then on, and an environment made with ``variants=[...]`` (ids of one family, generated ones
-included, or ``mmc.meta.TaskDistribution(...).support()``) draws one uniformly at each reset, from the reset's seed.
-The spaces follow the episode's variant (a board's size sets the planes' and the action mask's shape), and
-``infos[agent]["variant"]`` names it.
+**Tasks.** A meta-learning agent meets many variants of one family. An environment made with ``variants=[...]`` (ids
+of one family, generated ones included, or ``mmc.meta.TaskDistribution(...).support()``) draws one uniformly at each
+reset, from the reset's seed, and ``reset(options={"variant": "mnk_5x5_k4"})`` plays the variant named (one whose
+board fits). Its spaces are the same for every task, sized to the largest board of ``variants``, with one more plane
+that marks the cells of the episode's board (``mmc.env.views.TaskSpaces``), so that one fixed-size agent plays them
+all; ``infos[agent]["variant"]`` names the episode's variant. Without ``variants`` the spaces are the variant's own
+(and ``reset(options={"variant": ...})`` switches them to another's).
 
 >>> from mmc.env import env
 >>> e = env(variant="gardner")
@@ -34,7 +36,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from mmc.env.views import check_playable, observation, player_name, render_position
+from mmc.env.views import TaskSpaces, check_playable, observation, player_name, render_position
 from mmc.games import FIRST, SECOND, get_game
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "env",
     "observation_space",
     "raw_env",
+    "shared_observation_space",
 ]
 
 RENDER_MODES = ("human", "ansi", "rgb_array")
@@ -67,6 +70,16 @@ def observation_space(variant: str) -> spaces.Dict:
         {
             "observation": spaces.Box(0.0, 1.0, (game.num_planes, v.height, v.width), np.float32),
             "action_mask": spaces.Box(0, 1, (space.num_actions,), np.int8),
+        }
+    )
+
+
+def shared_observation_space(shared: TaskSpaces) -> spaces.Dict:
+    """The space of one agent's observation in every variant of an environment's ``variants`` (:class:`TaskSpaces`)."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(0.0, 1.0, (shared.num_planes, shared.height, shared.width), np.float32),
+            "action_mask": spaces.Box(0, 1, (shared.num_actions,), np.int8),
         }
     )
 
@@ -103,12 +116,14 @@ def check_tasks(variant: str, variants: Sequence[str] | None) -> tuple[str, ...]
     return names
 
 
-def next_variant(current: str, tasks: Sequence[str], options: dict | None, rng: np.random.Generator) -> str:
-    """The variant of the next episode: ``options["variant"]`` if given (of ``current``'s family), else one of
-    ``tasks`` drawn uniformly from ``rng``, else ``current``."""
+def next_variant(current: str, tasks: Sequence[str], options: dict | None, rng: np.random.Generator,
+                 shared: TaskSpaces | None = None) -> str:  # fmt: skip
+    """The variant of the next episode: ``options["variant"]`` if given (of ``current``'s family, and fitting the
+    ``shared`` spaces if any), else one of ``tasks`` drawn uniformly from ``rng``, else ``current``."""
     wanted = (options or {}).get("variant")
     if wanted is not None:
-        return check_tasks(current, [wanted])[0]
+        name = check_tasks(current, [wanted])[0]
+        return name if shared is None else shared.check(name)
     if tasks:
         return tasks[int(rng.integers(len(tasks)))]
     return current
@@ -127,6 +142,9 @@ class GameAEC(AECEnv):
         self.variant = check_playable(variant)
         self.game = get_game(self.variant)
         self.tasks = check_tasks(self.variant, variants)
+        self.shared = TaskSpaces(self.tasks) if self.tasks else None
+        if self.shared is not None:
+            self.shared.check(self.variant)
         self.render_mode = check_render_mode(render_mode)
         self._max_plies = max_plies
         self.max_plies = check_max_plies(self.variant, max_plies)
@@ -143,8 +161,11 @@ class GameAEC(AECEnv):
         self.variant = variant
         self.max_plies = check_max_plies(variant, self._max_plies)
         self.actions = self.game.action_space(variant)
-        self.observation_spaces = {agent: observation_space(variant) for agent in self.possible_agents}
-        self.action_spaces = {agent: spaces.Discrete(self.actions.num_actions) for agent in self.possible_agents}
+        space, count = observation_space(variant), self.actions.num_actions
+        if self.shared is not None:
+            space, count = shared_observation_space(self.shared), self.shared.num_actions
+        self.observation_spaces = {agent: space for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(count) for agent in self.possible_agents}
         self.position: Any = self.game.initial_state(variant, max_plies=self.max_plies)
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -156,6 +177,8 @@ class GameAEC(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation: its planes, and its legal actions if it is to move and the game goes on."""
         to_move = agent == self.agent_selection and not self.terminations[agent]
+        if self.shared is not None:
+            return self.shared.observation(self.position, self.player[agent], to_move=to_move)
         return observation(self.position, self.player[agent], to_move=to_move)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -163,7 +186,7 @@ class GameAEC(AECEnv):
         from ``seed`` (module docstring, "Tasks"), or the variant it played; the game itself has no randomness."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        variant = next_variant(self.variant, self.tasks, options, self._rng)
+        variant = next_variant(self.variant, self.tasks, options, self._rng, self.shared)
         if variant != self.variant:
             self._play(variant)
         self.position = self.game.initial_state(self.variant, max_plies=self.max_plies)
@@ -185,7 +208,8 @@ class GameAEC(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        move = self.actions.decode(int(action), self.position)  # type: ignore[arg-type]
+        decode = self.actions.decode if self.shared is None else self.shared.decode
+        move = decode(int(action), self.position)  # type: ignore[arg-type]
         self.position = self.game.apply_move(self.position, move)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -11,9 +11,9 @@ agent is to move again or the game is over (a player may move several times in a
 agent's view, is +1 / -1 / 0 when the game ends (a draw at the ply cap included, ``terminated``), and an illegal
 action ends the game at once with -1 (``info["illegal_action"]``). ``info["termination"]`` holds the family's
 termination once the game is over. The opponent draws its randomness from the environment's ``np_random``, so
-``reset(seed=...)`` makes the episode reproducible. Tasks as in ``mmc.env.aec``: ``reset(options={"variant": ...})``
-or ``variants=[...]`` (one drawn from ``np_random`` at each reset); the spaces follow the episode's variant and
-``info["variant"]`` names it.
+``reset(seed=...)`` makes the episode reproducible. Tasks as in ``mmc.env.aec``: ``variants=[...]`` (one drawn from
+``np_random`` at each reset; the spaces sized to their largest board, with a plane marking the episode's board) or
+``reset(options={"variant": ...})``; ``info["variant"]`` names the episode's variant.
 """
 
 from __future__ import annotations
@@ -25,8 +25,16 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from mmc.env.aec import RENDER_MODES, check_max_plies, check_render_mode, check_tasks, next_variant, observation_space
-from mmc.env.views import check_playable, observation, playable_variants, player_name, render_position
+from mmc.env.aec import (
+    RENDER_MODES,
+    check_max_plies,
+    check_render_mode,
+    check_tasks,
+    next_variant,
+    observation_space,
+    shared_observation_space,
+)
+from mmc.env.views import TaskSpaces, check_playable, observation, playable_variants, player_name, render_position
 from mmc.games import FIRST, SECOND, get_game
 from mmc.play.fairy import FairyError
 from mmc.play.players import Player, close_player, parse_player
@@ -61,6 +69,9 @@ class GameGym(gymnasium.Env):
         self.variant = check_playable(variant)
         self.game = get_game(self.variant)
         self.tasks = check_tasks(self.variant, variants)
+        self.shared = TaskSpaces(self.tasks) if self.tasks else None
+        if self.shared is not None:
+            self.shared.check(self.variant)
         self._spec, self._device, self._max_plies = opponent, device, max_plies
         colors = (*self.game.players, "first", "second", "random")
         if color not in colors:
@@ -86,15 +97,19 @@ class GameGym(gymnasium.Env):
         self.variant = variant
         self.max_plies = check_max_plies(variant, self._max_plies)
         self.actions = self.game.action_space(variant)
-        self.observation_space = observation_space(variant)
-        self.action_space = spaces.Discrete(self.actions.num_actions)
+        if self.shared is None:
+            self.observation_space = observation_space(variant)
+            self.action_space = spaces.Discrete(self.actions.num_actions)
+        else:
+            self.observation_space = shared_observation_space(self.shared)
+            self.action_space = spaces.Discrete(self.shared.num_actions)
         self.position: Any = self.game.initial_state(variant, max_plies=self.max_plies)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         """A new game; the opponent moves first when the agent plays the second player. ``info["color"]`` is the
         agent's player name."""
         super().reset(seed=seed)
-        variant = next_variant(self.variant, self.tasks, options, self.np_random)
+        variant = next_variant(self.variant, self.tasks, options, self.np_random, self.shared)
         if variant != self.variant:
             self._play(variant)
         self.side = _side(self.color, self.game.players, self.np_random)
@@ -112,7 +127,8 @@ class GameGym(gymnasium.Env):
         if not self._observe()["action_mask"][int(action)]:
             self.over = True
             return self._observe(), -1.0, True, False, {"illegal_action": True}
-        self.position = self.game.apply_move(self.position, self.actions.decode(int(action), self.position))
+        decode = self.actions.decode if self.shared is None else self.shared.decode
+        self.position = self.game.apply_move(self.position, decode(int(action), self.position))
         self._reply()
         if self.render_mode == "human":
             self.render()
@@ -132,6 +148,8 @@ class GameGym(gymnasium.Env):
 
     def _observe(self) -> dict[str, np.ndarray]:
         to_move = int(self.position.turn) == self.side and self.game.outcome(self.position) is None
+        if self.shared is not None:
+            return self.shared.observation(self.position, self.side, to_move=to_move)
         return observation(self.position, self.side, to_move=to_move)
 
     def render(self) -> str | np.ndarray | None:  # type: ignore[override]

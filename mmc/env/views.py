@@ -7,6 +7,13 @@ space (``Game.action_space``) that is all zeros when the agent is not to move. I
 
 A player is ``+1`` (the first to move) or ``-1`` (the second), as everywhere in ``mmc.games``; the environments name
 the players by ``Game.players`` (``"white"`` and ``"black"`` in chess).
+
+**Many tasks, one space** (:class:`TaskSpaces`). An environment over several variants of a family (its ``variants``)
+keeps one observation and one action space for all of them, sized to their largest board: ``float32[num_planes + 1,
+H, W]``, the variant's planes in the lower-left ``h x w`` corner (rank 0, file 0 first, as the network lays them out)
+and one more plane that is 1 on the cells of the episode's board; an action is a cell of the largest board's policy
+planes, ``int8[num_policy_planes * H * W]`` in the mask, each variant's actions placed as its planes are. A
+fixed-size network then plays every task, as ``mmc``'s own network plays every board size of a family.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from mmc.games import FIRST, game_of, games, get_game, get_variant
 
 __all__ = [
     "PLAYABLE",
+    "TaskSpaces",
     "agent_planes",
     "check_playable",
     "observation",
@@ -132,3 +140,56 @@ def render_position(state: Any, render_mode: str | None) -> str | np.ndarray | N
         sys.stdout.write(text + "\n")
         return None
     return text
+
+
+class TaskSpaces:
+    """The spaces shared by ``variants`` (of one family) and the map between them and each variant's own (module
+    docstring, "Many tasks, one space"). ``ValueError`` in one line for variants of two families."""
+
+    def __init__(self, variants: tuple[str, ...]) -> None:
+        self.game = get_game(variants[0])
+        boards = [self.game.variant(v) for v in variants]
+        self.height, self.width = max(b.height for b in boards), max(b.width for b in boards)
+        self.num_planes = self.game.num_planes + 1
+        self.num_actions = self.game.num_policy_planes * self.height * self.width
+        self._actions: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def check(self, variant: str) -> str:
+        """``variant`` if its board fits the shared spaces; ``ValueError`` in one line naming both sizes otherwise."""
+        v = self.game.variant(variant)
+        if v.height > self.height or v.width > self.width:
+            raise ValueError(f"variant {variant!r} ({v.width}x{v.height}) is larger than the environment's spaces "
+                             f"({self.width}x{self.height}, the largest board of its variants)")  # fmt: skip
+        return variant
+
+    def actions(self, variant: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(shared, own)``: ``int64[variant's actions]``, the shared action of each of the variant's actions, and
+        ``int64[num_actions]``, the variant's action of each shared one (-1 for none: off its board, or no action)."""
+        if variant not in self._actions:
+            v = self.game.variant(self.check(variant))
+            index = np.asarray(self.game.action_space(variant).policy_index, dtype=np.int64)
+            plane, cell = np.divmod(index, v.height * v.width)
+            rank, file = np.divmod(cell, v.width)
+            shared = (plane * self.height + rank) * self.width + file
+            own = np.full(self.num_actions, -1, dtype=np.int64)
+            own[shared[::-1]] = np.arange(len(shared))[::-1]  # two actions on one logit: the first of them
+            self._actions[variant] = shared, own
+        return self._actions[variant]
+
+    def observation(self, state: Any, player: int, *, to_move: bool) -> dict[str, np.ndarray]:
+        """:func:`observation` of ``state`` in the shared spaces: the planes padded, the board plane, the mask."""
+        own = observation(state, player, to_move=to_move)
+        planes = own["observation"]
+        padded = np.zeros((self.num_planes, self.height, self.width), dtype=np.float32)
+        padded[:-1, : planes.shape[1], : planes.shape[2]] = planes
+        padded[-1, : planes.shape[1], : planes.shape[2]] = 1.0
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        mask[self.actions(state.variant_name)[0][own["action_mask"] == 1]] = 1
+        return {"observation": padded, "action_mask": mask}
+
+    def decode(self, action: int, state: Any) -> Any:
+        """The legal move of ``state`` that the shared ``action`` stands for; ``ValueError`` if none."""
+        own = int(self.actions(state.variant_name)[1][action]) if 0 <= action < self.num_actions else -1
+        if own < 0:
+            raise ValueError(f"action {action} is no action of {state.variant_name} (off its board)")
+        return self.game.action_space(state.variant_name).decode(own, state)

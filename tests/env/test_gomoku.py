@@ -66,8 +66,9 @@ def test_an_image_draws_the_stones() -> None:
 
 
 def test_a_generated_variant_and_a_task_per_episode() -> None:
-    """A meta-learner's environment: generated boards, ``reset(options={"variant": ...})``, and ``variants`` drawn
-    at each reset from the reset's seed; the spaces follow the episode's board; another family's id is refused."""
+    """A meta-learner's environment: generated boards drawn at each reset from the reset's seed, spaces sized to the
+    largest board with a plane marking the episode's, ``reset(options={"variant": ...})`` for a board that fits, and
+    one line for one that does not or for another family's id."""
     from mmc.env import GameGym
     from mmc.meta import TaskDistribution
 
@@ -80,8 +81,16 @@ def test_a_generated_variant_and_a_task_per_episode() -> None:
         observation, *_, info = aec.last()
         variant = info["variant"]
         v = get_game(variant).variants[variant]
-        assert variant in tasks and observation["observation"].shape == (6, v.height, v.width)
-        assert aec.observation_space(agent)["observation"].shape == (6, v.height, v.width)
+        assert variant in tasks and observation["observation"].shape == (7, 5, 6)  # 6 planes and the board's, 6x5
+        assert aec.observation_space(agent)["observation"].shape == (7, 5, 6)
+        assert (
+            observation["observation"][6].sum()
+            == v.height * v.width
+            == observation["observation"][6, : v.height, : v.width].sum()
+        )
+        assert observation["action_mask"].shape == (30,) and observation["action_mask"].sum() == (
+            v.width if v.gravity else v.height * v.width
+        )
         seen.add(variant)
     assert len(seen) >= 4  # uniformly drawn
     again = env(variant="mnk_4x4_k3", variants=list(tasks))
@@ -90,8 +99,14 @@ def test_a_generated_variant_and_a_task_per_episode() -> None:
         again.reset(seed=seed)
         drawn.append(again.last()[-1]["variant"])
     assert drawn[0] == drawn[2]  # the same seed, the same task
-    aec.reset(options={"variant": "grav_7x6_k4"})
-    assert aec.last()[-1]["variant"] == "grav_7x6_k4" and aec.last()[0]["observation"].shape == (6, 6, 7)
+    aec.reset(options={"variant": "mnk_3x3_k3"})
+    assert aec.last()[-1]["variant"] == "mnk_3x3_k3" and aec.last()[0]["observation"][6].sum() == 9
+    with pytest.raises(ValueError, match=r"^variant 'grav_7x6_k4' \(7x6\) is larger than the environment's spaces "
+                                         r"\(6x5, the largest board of its variants\)$"):  # fmt: skip
+        aec.reset(options={"variant": "grav_7x6_k4"})
+    lone = env(variant="mnk_4x4_k3")  # one variant: its own spaces, and a reset may switch them
+    lone.reset(options={"variant": "grav_7x6_k4"})
+    assert lone.last()[0]["observation"].shape == (6, 6, 7)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         api_test(env(variant="mnk_5x4_k3", variants=["mnk_5x4_k3", "grav_4x4_k3"]), num_cycles=40)
@@ -103,11 +118,14 @@ def test_a_generated_variant_and_a_task_per_episode() -> None:
     boards = set()
     for seed in range(8):
         observation, info = gym.reset(seed=seed)
-        boards.add((info["variant"], observation["observation"].shape))
+        boards.add((info["variant"], observation["observation"].shape, int(observation["observation"][6].sum())))
         assert gym.observation_space.contains(observation)
         done = False
         while not done:
             legal = np.flatnonzero(observation["action_mask"])
             observation, _, done, _, info = gym.step(int(legal[0]))
-    assert boards == {("mnk_4x4_k3", (6, 4, 4)), ("grav_5x4_k3", (6, 4, 5))}
+    assert boards == {("mnk_4x4_k3", (7, 4, 5), 16), ("grav_5x4_k3", (7, 4, 5), 20)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(gym)
     gym.close()
