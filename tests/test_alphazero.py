@@ -23,6 +23,7 @@ TINY = AlphaZeroConfig(generations=2, games=4, chunks=2, concurrent=4, max_plies
                        arena_simulations=4)  # fmt: skip
 
 
+@pytest.mark.slow  # 3-4 s a case
 @pytest.mark.parametrize("threshold", [0.0, 1.0])
 def test_generations_train_gate_and_leave_the_start_network_alone(threshold: float) -> None:
     net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
@@ -49,6 +50,7 @@ def test_generations_train_gate_and_leave_the_start_network_alone(threshold: flo
     assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())
 
 
+@pytest.mark.slow  # 2.5 s
 def test_the_replay_window_in_positions_spans_the_newest_examples() -> None:
     net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
     config = replace(TINY, generations=3, arena_games=0, window_positions=150)
@@ -71,6 +73,7 @@ def test_config_is_checked() -> None:
         AlphaZeroConfig(window_positions=-1)
 
 
+@pytest.mark.slow  # three loops: 14-18 s
 def test_the_runner_sees_every_job_and_the_order_of_execution_changes_nothing() -> None:
     """A runner that runs each call's jobs in reverse order (as a pool may finish them) gives the same generations,
     so the study's runner (Prefect task runs, any order) computes what the serial loop does."""
@@ -99,6 +102,7 @@ def test_the_runner_sees_every_job_and_the_order_of_execution_changes_nothing() 
     assert other[0].self_play.records != serial_steps[0].self_play.records
 
 
+@pytest.mark.slow  # 2 s
 def test_the_jobs_on_device_cpu_compute_what_they_did_before() -> None:
     """``device="cpu"`` is the default, bit for bit: the same games, the same trained weights, the same arena."""
     net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)

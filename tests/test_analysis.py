@@ -57,6 +57,7 @@ def test_one_wilson_interval_serves_the_arena_and_the_tables() -> None:
     assert result.wilson_interval(2.58) == wilson_interval(result.score, result.games, 2.58)
 
 
+@pytest.mark.slow  # 3 s
 def test_figures_draw() -> None:
     losses = pd.DataFrame({"generation": [0, 1, 0, 1], "series": ["a", "a", "b", "b"], "policy": [2, 1, 2, 1.5],
                            "value": [0.5, 0.3, 0.6, 0.4], "total": [2.5, 1.3, 2.6, 1.9]})  # fmt: skip
@@ -261,6 +262,7 @@ def _check_diagram(record: play.GameRecord, text: str, columns: int) -> None:
     assert at == len(lines)  # nothing after the last row of boards but its blank line
 
 
+@pytest.mark.slow  # 208 random games: 16 s in all
 @pytest.mark.parametrize("family", ["chess", "gomoku", "jump", "jump_moves", "bonus"])
 def test_the_reports_game_diagram_draws_any_game_of_every_family(family: str, bonus_game: Game) -> None:
     """The report's sample-game drawing on random games of every playable variant of every registered family (the

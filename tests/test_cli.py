@@ -316,6 +316,7 @@ def test_replay_of_a_malformed_file_names_the_line(tmp_path: Path, capsys: pytes
     assert code == 2 and "holds no games" in err
 
 
+@pytest.mark.slow  # an install: 3.5 s
 def test_installed_entry_point_plays_a_match(tmp_path: Path) -> None:
     exe = shutil.which("mmc", path=str(Path(sys.executable).parent))
     assert exe is not None

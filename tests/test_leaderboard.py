@@ -49,7 +49,9 @@ def test_the_default_anchors_are_the_studys() -> None:
     assert RateConfig().anchor == params["rate"]["anchor"] == "greedy"
 
 
-@pytest.mark.parametrize(("variant", "engine"), [("mnk_5x4_k3", True), ("grav_13x4_k3", False)])
+@pytest.mark.parametrize(
+    ("variant", "engine"), [pytest.param("mnk_5x4_k3", True, marks=pytest.mark.slow), ("grav_13x4_k3", False)]
+)  # the engine's anchor: 2.7 s
 def test_a_generated_board_has_a_ladder(variant: str, engine: bool, tmp_path: Path) -> None:
     """greedy and MCTS anchors on every generated board, Fairy-Stockfish where the board fits its limit."""
     config = RateConfig(anchors=("random", "greedy", "mcts:8", "fairy:nodes=1", "fairy:nodes=10"))

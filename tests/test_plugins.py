@@ -75,6 +75,7 @@ def site(tmp_path: Path) -> Path:
     return site
 
 
+@pytest.mark.slow  # fresh processes: 5 s
 def test_an_installed_game_and_player_work_through_every_command(site: Path) -> None:
     listed = _run(site, "-m", "mmc", "variants")
     assert listed.returncode == 0, listed.stderr

@@ -54,6 +54,7 @@ def test_alphazero_self_play_training_and_arena(bonus_game: Game) -> None:
     assert any(a == b for a, b in itertools.pairwise(turns)), "some player moved twice in a row"
 
 
+@pytest.mark.slow  # 3 s
 def test_matches_records_examples_and_checkpoints(bonus_game: Game, tmp_path: Path) -> None:
     out = tmp_path
     net = build_network(NetworkConfig.for_game(bonus_game, blocks=1, filters=8, value_hidden=8), seed=1)

@@ -41,6 +41,7 @@ def _run(root: Path, code: str) -> list[str]:
     return done.stdout.split()
 
 
+@pytest.mark.slow  # a compilation: 8 s
 def test_an_edit_of_a_callee_in_another_file_recompiles_its_caller(tmp_path: Path) -> None:
     package = tmp_path / "pkg"
     package.mkdir()
@@ -81,6 +82,7 @@ WALK = (
 )
 
 
+@pytest.mark.slow  # a compilation: 8 s
 def test_an_edit_of_a_helper_of_the_templates_recompiles_the_specialised_code(tmp_path: Path) -> None:
     """The search tree's case: a template compiled against a family's bundle calls a helper of its own package; an
     edit of that helper alone (the template's file and the bundle unchanged) gives the specialised copy a fresh

@@ -119,6 +119,7 @@ def test_multitask_generation_trains_one_network_on_pooled_boards_of_both_sizes(
     assert step.net is not net
 
 
+@pytest.mark.slow  # 3 s
 def test_joat_and_multitask_share_task_batches_and_first_games() -> None:
     """Given one seed and network, both kinds draw the same batches and play the same first meta-generation."""
     net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)

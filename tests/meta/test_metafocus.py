@@ -210,6 +210,7 @@ def trained(net: PolicyValueNet) -> tuple[list[FocusStep], Recorder, dict[str, t
     return steps, recorder, before
 
 
+@pytest.mark.slow  # 3 s
 def test_metafocus_train_runs_jobs_leaves_joat_alone_and_reproduces(
     net: PolicyValueNet, trained: tuple[list[FocusStep], Recorder, dict[str, torch.Tensor]]
 ) -> None:

@@ -47,6 +47,7 @@ def test_examples_match_the_games(evaluator: NetworkLeafEvaluator, variant: str,
         assert final.variant_name == variant
 
 
+@pytest.mark.slow  # 2 s
 def test_games_are_distinct_and_seeded(evaluator: NetworkLeafEvaluator) -> None:
     config = SearchConfig(simulations=8)
     a = self_play(evaluator, "gardner", 8, config, np.random.default_rng(1), concurrent=8, max_plies=40)
@@ -121,6 +122,7 @@ def test_search_player_specs_are_checked(spec: str) -> None:
         parse_player(spec, variant="gardner")
 
 
+@pytest.mark.slow  # 2 s
 def test_pure_mcts_beats_random() -> None:
     result = play_match(parse_player("mcts:64", variant="gardner"), RandomPlayer(), "gardner", 10,
                         np.random.default_rng(3))  # fmt: skip
@@ -137,6 +139,7 @@ def test_examples_carry_the_root_search_value(evaluator: NetworkLeafEvaluator) -
     assert not np.array_equal(examples.search_value, examples.value)
 
 
+@pytest.mark.slow  # 2-4 s a case
 @pytest.mark.parametrize("variant", ["gardner", "dark"])
 def test_playout_cap_randomisation_keeps_only_fully_searched_positions(
     evaluator: NetworkLeafEvaluator, variant: str
@@ -177,6 +180,7 @@ def test_playout_cap_settings_are_checked(changes: dict[str, object], message: s
         SearchConfig(simulations=12, **changes)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # 3-4 s a case
 @pytest.mark.parametrize("variant", ["gardner", "jump_6x6"])
 def test_a_weak_defence_plays_at_random_once_the_search_sees_a_win(variant: str) -> None:
     """Issue 34: in a weak-defence game, from the first full search that values its position at

@@ -82,7 +82,10 @@ def tree_codes(parent: State) -> list[int]:
 SEARCHABLE = sorted(VARIANTS)
 
 
-@pytest.mark.parametrize("variant", SEARCHABLE)
+@pytest.mark.parametrize(
+    "variant",
+    [pytest.param(v, marks=pytest.mark.slow) if v == "chess" else v for v in SEARCHABLE],  # chess: 2.5 s
+)
 def test_tree_and_players_see_the_engines_game_ends(variant: str) -> None:
     hidden = get_variant(variant).hidden_information
     seen: Counter[int] = Counter()

@@ -35,6 +35,7 @@ def _priors(logits: np.ndarray, legal: list[np.ndarray]) -> list[np.ndarray]:
     return out
 
 
+@pytest.mark.slow  # 7 s a case
 @pytest.mark.parametrize(("blocks", "filters", "trained"), [(2, 32, False), (2, 32, True), (4, 64, False)])
 def test_bf16_priors_and_values_match_fp32_within_the_tolerance(blocks: int, filters: int, trained: bool) -> None:
     batch, legal = _positions("gardner")

@@ -237,6 +237,7 @@ class _SlowPlayer:
         return [legal_moves(s)[0] for s in states]
 
 
+@pytest.mark.slow  # 1.5 s
 def test_a_slow_engine_does_not_block_other_requests(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     started = threading.Event()
     monkeypatch.setitem(PLAYER_KINDS, "slow", PlayerKind("slow", lambda fields, variant: _SlowPlayer(started)))

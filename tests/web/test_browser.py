@@ -25,6 +25,8 @@ import pytest
 
 SCREENSHOT_DIR = Path(os.environ.get("MMC_SCREENSHOT_DIR", "/tmp"))
 
+pytestmark = pytest.mark.slow  # a real browser: 2-7 s a test, 4 s to start (make test runs them, make test-fast not)
+
 
 def _browser() -> tuple[str, str] | None:
     chromium = next((shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)), None)

@@ -160,6 +160,7 @@ def test_play_a_registered_model(study: tuple[Path, dict[str, str]]) -> None:
     assert len(response.json()["moves"]) == 1
 
 
+@pytest.mark.slow  # 2 s
 def test_a_family_study_is_served_from_its_folder_over_the_projects_store(tmp_path: Path) -> None:
     """``mmc serve --project studies/gomoku``: its models from its folder, the runs of its own experiment from the
     project's store, its registered ``gomoku-joat`` asked for as ``joat@r0``; the default study's runs and models

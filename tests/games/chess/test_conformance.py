@@ -125,7 +125,10 @@ def check_position(state: State, space: ChessActions | None, states: set[State],
     assert state in states
 
 
-@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize(
+    "variant",
+    [pytest.param(v, marks=pytest.mark.slow) if v == "chess" else v for v in sorted(VARIANTS)],  # 2.5 s
+)
 def test_random_playouts(variant: str) -> None:
     """30 seeded random games: the contracts above hold at every ply, and each game ends within its cap."""
     space = action_space(variant)

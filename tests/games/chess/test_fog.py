@@ -29,6 +29,7 @@ def fog_hidden(state: State) -> set[int]:
     return hidden
 
 
+@pytest.mark.slow  # 2.4-3.5 s a case
 @pytest.mark.parametrize("seed", range(4))
 def test_visible_squares_match_the_engine_fog(seed: int) -> None:
     pyffish.load_variant_config(VARIANTS_INI.read_text())

@@ -28,6 +28,7 @@ def small_network(seed: int = 0):
     return build_network(NetworkConfig.for_game(JUMP, blocks=1, filters=8, value_hidden=8), seed=seed)
 
 
+@pytest.mark.slow  # the whole loop: 3 s
 def test_alphazero_self_play_training_and_arena(tmp_path: Path) -> None:
     config = AlphaZeroConfig(generations=1, games=4, chunks=1, concurrent=4, max_plies=30, window=1, arena_games=2,
                              arena_simulations=4)  # fmt: skip
