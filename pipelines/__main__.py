@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -207,7 +208,30 @@ def main(argv: list[str] | None = None) -> int:
     except ServiceError as error:
         print(f"pipelines: {error}", file=sys.stderr)
         return 1
+    except Exception as error:
+        cause = _service_error(error)
+        if cause is None:
+            raise
+        traceback.print_exc()
+        print(f"pipelines: {cause}", file=sys.stderr)  # the last line says why, under Prefect's own failure
+        return 1
     return 0
+
+
+def _service_error(error: BaseException) -> BaseException | None:
+    """The service error (``pipelines.services.ServiceError``) behind ``error``, if any: Prefect reports a flow's
+    failure to its server, and when the server is gone (``pipelines.jobs.ServerGoneError``) that report fails with a
+    connection error whose context is the stage's own."""
+    from pipelines.services import ServiceError
+
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ServiceError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 if __name__ == "__main__":

@@ -26,8 +26,9 @@ import dataclasses
 import enum
 import hashlib
 import logging
+import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -43,7 +44,7 @@ from mmc.fanout import Job
 from mmc.nn import config_path, load_checkpoint, save_checkpoint
 from mmc.play import MatchResult, SelfPlayResult, read_records, write_records
 from mmc.train import EpochLosses, Trained, load_examples, save_examples
-from pipelines import timing
+from pipelines import services, timing
 from pipelines.config import RunnerConfig
 from pipelines.files import file_hashes, remove_temporaries, tree_sha256
 from pipelines.paths import Paths
@@ -125,6 +126,41 @@ def _feed(digest: Any, value: Any) -> None:
         raise TypeError(f"cannot fingerprint a {type(value).__qualname__}: teach pipelines.jobs._feed about it")
 
 
+SERVER_CHECK_SECONDS = 30.0
+"""How often a stage that waits for its jobs asks whether the Prefect server still answers."""
+
+
+class ServerGoneError(services.ServiceError):
+    """The Prefect server stopped answering while a stage's jobs ran (:func:`completed`); the stage command prints it
+    in one line."""
+
+
+def completed(futures: list[PrefectFuture[Any]], folder: Path, every: float = SERVER_CHECK_SECONDS,
+              recheck: float = 5.0) -> Iterator[PrefectFuture[Any]]:  # fmt: skip
+    """Prefect's ``as_completed``, that stops with :class:`ServerGoneError` (one line) when the server at
+    ``PREFECT_API_URL`` no longer answers while jobs are pending: once the server is gone, a process pool's task runs
+    fail before they report a state, and their futures never finish (a stage waited 1 h 40 min, its worker idle).
+    Every ``every`` seconds without a finished job the server's health is asked, and asked again ``recheck`` seconds
+    later before the stage gives up."""
+    pending = list(futures)
+    url = os.environ.get("PREFECT_API_URL", "").rstrip("/")
+    while pending:
+        try:
+            for future in as_completed(pending, timeout=every):
+                pending.remove(future)
+                yield future
+        except TimeoutError:
+            if not url or services.answers(f"{url}/health", timeout=5.0):
+                continue
+            time.sleep(recheck)
+            if not services.answers(f"{url}/health", timeout=5.0):
+                jobs = f"{len(pending)} unfinished job{'s' * (len(pending) != 1)}"
+                raise ServerGoneError(
+                    f"the Prefect server at {url} stopped answering with {jobs} of this stage; the jobs finished "
+                    f"before are kept in {folder}: start the server (make study starts one) and run the stage again"
+                ) from None
+
+
 class JobStore:
     """The runner of one stage: jobs as Prefect task runs, results kept in ``folder`` (a persistent DVC output).
 
@@ -173,7 +209,7 @@ class JobStore:
             by_key[key] = submitted
             pending[submitted] = (key, [index])
         since = time.perf_counter()
-        for future in as_completed(list(pending)):
+        for future in completed(list(pending), self.folder):
             timed: Timed[Any] = future.result()
             key, indices = pending[future]
             kind, name = jobs[indices[0]].kind, jobs[indices[0]].name

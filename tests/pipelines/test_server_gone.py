@@ -1,0 +1,90 @@
+"""A stage whose Prefect server goes away while its jobs run stops in one line instead of waiting for ever: once the
+server is gone, a process pool's task runs fail before they report a state and their futures never finish (a stage
+once waited 1 h 40 min, its worker idle). The stage's finished jobs stay kept."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import http.server
+import socket
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prefect.futures import PrefectConcurrentFuture
+
+from pipelines.__main__ import _service_error
+from pipelines.jobs import ServerGoneError, completed
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class _Health(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200 if self.path == "/api/health" else 404)
+        self.end_headers()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def live_server() -> Iterator[str]:
+    """A server that answers Prefect's health check, and nothing else."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Health)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/api"
+    server.shutdown()
+    server.server_close()
+
+
+def _future() -> tuple[PrefectConcurrentFuture[int], concurrent.futures.Future[int]]:
+    inner: concurrent.futures.Future[int] = concurrent.futures.Future()
+    return PrefectConcurrentFuture(uuid.uuid4(), inner), inner
+
+
+def test_a_gone_server_stops_the_wait_in_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{_free_port()}/api"
+    monkeypatch.setenv("PREFECT_API_URL", url)
+    done, inner = _future()
+    never, _ = _future()
+    inner.set_result(7)
+    got = []
+    with pytest.raises(ServerGoneError) as raised:
+        for future in completed([done, never], tmp_path, every=0.2, recheck=0.1):
+            got.append(future)
+    assert got == [done]  # what finished before the server went is handed on (and kept by the store)
+    assert str(raised.value) == (
+        f"the Prefect server at {url} stopped answering with 1 unfinished job of this stage; the jobs finished before "
+        f"are kept in {tmp_path}: start the server (make study starts one) and run the stage again"
+    )
+
+
+def test_a_live_server_lets_a_long_job_finish(
+    monkeypatch: pytest.MonkeyPatch, live_server: str, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PREFECT_API_URL", live_server)
+    slow, inner = _future()
+    timer = threading.Timer(1.0, inner.set_result, (3,))  # five health checks pass before it finishes
+    timer.start()
+    assert list(completed([slow], tmp_path, every=0.2, recheck=0.1)) == [slow]
+    timer.join()
+
+
+def test_the_stage_command_names_the_gone_server_under_prefects_own_failure() -> None:
+    try:
+        try:
+            raise ServerGoneError("the Prefect server at http://127.0.0.1:1/api stopped answering")
+        except ServerGoneError:
+            raise ConnectionError("Prefect could not report the flow's failure") from None
+    except ConnectionError as error:
+        found = _service_error(error)
+    assert isinstance(found, ServerGoneError) and "stopped answering" in str(found)
+    assert _service_error(ValueError("a bug")) is None
