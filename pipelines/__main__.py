@@ -218,20 +218,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _service_error(error: BaseException) -> BaseException | None:
-    """The service error (``pipelines.services.ServiceError``) behind ``error``, if any: Prefect reports a flow's
-    failure to its server, and when the server is gone (``pipelines.jobs.ServerGoneError``) that report fails with a
-    connection error whose context is the stage's own."""
+def _service_error(error: BaseException) -> BaseException | str | None:
+    """Why a stage failed, in one line, when a service is behind ``error``: a ``pipelines.services.ServiceError`` in
+    its chain (``pipelines.jobs.ServerGoneError``: Prefect reports a flow's failure to its server, and when the server
+    is gone that report fails with a connection error whose context is the stage's own), or a refused connection to
+    the Prefect server; ``None`` for anything else."""
     from pipelines.services import ServiceError
 
     seen: set[int] = set()
     current: BaseException | None = error
+    refused = None
     while current is not None and id(current) not in seen:
         if isinstance(current, ServiceError):
             return current
+        if type(current).__name__ == "ConnectError" and type(current).__module__.startswith("httpx"):
+            refused = current
         seen.add(id(current))
         current = current.__cause__ or current.__context__
-    return None
+    if refused is None:
+        return None
+    url = os.environ.get("PREFECT_API_URL", "")
+    return (f"the Prefect server at {url} stopped answering ({refused}); the stage's finished jobs are kept: start "
+            "the server (make study starts one) and run the stage again")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import concurrent.futures
 import http.server
+import os
 import socket
 import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from prefect.futures import PrefectConcurrentFuture
 
@@ -88,3 +90,14 @@ def test_the_stage_command_names_the_gone_server_under_prefects_own_failure() ->
         found = _service_error(error)
     assert isinstance(found, ServerGoneError) and "stopped answering" in str(found)
     assert _service_error(ValueError("a bug")) is None
+    try:  # the server went after the stage's jobs: Prefect's own call is refused
+        try:
+            raise httpx.ConnectError("[Errno 111] Connection refused")
+        except httpx.ConnectError as refused:
+            raise RuntimeError("Failed to reach API") from refused
+    except RuntimeError as error:
+        line = _service_error(error)
+    assert line == (
+        f"the Prefect server at {os.environ['PREFECT_API_URL']} stopped answering ([Errno 111] Connection refused); "
+        "the stage's finished jobs are kept: start the server (make study starts one) and run the stage again"
+    )
