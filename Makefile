@@ -39,12 +39,11 @@ test: setup
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=30
 
-# The quick loop: every test of make test but the study pipeline (tests/pipelines: Prefect server, DVC, MLflow, Dask),
-# the perft suite and the differential tests against Fairy-Stockfish (games/chess/test_perft.py, games/*/test_oracle.py),
-# the learning test, and every test marked slow: each one that takes 1.5 s or more on 2 AMD EPYC cores (the real
-# browser's, compilations, whole AlphaZero loops). make test runs them all. No mypy here: make lint runs it.
-FAST_SKIP := --ignore=tests/pipelines --ignore=tests/games/chess/test_perft.py --ignore=tests/games/chess/test_oracle.py \
-	--ignore=tests/games/gomoku/test_oracle.py --ignore=tests/test_learning.py -m "not slow"
+# The quick loop: every test of make test but the study pipeline (tests/pipelines: Prefect server, DVC, MLflow, Dask)
+# and every test marked slow: the perft suite, the differential tests against Fairy-Stockfish, the learning test, and
+# each test that takes 1.5 s or more on 2 AMD EPYC cores (the real browser's, compilations, whole AlphaZero loops).
+# make test runs them all, the slow ones first (tests/conftest.py). No mypy here: make lint runs it.
+FAST_SKIP := --ignore=tests/pipelines -m "not slow"
 
 test-fast: setup
 	$(BIN)/ruff check mmc pipelines tests benchmarks

@@ -1,4 +1,4 @@
-"""Fixtures shared by every test package."""
+"""Fixtures shared by every test package, and the order the tests run in."""
 
 from __future__ import annotations
 
@@ -17,3 +17,15 @@ def bonus_game() -> Iterator[Game]:
     register_game(GAME)
     yield GAME
     unregister_game(GAME.name)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest tests first: the study pipeline's (``tests/pipelines``: the shared tiny study, the kill tests), then
+    those marked ``slow``, then the rest, each group in its collected order. The two xdist workers of ``make test``
+    take the long tests while there are short ones left to fill in with, instead of one worker running a long test
+    alone at the end (a stable sort: the same order in every worker, as xdist needs)."""
+
+    def rank(item: pytest.Item) -> int:
+        return 0 if item.path.parent.name == "pipelines" else 1 if item.get_closest_marker("slow") else 2
+
+    items.sort(key=rank)

@@ -17,6 +17,8 @@ import pytest
 
 from mmc.games.chess import VARIANTS, from_fen, get_variant, initial_state, legal_moves, perft, perft_divide
 
+pytestmark = pytest.mark.slow  # the perft suite: minutes in all
+
 SLOW_NODES = 3_000_000
 
 

@@ -26,6 +26,8 @@ from mmc.games.gomoku.engine import MAX_ENGINE_HEIGHT, MAX_ENGINE_WIDTH, VARIANT
 from mmc.games.gomoku.variants import generated_id, get_variant
 from tests.games.gomoku import ORACLE_VARIANTS, random_game, random_positions
 
+pytestmark = pytest.mark.slow  # the differential suite against the engine: minutes in all
+
 BINARY = "/usr/games/fairy-stockfish"
 
 
