@@ -59,12 +59,13 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Timed(Generic[T]):
-    """A job's result, the seconds it took, its CPU seconds and the seconds of numba compilation within them."""
+    """A job's result, the seconds it took, its CPU seconds and numba's compilation within them (wall and CPU)."""
 
     value: T
     seconds: float
     cpu: float = 0.0
     compiled: float = 0.0
+    compiled_cpu: float = 0.0
 
 
 @task(name="job", cache_policy=NO_CACHE, retries=1)
@@ -73,9 +74,11 @@ def run_job(job: Job[Any], single_thread: bool) -> Timed[Any]:
     torch thread: the machine's cores are shared between workers, not between the threads of one."""
     if single_thread:
         torch.set_num_threads(1)
-    compiled, cpu, start = timing.compile_seconds(), time.process_time(), time.perf_counter()
+    compiled, compiled_cpu = timing.compile_seconds(), timing.compile_cpu_seconds()
+    cpu, start = time.process_time(), time.perf_counter()
     value = job()
-    return Timed(value, time.perf_counter() - start, time.process_time() - cpu, timing.compile_seconds() - compiled)
+    return Timed(value, time.perf_counter() - start, time.process_time() - cpu, timing.compile_seconds() - compiled,
+                 timing.compile_cpu_seconds() - compiled_cpu)  # fmt: skip
 
 
 def fingerprint(job: Job[Any], code: str) -> str:
@@ -213,7 +216,9 @@ class JobStore:
             timed: Timed[Any] = future.result()
             key, indices = pending[future]
             kind, name = jobs[indices[0]].kind, jobs[indices[0]].name
-            self.spent.append(timing.Spent(timing.job_part(kind, name), timed.seconds, timed.cpu, timed.compiled))
+            self.spent.append(
+                timing.Spent(timing.job_part(kind, name), timed.seconds, timed.cpu, timed.compiled, timed.compiled_cpu)
+            )
             for index in indices:
                 self._save(jobs[index], key, timed)
                 results[index] = timed.value

@@ -43,6 +43,7 @@ __all__ = [
     "Clock",
     "Spent",
     "TimeRow",
+    "compile_cpu_seconds",
     "compile_seconds",
     "job_part",
     "mark_start",
@@ -91,13 +92,26 @@ def metric(part: str, what: str) -> str:
 # numba's compilation --------------------------------------------------------------------------------------------
 
 _compiled = 0.0
+_compiled_cpu = 0.0
 _listening = False
 _lock = threading.Lock()
 
 
 def compile_seconds() -> float:
-    """Seconds this process has spent in numba's compilation since it first asked (``numba:compile`` events; a
+    """Wall seconds this process has spent in numba's compilation since it first asked (``numba:compile`` events; a
     compilation that triggers another counts once)."""
+    _listen()
+    return _compiled
+
+
+def compile_cpu_seconds() -> float:
+    """CPU seconds of the compiling threads in those compilations (:func:`compile_seconds`): a part of the process's
+    CPU, where the wall seconds may be more (a busy machine)."""
+    _listen()
+    return _compiled_cpu
+
+
+def _listen() -> None:
     global _listening
     with _lock:
         if not _listening:
@@ -106,22 +120,22 @@ def compile_seconds() -> float:
             class CompileClock(event.Listener):
                 """Adds the outermost compilations' seconds to ``_compiled``."""
 
-                depth, since = 0, 0.0
+                depth, since, cpu_since = 0, 0.0, 0.0
 
                 def on_start(self, event: Any) -> None:
                     if self.depth == 0:
-                        self.since = time.perf_counter()
+                        self.since, self.cpu_since = time.perf_counter(), time.thread_time()
                     self.depth += 1
 
                 def on_end(self, event: Any) -> None:
-                    global _compiled
+                    global _compiled, _compiled_cpu
                     self.depth -= 1
                     if self.depth == 0:
                         _compiled += time.perf_counter() - self.since
+                        _compiled_cpu += time.thread_time() - self.cpu_since
 
             event.register("numba:compile", CompileClock())
             _listening = True
-    return _compiled
 
 
 # A stage's split --------------------------------------------------------------------------------------------------
@@ -139,12 +153,14 @@ def job_part(kind: str, name: str) -> str:
 
 @dataclass
 class Spent:
-    """What one computed job cost: its part, seconds of its worker, CPU seconds, and numba compilation within them."""
+    """What one computed job cost: its part, seconds of its worker, CPU seconds, and numba compilation within them
+    (wall and CPU seconds)."""
 
     part: str
     seconds: float
     cpu: float
     compiled: float
+    compiled_cpu: float = 0.0
 
 
 def _cpu() -> float:
@@ -159,6 +175,7 @@ class Clock:
     started: float = field(default_factory=time.perf_counter)
     cpu_started: float = field(default_factory=_cpu)
     compile_started: float = field(default_factory=compile_seconds)
+    compile_cpu_started: float = field(default_factory=compile_cpu_seconds)
     start: float = field(default_factory=lambda: max(0.0, time.perf_counter() - _started))
     workers: int = 1
     """Jobs that run side by side (``runner.workers``)."""
@@ -183,26 +200,27 @@ class Clock:
         wall = time.perf_counter() - self.started
         own_cpu = _cpu() - self.cpu_started
         own_compiled = compile_seconds() - self.compile_started
+        own_compiled_cpu = compile_cpu_seconds() - self.compile_cpu_started
         found: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
         found["start"] = [self.start, self.start]  # imports and startup: one thread, CPU-bound
         worker_seconds: dict[str, float] = defaultdict(float)
         for job in jobs:
             worker_seconds[job.part] += job.seconds - job.compiled
             worker_seconds["compilation"] += job.compiled
-            found[job.part][1] += job.cpu - job.compiled
-            found["compilation"][1] += job.compiled
+            found[job.part][1] += job.cpu - job.compiled_cpu
+            found["compilation"][1] += job.compiled_cpu
         total = sum(worker_seconds.values())
         jobs_wall = min(self.waited, total / max(1, self.workers))
         for part, seconds in worker_seconds.items():
             found[part][0] += jobs_wall * seconds / total if total > 0 else 0.0
         found["waiting for jobs"][0] += self.waited - jobs_wall  # idle workers, Prefect's task runs
         found["compilation"][0] += own_compiled
-        found["compilation"][1] += own_compiled
+        found["compilation"][1] += own_compiled_cpu
         for part, (part_wall, part_cpu) in self.parts.items():
             found[part][0] += part_wall
             found[part][1] += part_cpu
         measured_wall = self.waited + own_compiled + sum(w for w, _ in self.parts.values())
-        measured_cpu = own_compiled + sum(c for _, c in self.parts.values())
+        measured_cpu = own_compiled_cpu + sum(c for _, c in self.parts.values())
         found["bookkeeping"] = [max(0.0, wall - measured_wall), max(0.0, own_cpu - measured_cpu)]
         return {part: (round(w, 3), round(c, 3)) for part, (w, c) in found.items() if w > 0 or c > 0}
 

@@ -38,7 +38,7 @@ def test_a_stages_parts_add_up_to_its_wall_time_and_its_jobs_cpu() -> None:
     with clock.part("rating fits"):
         sum(i * i for i in range(200_000))
     jobs = [
-        timing.Spent("self-play", seconds=0.3, cpu=0.28, compiled=0.1),
+        timing.Spent("self-play", seconds=0.3, cpu=0.28, compiled=0.1, compiled_cpu=0.1),
         timing.Spent("self-play", seconds=0.2, cpu=0.2, compiled=0.0),
         timing.Spent("training", seconds=0.1, cpu=0.09, compiled=0.0),
     ]
@@ -74,13 +74,25 @@ def test_the_study_adds_the_time_between_its_stages() -> None:
 
 
 def test_numbas_compilation_is_clocked() -> None:
-    before = timing.compile_seconds()
+    before, before_cpu = timing.compile_seconds(), timing.compile_cpu_seconds()
 
     @numba.njit(cache=False)
     def add(a: int, b: int) -> int:
         return a + b
 
     assert add(2, 3) == 5
-    after = timing.compile_seconds()
-    assert after > before
+    after, after_cpu = timing.compile_seconds(), timing.compile_cpu_seconds()
+    assert after > before and 0 < after_cpu - before_cpu <= after - before + 0.01  # the thread's CPU, within its wall
     assert add(4, 5) == 9 and timing.compile_seconds() == after  # compiled once, for this signature
+
+
+def test_a_job_whose_compilation_waited_for_the_cpu_keeps_a_cpu_share_of_zero_or_more() -> None:
+    """A job that plays an engine in a process of its own uses little CPU of its own; on a busy machine its
+    compilation's wall seconds exceed that CPU, and only the compilation's CPU seconds come off the job's part (a
+    study once logged -0.095 CPU seconds of games against Fairy-Stockfish)."""
+    clock = timing.Clock()
+    clock.waited = 1.0
+    job = timing.Spent("evaluation games vs fairy", seconds=1.0, cpu=0.3, compiled=0.6, compiled_cpu=0.25)
+    split = clock.split([job])
+    assert split["evaluation games vs fairy"][1] == pytest.approx(0.05)
+    assert split["compilation"][1] >= 0.25 and all(cpu >= 0 for _, cpu in split.values())
