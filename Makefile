@@ -34,13 +34,10 @@ lint: setup
 	$(BIN)/mypy
 
 # --durations=30: the 30 slowest tests (setup, call or teardown) close the run, so that growth shows when it happens.
-# mypy (about 50 s on one core) runs beside the tests, whose two workers leave a core idle part of the time (waiting
-# on their servers and subprocesses); its report follows theirs, and either failing fails make test.
 test: setup
 	$(BIN)/ruff check mmc pipelines tests benchmarks
-	$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & types=$$!; \
-	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=30; tests=$$?; \
-	wait $$types; typed=$$?; echo "mypy:"; cat $(VENV)/mypy.log; test $$tests -eq 0 -a $$typed -eq 0
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=30
 
 # The quick loop: every test of make test but the study pipeline (tests/pipelines: Prefect server, DVC, MLflow, Dask)
 # and every test marked slow: the perft suite, the differential tests against Fairy-Stockfish, the learning test, and
