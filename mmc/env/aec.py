@@ -116,6 +116,15 @@ def check_tasks(variant: str, variants: Sequence[str] | None) -> tuple[str, ...]
     return names
 
 
+def task_spaces(variant: str, tasks: Sequence[str]) -> TaskSpaces | None:
+    """The spaces shared by ``tasks``, checked to hold ``variant``; ``None`` without tasks (the variant's own)."""
+    if not tasks:
+        return None
+    shared = TaskSpaces(tuple(tasks))
+    shared.check(variant)
+    return shared
+
+
 def next_variant(current: str, tasks: Sequence[str], options: dict | None, rng: np.random.Generator,
                  shared: TaskSpaces | None = None) -> str:  # fmt: skip
     """The variant of the next episode: ``options["variant"]`` if given (of ``current``'s family, and fitting the
@@ -142,9 +151,7 @@ class GameAEC(AECEnv):
         self.variant = check_playable(variant)
         self.game = get_game(self.variant)
         self.tasks = check_tasks(self.variant, variants)
-        self.shared = TaskSpaces(self.tasks) if self.tasks else None
-        if self.shared is not None:
-            self.shared.check(self.variant)
+        self.shared = task_spaces(self.variant, self.tasks)
         self.render_mode = check_render_mode(render_mode)
         self._max_plies = max_plies
         self.max_plies = check_max_plies(self.variant, max_plies)
@@ -161,8 +168,9 @@ class GameAEC(AECEnv):
         self.variant = variant
         self.max_plies = check_max_plies(variant, self._max_plies)
         self.actions = self.game.action_space(variant)
-        space, count = observation_space(variant), self.actions.num_actions
-        if self.shared is not None:
+        if self.shared is None:
+            space, count = observation_space(variant), self.actions.num_actions
+        else:
             space, count = shared_observation_space(self.shared), self.shared.num_actions
         self.observation_spaces = {agent: space for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(count) for agent in self.possible_agents}

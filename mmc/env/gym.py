@@ -33,8 +33,9 @@ from mmc.env.aec import (
     next_variant,
     observation_space,
     shared_observation_space,
+    task_spaces,
 )
-from mmc.env.views import TaskSpaces, check_playable, observation, playable_variants, player_name, render_position
+from mmc.env.views import check_playable, observation, playable_variants, player_name, render_position
 from mmc.games import FIRST, SECOND, get_game
 from mmc.play.fairy import FairyError
 from mmc.play.players import Player, close_player, parse_player
@@ -69,9 +70,7 @@ class GameGym(gymnasium.Env):
         self.variant = check_playable(variant)
         self.game = get_game(self.variant)
         self.tasks = check_tasks(self.variant, variants)
-        self.shared = TaskSpaces(self.tasks) if self.tasks else None
-        if self.shared is not None:
-            self.shared.check(self.variant)
+        self.shared = task_spaces(self.variant, self.tasks)
         self._spec, self._device, self._max_plies = opponent, device, max_plies
         colors = (*self.game.players, "first", "second", "random")
         if color not in colors:
