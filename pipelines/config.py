@@ -277,6 +277,7 @@ def _parse(data: Any) -> StudyConfig:
     opponents = _value(evaluate_data.pop("opponents"), "evaluate.opponents", tuple[str, ...])
     evaluate = EvaluatePlan(opponents, _build(EvaluateConfig, evaluate_data, "evaluate"))
     rules.check_opponents(opponents)
+    rules.check_full_games("evaluate.max_plies", evaluate.config.max_plies, targets)
     rate = _build(RateConfig, mapping["rate"], "rate")
     rules.check_anchors(rate, targets)
     rules.check_moves_left(network, [

@@ -61,6 +61,7 @@ SHARED_CODE = (
     "mmc/seeding.py",
     "mmc/games/__init__.py",
     "mmc/games/actions.py",
+    "mmc/games/generated.py",
     "mmc/games/jit.py",
     "mmc/games/protocol.py",
 )

@@ -24,6 +24,7 @@ __all__ = [
     "check_adapt",
     "check_anchors",
     "check_family",
+    "check_full_games",
     "check_metafocus",
     "check_moves_left",
     "check_opponents",
@@ -105,6 +106,21 @@ def check_family(named: Sequence[tuple[str, Iterable[str]]]) -> str:
     if family is None:
         raise RuleError("adapt.targets", "must name at least one variant")
     return family
+
+
+def check_full_games(key: str, max_plies: int, targets: Sequence[str]) -> None:
+    """The evaluation plays each target's games to their end by its rule book: a ``max_plies`` below the ply by
+    which the rule book ends every game (``Game.game_plies``: the jump game's cap, a k-in-a-row board's cells) would
+    rate a game cut short under the full game's name. ``RuleError`` naming ``key``, the target and the variant that
+    is the shorter game (the jump family's ``jump_p100``), where the family generates one."""
+    for target in targets:
+        game = get_game(target)
+        plies = None if game.game_plies is None else game.game_plies(target)
+        if plies is not None and max_plies < plies:
+            shorter = f"{target}_p{max_plies}"
+            named = f"rate {shorter}, the game scored at ply {max_plies}, or " if shorter in game.variants else ""
+            raise RuleError(key, f"{max_plies} cuts {target}'s games short of the rule book's end (ply {plies}): "
+                            f"{named}raise it to {plies}")  # fmt: skip
 
 
 def check_metafocus(meta: MetaConfig, metafocus: MetaFocusConfig) -> None:

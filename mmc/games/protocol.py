@@ -91,8 +91,9 @@ __all__ = [
 FIRST, SECOND = 1, -1
 """The two players: ``FIRST`` moves first (White in chess), ``SECOND`` second."""
 
-MAX_VARIANT_ID = 16
-"""The longest variant id (training rows store it as ``<U16``: ``mmc.train.examples``)."""
+MAX_VARIANT_ID = 24
+"""The longest variant id (training rows store it as ``<U24``: ``mmc.train.examples``), ``jump_diagonal_p100``'s 18
+with room."""
 
 
 class IllegalMoveError(ValueError):
@@ -363,6 +364,11 @@ class Game:
     (the k-in-a-row family's ``mnk_WxH_kK``); empty if it has none. Iterating :attr:`variants` lists only the named
     variants; looking a generated id up in it builds that variant, and a malformed one of the family's forms raises
     ``ValueError`` naming the valid forms (``KeyError`` stays for an id that is not the family's)."""
+    game_plies: Callable[[str], int] | None = None
+    """``game_plies(variant) -> int``: the ply by which the rule book ends every game of ``variant``, whatever is
+    played (the jump game's move cap, a k-in-a-row board's cells). ``None`` where the rule book takes its ply cap as a
+    parameter (chess). A study refuses an evaluation ``max_plies`` below it: it would rate a game cut short under the
+    full game's name (``pipelines.study_rules.check_full_games``)."""
 
     def __repr__(self) -> str:
         return f"Game({self.name!r})"

@@ -14,7 +14,7 @@ family's ``Game.num_planes`` and ``Game.num_policy_planes``::
                                                   in [-1, 1] (``TrainConfig.search_value_weight`` mixes it in)
     plies_left int32[N]                           plies from the position to the end of its game, >= 1
                                                   (``TrainConfig.value_discount`` discounts the result by them)
-    variant  <U16[N]                              variant id; its board is H x W
+    variant  <U24[N]                              variant id; its board is H x W
     game_id  int64[N]                             the game the position comes from
     ply      int32[N]                             the position's ply (``State.ply``)
 
@@ -95,7 +95,7 @@ class Examples:
     search_value: np.ndarray
     """``float32[N]``: the root search's mean value from the side to move's view, in [-1, 1]."""
     variant: np.ndarray
-    """``<U16[N]``: variant id of each row."""
+    """``<U24[N]``: variant id of each row."""
     game_id: np.ndarray
     """``int64[N]``: the game each row comes from."""
     ply: np.ndarray
@@ -396,6 +396,8 @@ def load_examples(path: str | os.PathLike[str]) -> Examples:
     if version.shape != () or int(version) != FORMAT_VERSION:
         raise ExamplesFileError(f"examples file {source}: format_version {version} is not {FORMAT_VERSION}")
     arrays["legal"] = _unpack_legal(arrays.pop("legal_packed"), arrays["planes"], arrays["policy"], source)
+    if arrays["variant"].dtype.kind == "U" and arrays["variant"].dtype.itemsize <= VARIANT_DTYPE.itemsize:
+        arrays["variant"] = arrays["variant"].astype(VARIANT_DTYPE)  # written when ids had at most 16 characters
     try:
         return Examples(**arrays)
     except ValueError as error:

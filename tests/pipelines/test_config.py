@@ -521,3 +521,29 @@ def test_a_bad_task_distribution_is_named_in_one_line(spec: Any, targets: list[s
         parse_params(_gomoku(spec, targets))
     assert str(caught.value).startswith(f"params.yaml: {message}"), str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+JUMP = yaml.safe_load((REPO / "studies" / "jump" / "params.yaml").read_text())
+
+
+def test_a_rated_game_cut_short_is_refused_naming_the_shorter_game() -> None:
+    """An evaluation cap below the rule book's end of a target's games would rate a shorter game under the full
+    game's name: refused, naming the generated variant that is that shorter game where the family has one."""
+    data = copy.deepcopy(JUMP)
+    data["adapt"]["targets"] = ["jump_p100", "jump_diagonal"]
+    with pytest.raises(ParamsError) as caught:
+        parse_params(data)
+    assert str(caught.value) == (
+        "params.yaml: evaluate.max_plies: 100 cuts jump_diagonal's games short of the rule book's end (ply 400): "
+        "rate jump_diagonal_p100, the game scored at ply 100, or raise it to 400"
+    )
+    data["evaluate"]["max_plies"] = 400
+    assert parse_params(data).targets == ["jump_p100", "jump_diagonal"]
+    board = copy.deepcopy(GOMOKU)
+    board["evaluate"]["max_plies"] = 40
+    with pytest.raises(ParamsError, match=r"^params.yaml: evaluate.max_plies: 40 cuts mnk_7x7_k4's games short of "
+                       r"the rule book's end \(ply 49\): raise it to 49$"):  # fmt: skip
+        parse_params(board)
+    chess = copy.deepcopy(DEFAULT)
+    chess["evaluate"]["max_plies"] = 20  # chess's rule book takes its ply cap as a parameter
+    assert parse_params(chess).evaluate.config.max_plies == 20

@@ -128,8 +128,8 @@ SMALLEST = {
     # family: (expert variant, meta-training variants, the held-out target, opponents, anchors, the ply cap)
     "gomoku": ("tictactoe", ["tictactoe", "gomoku_6x6"], "connect4", ["random", "greedy", "unadapted",
                "fairy:nodes=1"], ["random", "greedy", "fairy:nodes=1"], 42),
-    "jump": ("jump_6x6", ["jump_6x6", "jump_halma"], "jump_diagonal", ["greedy", "unadapted"],
-             ["random", "greedy"], 40),
+    "jump": ("jump_6x6_p40", ["jump_6x6_p40", "jump_halma_p40"], "jump_diagonal_p40", ["greedy", "unadapted"],
+             ["random", "greedy"], 40),  # races of 40 plies (a cap of 40 on jump_diagonal would be refused)
 }  # fmt: skip
 HEXAPAWN = ("hexapawn", ["hexapawn"], "octapawn", ["random", "greedy", "unadapted"], ["random", "greedy", "pawnrush"],
             16)  # fmt: skip

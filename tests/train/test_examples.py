@@ -31,6 +31,7 @@ from mmc.train import (
     policy_target,
     save_examples,
 )
+from mmc.train.examples import VARIANT_DTYPE
 
 from . import assert_examples_equal, examples_of, random_policy, random_positions
 
@@ -173,7 +174,7 @@ def test_examples_reject_bad_arrays_by_name() -> None:
     with pytest.raises(ValueError, match=rf"Examples\.planes must have shape \[N, {NUM_PLANES}, H, W\]"):
         Examples(**replace(ex, planes=ex.planes[:, : NUM_PLANES - 1]))
     with pytest.raises(ValueError, match=r"Examples\.variant: los_alamos is played on 6x6"):
-        Examples(**replace(ex, variant=np.full(5, "los_alamos", dtype="<U16")))
+        Examples(**replace(ex, variant=np.full(5, "los_alamos", dtype=VARIANT_DTYPE)))
     with pytest.raises(ValueError, match=r"Examples\.value must be finite and in \[-1, 1\]"):
         Examples(**replace(ex, value=ex.value * 2 + 1.5))
     with pytest.raises(ValueError, match=r"Examples\.search_value must be finite and in \[-1, 1\]"):
@@ -282,4 +283,4 @@ def test_file_holds_documented_arrays(tmp_path: Path) -> None:
             ]
         )
         assert data["planes"].shape == (3, NUM_PLANES, 5, 5)
-        assert data["variant"].dtype == np.dtype("<U16")
+        assert data["variant"].dtype == VARIANT_DTYPE

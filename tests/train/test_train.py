@@ -31,6 +31,7 @@ from mmc.train import (
     trained_copy,
     value_target,
 )
+from mmc.train.examples import VARIANT_DTYPE
 
 from . import assert_examples_equal, examples_of, random_policy, random_positions
 
@@ -323,7 +324,7 @@ def test_train_refuses_what_it_cannot_use_and_mirrors_only_symmetric_variants(mo
         )
     lopsided = dataclasses.replace(VARIANTS["gardner"], name="lopsided", capture=max(CaptureRule) + 1)  # type: ignore[arg-type]
     monkeypatch.setitem(VARIANTS, "lopsided", lopsided)
-    relabelled = dataclasses.replace(data, variant=np.full(len(data), "lopsided", dtype="<U16"))
+    relabelled = dataclasses.replace(data, variant=np.full(len(data), "lopsided", dtype=VARIANT_DTYPE))
     before = weights(net)
     twin = build_network(TINY, seed=0)
     train(net, [relabelled], TrainConfig(augment_mirror=True), torch.Generator().manual_seed(1))

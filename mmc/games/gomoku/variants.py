@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
+
+from mmc.games.generated import GeneratedVariants
 
 __all__ = [
     "GENERATED_FORMS",
@@ -31,8 +32,8 @@ __all__ = [
     "VARIANTS",
     "Rule",
     "Variant",
-    "Variants",
     "build_table",
+    "game_plies",
     "generated",
     "generated_id",
     "get_variant",
@@ -146,44 +147,14 @@ def _is_generated_form(name: object) -> bool:
     return isinstance(name, str) and name.split("_", 1)[0] in _PREFIXES
 
 
-class Variants(Mapping[str, Variant]):
-    """Every variant of the family by id: iterating lists the named variants (:data:`NAMED`, the rule book's order);
-    looking up a generated id builds its variant once per process. A malformed generated id raises ``ValueError``
-    naming the valid forms (``KeyError`` is left for ids of no form of the family), and ``in`` is ``False`` for it."""
-
-    def __init__(self, named: Mapping[str, Variant]) -> None:
-        self._named = dict(named)
-        self._built: dict[str, Variant] = {}
-
-    def __getitem__(self, name: str) -> Variant:
-        found = self._named.get(name) if isinstance(name, str) else None
-        if found is None:
-            found = self._built.get(name)
-        if found is None:
-            if not _is_generated_form(name):
-                raise KeyError(name)
-            found = self._built[name] = generated(name)
-        return found
-
-    def __contains__(self, name: object) -> bool:
-        try:
-            self[name]  # type: ignore[index]
-        except (KeyError, ValueError):
-            return False
-        return True
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._named)
-
-    def __len__(self) -> int:
-        return len(self._named)
-
-    def __repr__(self) -> str:
-        return f"Variants({list(self._named)} and every {GENERATED_FORMS})"
-
-
-VARIANTS = Variants(NAMED)
+VARIANTS = GeneratedVariants(NAMED, generated, _is_generated_form, GENERATED_FORMS)
 """Every variant of the family: the named ones when iterated, and every generated id when looked up."""
+
+
+def game_plies(variant: str) -> int:
+    """The ply by which every game of ``variant`` has ended: a full board (its cells)."""
+    v = get_variant(variant)
+    return v.width * v.height
 
 
 def get_variant(variant: str | Variant) -> Variant:

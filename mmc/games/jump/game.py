@@ -39,5 +39,6 @@ GAME = build_game(
     move_text=Move.text,
     code_of=lambda move: move.code,
     move_of_code=MOVES.__getitem__,
+    generated_variants=variants.GENERATED_FORMS,
 )
 """The jump family."""

@@ -4,13 +4,34 @@ whether a hop captures, and the move cap. The rule book is ``shared/spec/jump.md
 Every variant shares one move generator (``mmc.games.jump.rules``); a variant only chooses among the named hooks
 below. The second player's start is the first player's turned half a turn (point-symmetric), and each player's
 target region is the two ranks on the far side of the board from its start.
+
+Besides the named variants, each has shorter games generated from it: ``V_pN`` is variant ``V`` whose game ends by
+score at ply ``N`` instead of at its cap (``jump_p100``: the seed's game scored after 50 moves each, a race). Only the
+ending differs; it is the rule book's ending by score, earlier. A study that rates a shorter game rates one of these,
+under its own name (:data:`GENERATED_FORMS`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
-__all__ = ["MAX_CAP", "MOVES_VARIANTS", "VARIANTS", "Variant", "get_variant", "square_name", "square_of"]
+from mmc.games.generated import GeneratedVariants
+
+__all__ = [
+    "GENERATED_FORMS",
+    "MAX_CAP",
+    "MOVES_NAMED",
+    "MOVES_VARIANTS",
+    "NAMED",
+    "VARIANTS",
+    "Variant",
+    "game_plies",
+    "get_variant",
+    "race_id",
+    "square_name",
+    "square_of",
+]
 
 MAX_CAP = 400
 """The largest move cap of the family (``jump``'s 200 moves each), in plies: the scale of the input plane that counts
@@ -79,7 +100,7 @@ class Variant:
         return f"{board_text(cells, self.height, self.width)} b 0"
 
 
-VARIANTS: dict[str, Variant] = {
+NAMED: dict[str, Variant] = {
     v.name: v
     for v in (
         Variant(
@@ -104,18 +125,70 @@ VARIANTS: dict[str, Variant] = {
         ),
     )
 }  # fmt: skip
-"""The family's variants by id, in the order ``mmc variants`` lists them."""
+"""The family's named variants by id, in the order ``mmc variants`` lists them."""
 
-MOVES_VARIANTS: dict[str, Variant] = {
+MOVES_NAMED: dict[str, Variant] = {
     f"{name}_moves": replace(
-        VARIANTS[name],
+        NAMED[name],
         name=f"{name}_moves",
-        description=f"{VARIANTS[name].description}; one action per complete move (the encoding benchmark's other)",
+        description=f"{NAMED[name].description}; one action per complete move (the encoding benchmark's other)",
     )
     for name in ("jump", "jump_6x6")
 }
 """The same rules under the other encoding, one action per complete move (``mmc.games.jump.complete_game``): the
 game ``jump_moves`` of issue 33's encoding comparison."""
+
+GENERATED_FORMS = (
+    "V_pN: variant V scored at ply N instead of at its cap (N/2 moves each; N even, from 2 to below V's cap, no "
+    "leading zeros), e.g. jump_p100, jump_6x6_p60, jump_moves_p100"
+)
+"""How a generated (shorter) variant's id is formed, in one line (``mmc variants``, and every refusal of one)."""
+
+_RACE = re.compile(r"(.+)_p([0-9]+)")
+
+
+def race_id(variant: str, plies: int) -> str:
+    """The id of ``variant`` scored at ply ``plies``; ``ValueError`` naming the valid forms when that is no variant."""
+    name = f"{variant}_p{plies}"
+    get_variant(name)
+    return name
+
+
+def _with_races(named: dict[str, Variant]) -> GeneratedVariants[Variant]:
+    """``named``, and the generated ``V_pN`` of each of its variants ``V``."""
+
+    def of_form(name: str) -> bool:
+        match = _RACE.fullmatch(name)
+        return match is not None and match[1] in named
+
+    def generate(name: str) -> Variant:
+        match = _RACE.fullmatch(name)
+        assert match is not None
+        base, digits = named[match[1]], match[2]
+        plies = int(digits)
+        if digits != str(plies) or plies % 2 or not 2 <= plies < base.cap:
+            raise ValueError(
+                f"generated jump variant {name!r}: {digits} is not an even ply count from 2 to below "
+                f"{base.name}'s cap ({base.cap}) without leading zeros: {GENERATED_FORMS}"
+            )
+        description = (
+            f"{base.description}; scored at ply {plies} ({plies // 2} moves each) instead of {base.cap} (generated)"
+        )
+        return replace(base, name=name, description=description, cap=plies)
+
+    return GeneratedVariants(named, generate, of_form, GENERATED_FORMS)
+
+
+VARIANTS = _with_races(NAMED)
+"""Every variant of the family: the named ones when iterated, and every generated id (``jump_p100``) when looked
+up."""
+MOVES_VARIANTS = _with_races(MOVES_NAMED)
+"""The ``jump_moves`` family's variants, named and generated (``jump_moves_p100``)."""
+
+
+def game_plies(variant: str) -> int:
+    """The ply at which the rule book ends every game of ``variant`` that the race has not: its cap."""
+    return get_variant(variant).cap
 
 
 def get_variant(variant: str | Variant) -> Variant:
@@ -125,5 +198,5 @@ def get_variant(variant: str | Variant) -> Variant:
     found = VARIANTS.get(variant) or MOVES_VARIANTS.get(variant)
     if found is None:
         known = ", ".join((*VARIANTS, *MOVES_VARIANTS))
-        raise ValueError(f"unknown jump variant {variant!r} (known: {known})")
+        raise ValueError(f"unknown jump variant {variant!r} (known: {known}, or a generated id: {GENERATED_FORMS})")
     return found

@@ -19,6 +19,7 @@ from mmc.games.chess.mirror import MIRROR_PLANES, check_mirror_symmetric, is_mir
 from mmc.games.chess.mirror import mirror as mirror_arrays
 from mmc.games.chess.variants import CaptureRule
 from mmc.train import Examples
+from mmc.train.examples import VARIANT_DTYPE
 from tests.train import assert_examples_equal, examples_of, random_policy, random_positions
 
 
@@ -179,7 +180,7 @@ def test_mirror_refuses_a_variant_that_is_not_symmetric(monkeypatch: pytest.Monk
     monkeypatch.setitem(VARIANTS, "lopsided", lopsided)
     assert not is_mirror_symmetric("lopsided")
     original, _ = example_pairs("gardner", None, seed=1)
-    variant = np.where(np.arange(len(original)) == 2, "lopsided", "gardner").astype("<U16")
+    variant = np.where(np.arange(len(original)) == 2, "lopsided", "gardner").astype(VARIANT_DTYPE)
     relabelled = dataclasses.replace(original, variant=variant)
     with pytest.raises(ValueError, match="variant lopsided is not left-right symmetric"):
         mirror(relabelled)

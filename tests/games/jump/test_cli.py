@@ -30,6 +30,11 @@ def test_variants_show_and_perft(capsys: pytest.CaptureFixture[str]) -> None:
         ["jump_moves", "8x8"], ["jump_6x6_moves", "6x6"],  # the other encoding, a family of its own
     ]  # fmt: skip
     assert "jump_moves: The jump game with one action per complete move" in out
+    assert "  and every generated id: V_pN: variant V scored at ply N instead of at its cap" in out
+    code, out, _ = run(capsys, "perft", "jump_6x6_p2", "--depth", "3")  # a race of 2 plies: no third move
+    assert (code, out) == (0, "0\n")
+    code, out, _ = run(capsys, "match", "greedy", "random", "--variant", "jump_p100", "--games", "2")
+    assert code == 0 and out.startswith("greedy vs random on jump_p100: ")
     code, out, _ = run(capsys, "show", "jump_6x6")
     assert code == 0 and out.splitlines()[0] == "6 · ○ · ○ · ○" and "score: black 0 of 6 home" in out
     code, out, _ = run(capsys, "show", "jump", "--position", "b7/8/8/8/8/8/w7/8 b 0")

@@ -133,8 +133,8 @@ def test_bad_moves_and_positions_are_refused_naming_the_square() -> None:
 
 def test_a_variant_id_too_long_for_the_training_rows_is_refused() -> None:
     long = Game(**{**{f: getattr(GAME, f) for f in GAME.__dataclass_fields__}, "name": "too_long",
-                   "variants": {"jump_6x6_complete": MOVES_VARIANTS["jump_6x6_moves"]}})  # fmt: skip
-    with pytest.raises(ValueError, match="'jump_6x6_complete' is longer than 16 characters"):
+                   "variants": {"jump_6x6_complete_encoding": MOVES_VARIANTS["jump_6x6_moves"]}})  # fmt: skip
+    with pytest.raises(ValueError, match="'jump_6x6_complete_encoding' is longer than 24 characters"):
         register_game(long)
     unregister_game("too_long")
     assert Move(0).text() == "a1-a2" and get_game("jump_6x6_moves") is GAME

@@ -5,11 +5,15 @@ cap) to depth 2."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
+from mmc.games import get_game
 from mmc.games.jump import (
     VARIANTS,
+    Termination,
     apply_move,
     from_text,
     initial_state,
@@ -19,10 +23,14 @@ from mmc.games.jump import (
     perft,
 )
 from mmc.games.jump.fen import board_text
+from mmc.games.jump.variants import NAMED, get_variant
 from mmc.perft import perft_divide
 from tests.games.jump import reference
 
 pytestmark = pytest.mark.xdist_group("jump")
+
+RACES = ["jump_p100", "jump_halma_p40", "jump_6x6_p40"]
+"""Generated variants (``V_pN``: ``V`` scored at ply ``N``), whose games end earlier than their named variant's."""
 
 
 def reference_perft(state, depth: int) -> int:
@@ -68,15 +76,62 @@ def test_perft_of_the_start_matches_the_plain_implementation(variant: str) -> No
         assert perft(state, depth) == reference_perft(state, depth), (variant, depth)
 
 
+@pytest.mark.parametrize("variant", [*RACES, "jump_diagonal_p60", "jump_halma_p2"])
+def test_a_generated_race_is_its_variant_until_its_earlier_end(variant: str) -> None:
+    """The same moves from the start (perft to depth 3, as its named variant's, to its end) and the same game until
+    ply ``N``, where it ends by score, as the named variant does at its cap."""
+    race = VARIANTS[variant]
+    base = VARIANTS[variant.rsplit("_p", 1)[0]]
+    assert (race.cap, race.height, race.start, race.diagonal, race.captures) == (
+        int(variant.rsplit("_p", 1)[1]),
+        base.height,
+        base.start,
+        base.diagonal,
+        base.captures,
+    )
+    for depth in range(4):  # a sequence longer than the race has none of its moves after the end
+        expected = perft(initial_state(base.name), depth) if depth <= race.cap else 0
+        assert perft(initial_state(variant), depth) == expected
+    rng = np.random.default_rng(0)
+    state, full = initial_state(variant), initial_state(base.name)
+    while outcome(state) is None:
+        assert outcome(full) is None and state.fen().split()[0] == full.fen().split()[0]
+        move = legal_moves(state)[int(rng.integers(len(legal_moves(state))))]
+        state, full = apply_move(state, move), apply_move(full, move)
+    assert state.ply == race.cap or outcome(full) is not None, "the race ends at its cap, or where the full game does"
+    if state.ply == race.cap and outcome(full) is None:
+        assert outcome(state)[1] == Termination.MOVE_CAP and legal_moves(state) == () and perft(state, 1) == 0
+        ply = base.cap if base.cap > race.cap else race.cap
+        assert from_text(base.name, f"{state.fen().rsplit(' ', 1)[0]} {ply}").ply == ply
+
+
+def test_a_generated_race_id_is_refused_in_one_line_naming_the_valid_forms() -> None:
+    for bad, why in (
+        ("jump_p101", "101 is not an even ply count"),
+        ("jump_p400", "below jump's cap (400)"),
+        ("jump_6x6_p0200", "without leading zeros"),
+        ("jump_6x6_p200", "below jump_6x6's cap (200)"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(why)) as refused:
+            get_variant(bad)
+        assert "V_pN" in str(refused.value) and "\n" not in str(refused.value)
+    assert "jump_p100" in VARIANTS and "jump_p101" not in VARIANTS and list(VARIANTS) == list(NAMED)
+    with pytest.raises(ValueError, match="unknown variant 'jump_8x8_p100'"):
+        get_game("jump_8x8_p100")
+    assert get_game("jump_moves_p100").name == "jump_moves" and get_game("jump_6x6_p60").name == "jump"
+
+
 def test_the_start_of_jump_has_31_steps_and_no_hop() -> None:
     """Every start piece stands on a square of one colour: no two are orthogonal neighbours, so none can hop."""
     assert perft(initial_state("jump"), 1) == 31
     assert perft(initial_state("jump_6x6"), 1) == 20
 
 
-@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("variant", [*VARIANTS, *RACES])
 def test_perft_of_random_positions_matches_the_plain_implementation(variant: str) -> None:
-    rng = np.random.default_rng(sorted(VARIANTS).index(variant))
+    rng = np.random.default_rng(
+        sorted(VARIANTS).index(variant) if variant in list(VARIANTS) else 10 + RACES.index(variant)
+    )
     states = played_positions(variant, 25, rng) + scattered_positions(variant, 15, rng)
     chains = 0
     for state in states:
