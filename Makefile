@@ -1,5 +1,5 @@
 # make test: create or refresh .venv from pyproject.toml, then run the linters, the type checker and the tests.
-# make setup byte-compiles the installed packages on both cores (pip's own compilation takes one: 125 s against 52 + 35)
+# make setup byte-compiles the installed packages on both cores (pip's own compilation takes one: 125 s against 52 + 39)
 # and compiles every game family's kernels and search trees once (mmc compile, two at a time), so that
 # the test workers, the study's stages and their workers load compiled code instead of each compiling it.
 # make test-fast: ruff and the tests under 1.5 s each (about 70 s on 2 cores); make test stays the whole suite (CI).

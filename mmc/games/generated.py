@@ -33,9 +33,7 @@ class GeneratedVariants(Mapping[str, V], Generic[V]):
     def __getitem__(self, name: str) -> V:
         if not isinstance(name, str):
             raise KeyError(name)
-        found = self._named.get(name)
-        if found is None:
-            found = self._built.get(name)
+        found = self._named.get(name) or self._built.get(name)
         if found is None:
             if not self._of_form(name):
                 raise KeyError(name)

@@ -28,7 +28,6 @@ __all__ = [
     "Variant",
     "game_plies",
     "get_variant",
-    "race_id",
     "square_name",
     "square_of",
 ]
@@ -145,13 +144,6 @@ GENERATED_FORMS = (
 """How a generated (shorter) variant's id is formed, in one line (``mmc variants``, and every refusal of one)."""
 
 _RACE = re.compile(r"(.+)_p([0-9]+)")
-
-
-def race_id(variant: str, plies: int) -> str:
-    """The id of ``variant`` scored at ply ``plies``; ``ValueError`` naming the valid forms when that is no variant."""
-    name = f"{variant}_p{plies}"
-    get_variant(name)
-    return name
 
 
 def _with_races(named: dict[str, Variant]) -> GeneratedVariants[Variant]:
