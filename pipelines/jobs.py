@@ -49,9 +49,9 @@ from pipelines.config import RunnerConfig
 from pipelines.files import file_hashes, remove_temporaries, tree_sha256
 from pipelines.paths import Paths
 from pipelines.records import JobRecord
-from pipelines.runners import single_threaded
+from pipelines.runners import job_pool, single_threaded
 
-__all__ = ["JobStore", "Timed", "digest", "fingerprint", "job_file", "job_store", "run_job"]
+__all__ = ["JobStore", "Timed", "compute", "digest", "fingerprint", "job_file", "job_store", "run_job"]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -68,10 +68,9 @@ class Timed(Generic[T]):
     compiled_cpu: float = 0.0
 
 
-@task(name="job", cache_policy=NO_CACHE, retries=1)
-def run_job(job: Job[Any], single_thread: bool) -> Timed[Any]:
-    """Run one ``mmc`` job (pure compute: no file access), timed. A worker process evaluates and trains with one
-    torch thread: the machine's cores are shared between workers, not between the threads of one."""
+def compute(job: Job[Any], single_thread: bool) -> Timed[Any]:
+    """Run one ``mmc`` job (pure compute: no file access), timed, in this process. A worker process evaluates and
+    trains with one torch thread: the machine's cores are shared between workers, not between the threads of one."""
     if single_thread:
         torch.set_num_threads(1)
     compiled, compiled_cpu = timing.compile_seconds(), timing.compile_cpu_seconds()
@@ -79,6 +78,17 @@ def run_job(job: Job[Any], single_thread: bool) -> Timed[Any]:
     value = job()
     return Timed(value, time.perf_counter() - start, time.process_time() - cpu, timing.compile_seconds() - compiled,
                  timing.compile_cpu_seconds() - compiled_cpu)  # fmt: skip
+
+
+@task(name="job", cache_policy=NO_CACHE, retries=1)
+def run_job(job: Job[Any], single_thread: bool) -> Timed[Any]:
+    """One job as a Prefect task run: computed in the ``process`` runner's pool (:func:`pipelines.runners.job_pool`)
+    while the task run itself stays in the flow's process, or here where there is none (a Dask worker, the
+    ``thread`` runner)."""
+    pool = job_pool()
+    if pool is None:
+        return compute(job, single_thread)
+    return pool.submit(compute, job, single_thread).result()
 
 
 def fingerprint(job: Job[Any], code: str) -> str:

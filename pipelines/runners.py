@@ -1,7 +1,11 @@
 """The Prefect task runner that fans out self-play chunks and evaluation matches (``runner`` in params.yaml).
 
-- ``process`` (default): Prefect's ``ProcessPoolTaskRunner``, ``workers`` local processes (spawned, one torch
-  thread each): true parallelism on one machine.
+- ``process`` (default): ``workers`` local processes (spawned, one torch thread each): true parallelism on one
+  machine. Each job's task run stays in the flow's process, on a thread of Prefect's ``ThreadPoolTaskRunner``, and
+  hands the job's computation to the pool (:func:`job_pool`, :func:`pipelines.jobs.run_job`): the pool's processes
+  compute and nothing else. (Prefect's own ``ProcessPoolTaskRunner`` rebuilt Prefect's settings, client and
+  context in the pool process for every task run: about 0.4 CPU-seconds a job, more than a tiny study's jobs
+  themselves.)
 - ``dask``: prefect-dask's ``DaskTaskRunner``. With ``address`` (``tcp://scheduler:8786``) it submits to that
   running cluster, whose workers need this project's Python environment (``pip install -e '.[study]'``) and
   nothing else: tasks take their inputs and return results, only the flow writes files. Without ``address``
@@ -10,7 +14,7 @@
 
 In the study's warm stage worker (:mod:`pipelines.worker`) ``process`` borrows the worker's own pool
 (:func:`keep_pool`): its processes start once per study, not once per stage, and keep their imports and
-compiled code.
+compiled code. A stage in a process of its own starts a pool for its flow and stops it at the end.
 
 The runner never changes a result: seeds are keyed by chunk, and every chunk is played the same wherever
 it runs (a job sets its torch threads itself, in a fresh process as in a kept one).
@@ -18,26 +22,28 @@ it runs (a job sets its torch threads itself, in a fresh process as in a kept on
 
 from __future__ import annotations
 
+import multiprocessing
 import time
-from concurrent.futures import Future
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Self
 
-from prefect.task_runners import ProcessPoolTaskRunner, TaskRunner, ThreadPoolTaskRunner
+from prefect.task_runners import ThreadPoolTaskRunner
 
 from pipelines.config import RunnerConfig
 
-__all__ = ["drop_pool", "keep_pool", "single_threaded", "task_runner"]
+__all__ = ["drop_pool", "job_pool", "keep_pool", "single_threaded", "task_runner"]
 
-_kept: ProcessPoolTaskRunner | None = None
-"""The warm worker's pool (:func:`keep_pool`): a started runner that no flow enters or leaves."""
+_kept: ProcessPoolExecutor | None = None
+"""The warm worker's pool (:func:`keep_pool`), lent to every ``process`` runner of its size."""
+_kept_size = 0
+_active: ProcessPoolExecutor | None = None
+"""The pool of the ``process`` runner whose flow runs now (:func:`job_pool`)."""
 
 
 def task_runner(config: RunnerConfig) -> Any:
     """A fresh task runner for ``config`` (in the warm worker, ``process`` borrows its kept pool)."""
     if config.kind == "process":
-        if _kept is not None and _kept._max_workers == config.workers and _usable(_kept):
-            return _BorrowedPool(max_workers=config.workers)
-        return ProcessPoolTaskRunner(max_workers=config.workers)
+        return ProcessPoolRunner(max_workers=config.workers)
     if config.kind == "thread":
         return ThreadPoolTaskRunner(max_workers=config.workers)
     from prefect_dask import DaskTaskRunner  # imported only when asked for: it pulls in distributed
@@ -58,67 +64,70 @@ def single_threaded(config: RunnerConfig) -> bool:
     return config.kind != "thread"
 
 
+def job_pool() -> ProcessPoolExecutor | None:
+    """The process pool that a job's task run hands its computation to: the ``process`` runner's while its flow runs
+    in this process; ``None`` elsewhere (a Dask worker, the ``thread`` runner), where the task run computes."""
+    return _active
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+
+
 def keep_pool(workers: int) -> list[Future[None]]:
     """Start a pool of ``workers`` processes that every later ``process`` runner of this process borrows (the warm
     worker calls it once). Each process is started now and imports the jobs' code, so no stage waits for it: the
     returned futures are done when they have."""
-    global _kept
+    global _kept, _kept_size
     drop_pool()
-    runner = ProcessPoolTaskRunner(max_workers=workers)
-    runner.__enter__()
-    _kept = runner
-    executor = runner._executor
-    assert executor is not None
+    _kept, _kept_size = _pool(workers), workers
     # A spawned pool starts a process for each task it cannot give to an idle one: one slow task each starts
     # them all, and imports what a job needs in each.
-    return [executor.submit(_warm_up) for _ in range(workers)]
+    return [_kept.submit(_warm_up) for _ in range(workers)]
 
 
 def drop_pool() -> None:
     """Stop the kept pool, if any (its processes end)."""
     global _kept
     if _kept is not None:
-        runner, _kept = _kept, None
-        runner.__exit__(None, None, None)
+        pool, _kept = _kept, None
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _usable(runner: ProcessPoolTaskRunner) -> bool:
-    """Whether the kept pool can still run tasks (a process of it that died breaks it)."""
-    return runner._executor is not None and not getattr(runner._executor, "_broken", False)
+def _usable(pool: ProcessPoolExecutor) -> bool:
+    """Whether the kept pool can still run jobs (a process of it that died breaks it)."""
+    return not getattr(pool, "_broken", False) and not getattr(pool, "_shutdown_thread", False)
 
 
 def _warm_up() -> None:
-    import pipelines.jobs  # noqa: F401  (torch, numpy, Prefect's task engine and mmc: what every job needs)
+    import torch._dynamo  # noqa: F401  (the first optimizer of a process imports it: 1.5 s)
+
+    import pipelines.jobs  # noqa: F401  (torch, numpy and mmc: what every job needs)
 
     time.sleep(1.0)
 
 
-class _BorrowedPool(ProcessPoolTaskRunner):
-    """A process-pool runner over the kept pool: entering it starts no process, leaving it stops none. Leaving
-    cancels what is still queued (a failed flow), as Prefect's own runner does. Where no pool is kept (a pool
-    process, whose task context Prefect rebuilds with a copy of the flow's runner) it is Prefect's own runner."""
+class ProcessPoolRunner(ThreadPoolTaskRunner):
+    """``process``: Prefect's thread runner, ``max_workers`` task runs at a time, each handing its job to a process
+    pool (:func:`job_pool`): the warm worker's kept pool if it has one of this size, else one started for the flow
+    and stopped when it ends. Leaving cancels the jobs still queued (a failed flow), as Prefect's runners do."""
 
     def duplicate(self) -> Self:
         return type(self)(max_workers=self._max_workers)
 
     def __enter__(self) -> Self:
-        self._borrowed = _kept is not None
-        if not self._borrowed:
-            return super().__enter__()
-        assert _kept is not None
-        TaskRunner.__enter__(self)
-        self._executor, self._resolver_executor = _kept._executor, _kept._resolver_executor
+        global _active
+        super().__enter__()
+        kept = _kept is not None and _kept_size == self._max_workers and _usable(_kept)
+        self._own = None if kept else _pool(self._max_workers)
+        _active = _kept if kept else self._own
         return self
 
-    def cancel_all(self) -> None:
-        if not getattr(self, "_borrowed", False):
-            return super().cancel_all()
-        self._cached_context = self._cached_env = None
-        self._cancel_events.clear()  # Prefect's process pool registers none (3.8); its own runner only clears them
-
     def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None:
-        if not getattr(self, "_borrowed", False):
-            return super().__exit__(exc_type, exc_value, traceback)
-        self.cancel_all()
-        self._executor = self._resolver_executor = None
-        TaskRunner.__exit__(self, exc_type, exc_value, traceback)
+        global _active
+        try:
+            super().__exit__(exc_type, exc_value, traceback)
+        finally:
+            _active = None
+            if self._own is not None:
+                self._own.shutdown(wait=True, cancel_futures=True)
