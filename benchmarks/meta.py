@@ -2,6 +2,7 @@
 
     python benchmarks/meta.py [--recipes multitask,joat] [--seeds 0,1] [--targets gardner,mallet]
         [--budgets 0,100] [--workers 2] [--params params.yaml] [--out DIR]
+        [--task-counts 5,10,20,40 [--pool PATTERNS]]
 
 A recipe is one of the study's meta stages -- ``pipelines.meta.inputs``: ``params.yaml``'s network, search,
 train and meta sections and a replicate's seed, exactly what ``meta_train@R`` (``joat``) or ``multitask@R`` runs
@@ -18,12 +19,27 @@ It prints one row per model and a summary per recipe x target x budget -- the El
 difference from ``multitask``'s, seed by seed (the same seed is the same task batches, the same first games and
 the same adaptation streams) -- and writes ``models.csv``, ``summary.csv`` and ``anchors.csv`` under ``--out``
 (default: a new temporary directory), the numbers BENCHMARKS.md quotes. The meta-training's CPU-minutes are
-beside each recipe, so that a recipe that spends more is seen to.
+beside each recipe, so that a recipe that spends more is seen to. ``--targets`` (default: the study's
+``adapt.targets``) are variants of the study's family, generated ids included.
+
+**The task-count sweep** (``--task-counts``, issue 47 part 7): how the answer moves with the number of meta-training
+variants, as Procgen swept its number of levels. Each recipe meta-trains once per count N and seed on N variants
+drawn without replacement from the study's distribution (``meta.train_variants``, a mapping; ``--pool`` replaces its
+``variants`` patterns, and the targets are always left out of it), at the same total games whatever N (the task
+batch, the games per task and the generations stay the study's, so N must be at least ``meta.tasks``). Each seed
+draws its own N variants (``tasks.csv``): a replicate's spread covers the draw as well as the training. Every seed's
+``scratch`` (the untrained network the study rates, budget 0) joins each target's pool, and the sweep's table gives,
+per target, budget and N, JOAT - multitask paired by seed with its two-level bootstrap interval and verdict
+(``mmc.rating.compare``; ``uninformative`` where either start did not beat scratch at budget 0 by more than that
+margin's half-width, as the study's verdicts), written as ``sweep.csv``.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import hashlib
+import json
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -43,10 +59,15 @@ from learning import (  # benchmarks/learning.py, beside this script
     write_csv,
 )
 
-from mmc.games.chess import VARIANTS
+from mmc.atomic import atomic_write
+from mmc.configs import ConfigError
+from mmc.games import get_family, get_game
 from mmc.meta import Adaptation, adapt_many, meta_train
-from mmc.nn import PolicyValueNet
-from mmc.seeding import derive
+from mmc.meta.tasks import TaskDistribution, task_seed
+from mmc.nn import PolicyValueNet, build_network, load_checkpoint, save_checkpoint
+from mmc.rating import UNINFORMATIVE, Comparison, Ratings, compare, learned
+from mmc.seeding import derive, int_seed
+from mmc.starts import SCRATCH
 from pipelines import meta
 from pipelines.adapt import STAGE as ADAPT_STAGE
 from pipelines.calls import keywords
@@ -81,6 +102,7 @@ values."""
 @dataclass(frozen=True)
 class Trained:
     recipe: str
+    """The recipe's name, with ``@nN`` in the task-count sweep (``joat@n5``: JOAT on 5 variants)."""
     seed: int
     cpu_minutes: float
     wall_minutes: float
@@ -91,9 +113,30 @@ class Trained:
         return f"{self.recipe}-s{self.seed}-b{budget}"
 
 
-def meta_recipe(study: StudyConfig, recipe: str, seed: int, workers: int) -> Trained:
-    """The meta stage of ``recipe`` in replicate ``seed``: its final network and the CPU and wall time it took."""
-    kind, _ = RECIPES[recipe]
+@dataclass(frozen=True)
+class Arm:
+    """A recipe as the benchmark runs it: its name (``joat``, or ``joat@n5`` in the sweep), its :data:`RECIPES` entry
+    and its study per seed (in the sweep each seed meta-trains on variants of its own draw)."""
+
+    name: str
+    recipe: str
+    studies: dict[int, StudyConfig]
+    count: int | None = None
+    """The number of meta-training variants in the task-count sweep; ``None`` outside it."""
+
+
+def meta_recipe(study: StudyConfig, arm: str, kind: str, seed: int, workers: int, out: Path) -> Trained:
+    """The meta stage of ``kind`` with ``study`` in replicate ``seed``: its final network and the CPU and wall time it
+    took. The network is kept under ``out/nets`` with its times, keyed by everything the meta-training reads, and
+    taken from there when the benchmark runs again with the same ``--out``: a benchmark stopped midway keeps the
+    recipes it finished."""
+    key = hashlib.sha256(repr((kind, study.seed, seed, study.network, study.meta, study.search, study.train)).encode())
+    path = out / "nets" / f"{arm}-s{seed}-{key.hexdigest()[:12]}.pt"
+    times = path.with_suffix(".times.json")
+    if path.is_file() and times.is_file():
+        cpu, wall = json.loads(times.read_text())
+        print(f"  {arm} seed {seed}: kept from {path}", flush=True)
+        return Trained(arm, seed, cpu, wall, load_checkpoint(path)[0])
     runner = PoolRunner(workers)
     start_cpu, start_wall = time.process_time(), time.perf_counter()
     net = None
@@ -105,8 +148,17 @@ def meta_recipe(study: StudyConfig, recipe: str, seed: int, workers: int) -> Tra
     assert net is not None, "meta.generations >= 1"
     cpu = (runner.cpu_seconds + time.process_time() - start_cpu) / 60
     wall = (time.perf_counter() - start_wall) / 60
-    print(f"  {recipe} seed {seed}: {cpu:.1f} CPU-min, {wall:.1f} min", flush=True)
-    return Trained(recipe, seed, cpu, wall, net)
+    print(f"  {arm} seed {seed}: {cpu:.1f} CPU-min, {wall:.1f} min", flush=True)
+    save_checkpoint(net, net.config, path)
+    atomic_write(times, lambda file: file.write(json.dumps([cpu, wall]).encode()))
+    return Trained(arm, seed, cpu, wall, net.eval())
+
+
+def scratch(study: StudyConfig, seed: int) -> Trained:
+    """Replicate ``seed``'s ``scratch``: the untrained network the study's adapt and evaluate stages make
+    (``pipelines.starts.load_start``), in eval mode."""
+    net = build_network(study.network, int_seed(derive(study.training_seed(seed), SCRATCH, "network")))
+    return Trained(SCRATCH, seed, 0.0, 0.0, net.eval())
 
 
 def adapted(studies: Mapping[str, StudyConfig], started: Sequence[Trained], target: str, budgets: Sequence[int],
@@ -129,10 +181,16 @@ def adapted(studies: Mapping[str, StudyConfig], started: Sequence[Trained], targ
     return models
 
 
+def baseline(arm: str) -> str:
+    """The multitask arm that ``arm`` is compared with: ``multitask``, or ``multitask@n5`` for ``joat@n5``."""
+    return "multitask" + arm[arm.index("@") :] if "@" in arm else "multitask"
+
+
 def summarise(rows: Sequence[Mapping[str, Any]], recipes: Sequence[str]) -> list[dict[str, Any]]:
     """One row per recipe x target x budget from ``models.csv``'s rows: the Elo (and interval ends) averaged over
     the seeds, and the mean over seeds of its difference from ``multitask``'s model of the same seed (when
-    multitask ran), with the smallest and largest of those differences."""
+    multitask ran; in the sweep, multitask's on as many variants: :func:`baseline`), with the smallest and largest
+    of those differences."""
     by: dict[tuple[str, str, int], dict[int, Mapping[str, Any]]] = {}
     for row in rows:
         by.setdefault((row["recipe"], row["target"], row["budget"]), {})[row["seed"]] = row
@@ -140,7 +198,7 @@ def summarise(rows: Sequence[Mapping[str, Any]], recipes: Sequence[str]) -> list
     for (recipe, target, budget), seeds in by.items():
         if recipe not in recipes:
             continue
-        base = by.get(("multitask", target, budget), {})
+        base = by.get((baseline(recipe), target, budget), {})
         differences = [seeds[s]["elo"] - base[s]["elo"] for s in seeds if s in base]
         summary.append({
             "recipe": recipe, "target": target, "budget": budget, "seeds": len(seeds),
@@ -155,49 +213,197 @@ def summarise(rows: Sequence[Mapping[str, Any]], recipes: Sequence[str]) -> list
     return summary
 
 
+SCRIPT = "benchmarks/meta.py"
+
+
+def family_targets(text: str | None, study: StudyConfig) -> list[str]:
+    """``--targets``: comma-separated variants of the study's family (generated ids too); the study's
+    ``adapt.targets`` when not given. ``SystemExit`` naming the unknown ones (before any work starts)."""
+    if text is None:
+        return list(study.targets)
+    names = text.split(",")
+    unknown = []
+    for name in names:
+        try:
+            known = get_game(name).name == study.family
+        except ValueError:
+            known = False
+        if not known:
+            unknown.append(name)
+    if unknown:
+        named = ", ".join(get_family(study.family).variants)
+        raise SystemExit(f"{SCRIPT}: --targets: unknown {unknown}; known: {named} (and the family's generated ids)")
+    return names
+
+
+def sweep_pool(params: Mapping[str, Any], pool: str | None, targets: Sequence[str]) -> dict[str, Any]:
+    """The task-count sweep's distribution: ``params``'s ``meta.train_variants`` (a mapping), its ``variants``
+    replaced by ``pool``'s space-separated patterns if given, the targets added to what it leaves out.
+    ``SystemExit`` naming the option or key at fault."""
+    spec = params["meta"]["train_variants"]
+    if not isinstance(spec, Mapping) and pool is None:
+        raise SystemExit(
+            f"{SCRIPT}: --task-counts: meta.train_variants is a list, not a distribution to draw from; give --pool"
+        )
+    spec = dict(spec) if isinstance(spec, Mapping) else {}
+    if pool is not None:
+        spec["variants"] = pool.split()
+    spec["exclude"] = [*spec.get("exclude", []), *targets]
+    spec.pop("draw", None)
+    try:
+        TaskDistribution.from_params(spec)
+    except ConfigError as error:
+        raise SystemExit(f"{SCRIPT}: --pool: {error.field}: {error.problem}") from None
+    return spec
+
+
+def task_counts(text: str, spec: Mapping[str, Any], study: StudyConfig, budgets: Sequence[int]) -> list[int]:
+    """``--task-counts``: numbers of meta-training variants, each at least the task batch (``meta.tasks``: fewer
+    variants than a batch would play fewer games) and at most the distribution's size. ``SystemExit`` naming the
+    option at fault."""
+    try:
+        counts = [int(c) for c in text.split(",")]
+    except ValueError:
+        raise SystemExit(f"{SCRIPT}: --task-counts: comma-separated whole numbers, got {text!r}") from None
+    size = len(TaskDistribution.from_params(spec).support())
+    wrong = [c for c in counts if not study.meta.tasks <= c <= size]
+    if wrong:
+        raise SystemExit(
+            f"{SCRIPT}: --task-counts: {wrong} outside {study.meta.tasks}..{size}: at least meta.tasks (a task batch"
+            f" of {study.meta.tasks}: the same games per generation) and at most the {size} variants of the pool"
+        )
+    if 0 not in budgets:
+        raise SystemExit(f"{SCRIPT}: --budgets: must include 0 with --task-counts (each start is checked against "
+                         "scratch at budget 0)")  # fmt: skip
+    return counts
+
+
+def arms(params: Mapping[str, Any], recipes: Sequence[str], seeds: Sequence[int], counts: Sequence[int],
+         spec: Mapping[str, Any] | None) -> list[Arm]:  # fmt: skip
+    """Every recipe as it runs: once, or once per task count of the sweep, where seed ``s`` of count ``N`` meta-trains
+    on N variants drawn from ``spec`` with the stream ``("sweep", N, s)`` of the study's task draw."""
+    if not counts or spec is None:
+        return [Arm(r, r, dict.fromkeys(seeds, study_of(params, RECIPES[r][1]))) for r in recipes]
+    root_seed = study_of(params, {}).seed
+    found = []
+    for count in counts:
+        distribution = TaskDistribution.from_params({**spec, "draw": count})
+        drawn = {s: distribution.sample(derive(task_seed(root_seed), "sweep", count, s)) for s in seeds}
+        for recipe in recipes:
+            changes = RECIPES[recipe][1]
+            studies = {s: study_of(params, {**changes, "meta.train_variants": list(drawn[s])}) for s in seeds}
+            found.append(Arm(f"{recipe}@n{count}", recipe, studies, count))
+    return found
+
+
+def sweep(ratings: Ratings, found: Sequence[Arm], seeds: Sequence[int], target: str, budgets: Sequence[int],
+          rng: np.random.Generator) -> list[dict[str, Any]]:  # fmt: skip
+    """The sweep's rows on ``target``: per task count, budget and recipe other than multitask, ``recipe -
+    multitask`` paired by seed (``mmc.rating.compare``) with its verdict, ``uninformative`` unless both starts'
+    budget-0 models beat scratch's by more than that margin's half-width (``mmc.rating.learned``), and both
+    margins."""
+    base = [f"{SCRATCH}-s{s}-b0" for s in seeds]
+
+    def margin(arm: str) -> Comparison:
+        return compare(ratings, [f"{arm}-s{s}-b0" for s in seeds], base, rng)
+
+    rows = []
+    for arm in found:
+        if arm.recipe == "multitask" or arm.count is None:
+            continue
+        other = baseline(arm.name)
+        own, theirs = margin(arm.name), margin(other)
+        for budget in budgets:
+            c = compare(ratings, [f"{arm.name}-s{s}-b{budget}" for s in seeds],
+                        [f"{other}-s{s}-b{budget}" for s in seeds], rng)  # fmt: skip
+            said = c.verdict if learned(own) and learned(theirs) else UNINFORMATIVE
+            rows.append({"target": target, "tasks": arm.count, "budget": budget, "recipe": arm.recipe,
+                         "seeds": len(seeds), "difference": round(c.difference), "low": round(c.low),
+                         "high": round(c.high), "half_width": round(c.detectable), "verdict": said,
+                         "recipe_vs_scratch": round(own.difference), "recipe_vs_scratch_half": round(own.detectable),
+                         "multitask_vs_scratch": round(theirs.difference),
+                         "multitask_vs_scratch_half": round(theirs.detectable)})  # fmt: skip
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--recipes", default="multitask,joat", help=f"comma-separated, of {', '.join(RECIPES)}")
     parser.add_argument("--seeds", default="0,1", help="replicates to meta-train each recipe from (comma-separated)")
-    parser.add_argument("--targets", default="gardner,mallet", help="variants to adapt to and rate on")
+    parser.add_argument(
+        "--targets",
+        default=None,
+        help="variants of the study's family to adapt to and rate on (default: its adapt.targets)",
+    )
     parser.add_argument("--budgets", default="0,100", help="adaptation budgets, self-play games (0: zero-shot)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--params", type=Path, default=REPO / "params.yaml", help="the study's parameter file")
-    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument(
+        "--task-counts",
+        default=None,
+        help="the task-count sweep: comma-separated numbers of meta-training variants, each recipe "
+        "meta-trained on that many drawn from the study's distribution, at the same games",
+    )
+    parser.add_argument("--pool", default=None,
+                        help="with --task-counts: space-separated id patterns the counts draw from, in place of the "
+                             "distribution's own (the targets are left out)")  # fmt: skip
+    parser.add_argument("--out", type=Path, default=None, help="a folder; the same one again resumes")
     args = parser.parse_args()
-    recipes = chosen(args.recipes, RECIPES, "benchmarks/meta.py", "--recipes")
-    targets = chosen(args.targets, VARIANTS, "benchmarks/meta.py", "--targets")
+    recipes = chosen(args.recipes, RECIPES, SCRIPT, "--recipes")
     seeds = [int(s) for s in args.seeds.split(",")]
     budgets = [int(b) for b in args.budgets.split(",")]
     params = yaml.safe_load(args.params.read_text())
-    studies = {r: study_of(params, RECIPES[r][1]) for r in recipes}
     base = study_of(params, {})
-    check_anchors(base, targets, "benchmarks/meta.py")
+    targets = family_targets(args.targets, base)
+    spec, counts = None, []
+    if args.task_counts is not None:
+        spec = sweep_pool(params, args.pool, targets)
+        counts = task_counts(args.task_counts, spec, base, budgets)
+        params = copy.deepcopy(params)
+        params["meta"]["train_variants"] = spec
+        base = study_of(params, {})
+    elif args.pool is not None:
+        raise SystemExit(f"{SCRIPT}: --pool: only with --task-counts")
+    found = arms(params, recipes, seeds, counts, spec)
+    check_anchors(base, targets, SCRIPT)
     out = args.out or Path(tempfile.mkdtemp(prefix="meta-"))
     out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(1)
+    if spec is not None:
+        tasks = [{"arm": a.name, "seed": s, "tasks": a.count, "variants": " ".join(a.studies[s].meta.train_variants)}
+                 for a in found for s in seeds if a.recipe == recipes[0]]  # fmt: skip
+        write_csv(out / "tasks.csv", tasks)
+        size = len(TaskDistribution.from_params(spec).support())
+        drawn = f"{' '.join(spec['variants'])} less {' '.join(spec['exclude'])}"
+        print(f"the sweep draws from the {size} variants of {drawn}; each seed's draw: {out / 'tasks.csv'}", flush=True)
 
     started: list[Trained] = []
-    for recipe in recipes:
-        kind, changes = RECIPES[recipe]
-        print(f"meta-training {recipe} ({kind}): {changes or 'params.yaml'}", flush=True)
-        started += [meta_recipe(studies[recipe], recipe, seed, args.workers) for seed in seeds]
+    for arm in found:
+        kind, changes = RECIPES[arm.recipe]
+        print(f"meta-training {arm.name} ({kind}): {changes or 'params.yaml'}", flush=True)
+        started += [meta_recipe(arm.studies[s], arm.name, kind, s, args.workers, out) for s in seeds]
+    scratches = [scratch(base, s) for s in seeds] if counts else []
 
-    rows, anchors = [], []
+    rows, anchors, swept = [], [], []
     seed = derive(np.random.SeedSequence(base.seed), "meta-benchmark")
     runner = PoolRunner(args.workers)
     try:
         for target in targets:
             start = time.perf_counter()
-            models = adapted(studies, started, target, budgets, runner)
-            ratings = rate_pool(models, target, base, derive(seed, target), runner).ratings
+            models = adapted({a.name: a.studies[seeds[0]] for a in found}, started, target, budgets, runner)
+            models |= {t.label(0): t.net for t in scratches}
+            rated = rate_pool(models, target, base, derive(seed, target), runner).ratings
             print(f"{target}: adapted and rated {len(models)} models in {(time.perf_counter() - start) / 60:.1f} min")
-            anchors += [{"target": target, "anchor": a, "elo": round(ratings.elo[a]), "low": round(ratings.low[a]),
-                         "high": round(ratings.high[a])} for a in base.anchors(target)]  # fmt: skip
+            anchors += [{"target": target, "anchor": a, "elo": round(rated.elo[a]), "low": round(rated.low[a]),
+                         "high": round(rated.high[a])} for a in base.anchors(target)]  # fmt: skip
             rows += [{"recipe": t.recipe, "seed": t.seed, "target": target, "budget": b,
                       "cpu_minutes": round(t.cpu_minutes, 3), "wall_minutes": round(t.wall_minutes, 3),
-                      "elo": round(ratings.elo[t.label(b)]), "low": round(ratings.low[t.label(b)]),
-                      "high": round(ratings.high[t.label(b)])} for t in started for b in budgets]  # fmt: skip
+                      "elo": round(rated.elo[t.label(b)]), "low": round(rated.low[t.label(b)]),
+                      "high": round(rated.high[t.label(b)])}
+                     for t in [*started, *scratches] for b in budgets if t.recipe != SCRATCH or b == 0]  # fmt: skip
+            if counts:
+                stream = np.random.default_rng(derive(seed, target, "sweep"))
+                swept += sweep(rated, found, seeds, target, budgets, stream)
     finally:
         runner.close()
     write_csv(out / "models.csv", rows)
@@ -214,7 +420,7 @@ def main() -> None:
         print(f"| {r['recipe']} | {r['seed']} | {r['target']} | {r['budget']} | {r['cpu_minutes']:.1f} "
               f"| {r['elo']:+d} [{r['low']:+d}, {r['high']:+d}] |")  # fmt: skip
 
-    summary = summarise(rows, recipes)
+    summary = summarise(rows, [a.name for a in found])
     write_csv(out / "summary.csv", summary)
     print("\nPer recipe, target and budget, averaged over the seeds; vs multitask: the mean of the seed-by-seed "
           "differences (smallest, largest):")  # fmt: skip
@@ -225,7 +431,20 @@ def main() -> None:
             f"{s['vs_multitask']:+d} ({s['vs_multitask_min']:+d}, {s['vs_multitask_max']:+d})")  # fmt: skip
         print(f"| {s['recipe']} | {s['target']} | {s['budget']} | {s['cpu_minutes']:.1f} "
               f"| {s['elo']:+d} [{s['low']:+d}, {s['high']:+d}] | {versus} |")  # fmt: skip
-    print(f"\nwritten: {out / 'models.csv'}, {out / 'anchors.csv'}, {out / 'summary.csv'}")
+    if counts:
+        write_csv(out / "sweep.csv", swept)
+        print("\nThe task-count sweep: recipe - multitask on as many variants, paired by seed (mean of the seeds, 95 % "
+              "interval, verdict); each start's budget-0 margin over scratch and its half-width:")  # fmt: skip
+        print("| target | variants | budget | recipe - multitask [95 %] | verdict | recipe - scratch | "
+              "multitask - scratch |")  # fmt: skip
+        print("|---|---|---|---|---|---|---|")
+        for r in swept:
+            print(f"| {r['target']} | {r['tasks']} | {r['budget']} | {r['recipe']} {r['difference']:+d} "
+                  f"[{r['low']:+d}, {r['high']:+d}] | {r['verdict']} | {r['recipe_vs_scratch']:+d} "
+                  f"(±{r['recipe_vs_scratch_half']}) | {r['multitask_vs_scratch']:+d} "
+                  f"(±{r['multitask_vs_scratch_half']}) |")  # fmt: skip
+    written = ["models.csv", "anchors.csv", "summary.csv", *(["tasks.csv", "sweep.csv"] if counts else [])]
+    print(f"\nwritten under {out}: {', '.join(written)}")
 
 
 if __name__ == "__main__":
