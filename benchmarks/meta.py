@@ -373,7 +373,8 @@ def main() -> None:
         tasks = [{"arm": a.name, "seed": s, "tasks": a.count, "variants": " ".join(a.studies[s].meta.train_variants)}
                  for a in found for s in seeds if a.recipe == recipes[0]]  # fmt: skip
         write_csv(out / "tasks.csv", tasks)
-        size = len(TaskDistribution.from_params(spec).support())
+        assert base.distribution is not None  # the sweep's pool, as the study's config expanded it
+        size = len(base.distribution.support())
         drawn = f"{' '.join(spec['variants'])} less {' '.join(spec['exclude'])}"
         print(f"the sweep draws from the {size} variants of {drawn}; each seed's draw: {out / 'tasks.csv'}", flush=True)
 

@@ -36,6 +36,7 @@ __all__ = ["drop_pool", "job_pool", "keep_pool", "single_threaded", "task_runner
 _kept: ProcessPoolExecutor | None = None
 """The warm worker's pool (:func:`keep_pool`), lent to every ``process`` runner of its size."""
 _kept_size = 0
+"""Its number of processes (a runner of another ``workers`` starts its own)."""
 _active: ProcessPoolExecutor | None = None
 """The pool of the ``process`` runner whose flow runs now (:func:`job_pool`)."""
 
@@ -96,7 +97,7 @@ def drop_pool() -> None:
 
 def _usable(pool: ProcessPoolExecutor) -> bool:
     """Whether the kept pool can still run jobs (a process of it that died breaks it)."""
-    return not getattr(pool, "_broken", False) and not getattr(pool, "_shutdown_thread", False)
+    return not getattr(pool, "_broken", False)
 
 
 def _warm_up() -> None:
