@@ -291,7 +291,8 @@ def cmd_rate(args: argparse.Namespace) -> int:
         RateConfig().anchors if args.anchors is None else tuple(filter(None, map(str.strip, args.anchors.split(","))))
     )
     try:
-        evaluate_config = EvaluateConfig(games=args.games, opening_plies=_opening_plies(args))
+        evaluate_config = EvaluateConfig(games=args.games, opening_plies=_opening_plies(args),
+                                         settle_games=args.settle_games)  # fmt: skip
         rate_config = RateConfig(anchors=anchors, ladder_games=args.ladder_games, games=args.games)
     except ConfigError as e:
         raise UsageError(f"--{e.field.replace('_', '-')}: {e.problem}") from None
@@ -470,6 +471,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", type=_variant, required=True, help=_VARIANT_HELP)
     p.add_argument("--games", type=int, default=20, help="games of each pairing of a rated player (default 20)")
     p.add_argument("--ladder-games", type=int, default=30, help="games of each pair of anchors (default 30)")
+    p.add_argument(
+        "--settle-games", type=int, default=10,
+        help="games of each pairing's first round: one that scores 0.95 or more (or 0.05 or less) in them stops "
+        "there; 0: every game is played (default 10, the study's evaluate.settle_games)",
+    )  # fmt: skip
     p.add_argument(
         "--anchors",
         help="comma-separated anchor specs, weakest first, greedy among them (default: the study's rate.anchors: "

@@ -4,8 +4,10 @@ A :class:`Cell` is a model (a network searched with ``config.search``) against o
 (``random``, ``greedy``, ``mcts:200``, ``fairy:nodes=1``; ``mmc.play.parse_player``) or another network
 searched the same way (the study's "unadapted" opponent: the model's own start). Each cell is one job
 (``match-{variant}-{player}-vs-{opponent}``, ``mmc.fanout``): ``config.games`` games, colours alternating, every
-pair of games from its own random opening. Cells against the same opponent draw their openings from the same
-stream (``("openings", opponent)`` of the ``seed`` argument), so models are compared on the same positions.
+pair of games from its own random opening; with ``config.settle_games``, a cell whose first round settles it (a
+score of at least ``config.settle_score``, or at most its complement) stops there (:func:`settled`). Cells against
+the same opponent draw their openings from the same stream (``("openings", opponent)`` of the ``seed`` argument),
+so models are compared on the same positions.
 Networks run on the ``device`` argument (``mmc.nn.DEVICES``, default ``cpu``). This is the one implementation:
 the study's ``evaluate@T`` stage calls :func:`evaluate` with its runner.
 
@@ -20,6 +22,7 @@ import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Annotated
 
 import numpy as np
@@ -40,10 +43,12 @@ __all__ = [
     "RateConfig",
     "Rated",
     "evaluate",
+    "evaluate_and_rate",
     "evaluation_match",
     "ladder",
     "match_name",
     "rate",
+    "settled",
     "slug",
 ]
 
@@ -61,11 +66,24 @@ class EvaluateConfig:
     """Random plies before each pair of games."""
     max_plies: Count = 150
     """Ply cap of every game."""
+    settle_games: int = 10
+    """A cell's first round, in games (whole opening pairs: even). Once they are played, a cell whose score is at
+    least ``settle_score`` or at most ``1 - settle_score`` is settled and stops there; the others play the rest of
+    their games. 0 (or ``games`` or more): every cell plays all its games in one round."""
+    settle_score: float = 0.95
+    """The score that settles a cell after its first round (in (0.5, 1]). A game between players whose expected
+    score is ``p`` tells the rating ``p (1 - p)`` of what an even game does: 0.0475 of 0.25 at 0.95."""
 
     def __post_init__(self) -> None:
         check_fields(self)
         if not 0 <= self.opening_plies < self.max_plies:
             raise ConfigError("EvaluateConfig", "opening_plies", f"must be in [0, max_plies), got {self.opening_plies}")
+        if self.settle_games < 0 or self.settle_games % 2:
+            raise ConfigError(
+                "EvaluateConfig", "settle_games", f"must be 0 or even (whole opening pairs), got {self.settle_games}"
+            )
+        if not 0.5 < self.settle_score <= 1:
+            raise ConfigError("EvaluateConfig", "settle_score", f"must be in (0.5, 1], got {self.settle_score}")
         for name in ("random_opening_plies", "endgame_starts", "weak_defence"):  # self-play's, never the evaluation's
             if getattr(self.search, name):
                 raise ConfigError(
@@ -107,10 +125,16 @@ def evaluation_match(
     other = other or parse_player(opponent, variant=variant, device=device)
     try:
         return play_match(first, other, variant, config.games, rng(seed), opening_plies=config.opening_plies,
-                          max_plies=config.max_plies)  # fmt: skip
+                          max_plies=config.max_plies, first_round=config.settle_games,
+                          settled=partial(settled, score=config.settle_score))  # fmt: skip
     finally:
         close_player(first)
         close_player(other)
+
+
+def settled(result: MatchResult, score: float) -> bool:
+    """Whether a cell's games so far settle it: its score is at least ``score`` or at most ``1 - score``."""
+    return result.score >= score or result.score <= 1 - score
 
 
 def evaluate(
@@ -118,7 +142,13 @@ def evaluate(
     *, run: Runner = serial,
 ) -> list[MatchResult]:  # fmt: skip
     """Play every cell (one job each, its networks on ``device``); the results in the order of ``cells``."""
-    jobs = [
+    return run(_match_jobs(cells, variant, config, seed, device))
+
+
+def _match_jobs(
+    cells: Sequence[Cell], variant: str, config: EvaluateConfig, seed: np.random.SeedSequence, device: str
+) -> list[Job[MatchResult]]:
+    return [
         Job(
             "match",
             _key(variant, cell.player, cell.opponent),
@@ -137,7 +167,28 @@ def evaluate(
         )
         for cell in cells
     ]
-    return run(jobs)
+
+
+def evaluate_and_rate(
+    cells: Sequence[Cell], models: Mapping[str, PolicyValueNet | None], anchors: Sequence[str], variant: str,
+    config: EvaluateConfig, rate_config: RateConfig, seed: np.random.SeedSequence, device: str = "cpu", *,
+    run: Runner = serial,
+) -> tuple[list[MatchResult], Rated]:  # fmt: skip
+    """:func:`evaluate` of ``cells`` (openings from ``seed``), then :func:`rate` of ``models`` with their games
+    (seeded by ``("rate",)`` of ``seed``; a cell's opponent is rated under ``opponent_name``, else ``opponent``):
+    the cells' results in their order, and the ratings. The same games as the two calls one after the other, but
+    the anchors' ladder is played in one batch with the cells, so that no worker waits between the two."""
+    rate_seed = derive(seed, "rate")
+    ladder_cells, ladder_config = _ladder(anchors, config, rate_config)
+    jobs = [
+        *_match_jobs(cells, variant, config, seed, device),
+        *_match_jobs(ladder_cells, variant, ladder_config, derive(rate_seed, "ladder"), device),
+    ]
+    results = run(jobs)
+    cell_results, ladder_results = results[: len(cells)], results[len(cells) :]
+    played = [pairing(c.player, c.opponent_name or c.opponent, r) for c, r in zip(cells, cell_results, strict=True)]
+    rated = _rate_models(models, played, ladder_results, anchors, variant, config, rate_config, rate_seed, device, run)
+    return cell_results, rated
 
 
 def slug(name: str) -> str:
@@ -217,11 +268,25 @@ def rate(
     has not met, and the model next above it in rating order (``config.games`` each); the final fit over all
     games gives the ratings, bootstrap intervals from ``("fit",)`` of ``seed``. Networks run on ``device``.
     """
-    games = evaluate(
-        [Cell(a, None, b) for a, b in ladder(anchors)], variant,
-        replace(evaluate_config, games=config.ladder_games), derive(seed, "ladder"), device, run=run,
-    )  # fmt: skip
-    pairings = [*played, *(pairing(a, b, r) for (a, b), r in zip(ladder(anchors), games, strict=True))]
+    ladder_cells, ladder_config = _ladder(anchors, evaluate_config, config)
+    games = evaluate(ladder_cells, variant, ladder_config, derive(seed, "ladder"), device, run=run)
+    return _rate_models(models, played, games, anchors, variant, evaluate_config, config, seed, device, run)
+
+
+def _ladder(
+    anchors: Sequence[str], config: EvaluateConfig, rate_config: RateConfig
+) -> tuple[list[Cell], EvaluateConfig]:
+    """The ladder's cells and how they are played (``rate_config.ladder_games`` each)."""
+    return [Cell(a, None, b) for a, b in ladder(anchors)], replace(config, games=rate_config.ladder_games)
+
+
+def _rate_models(
+    models: Mapping[str, PolicyValueNet | None], played: Sequence[Pairing], ladder_games: Sequence[MatchResult],
+    anchors: Sequence[str], variant: str, evaluate_config: EvaluateConfig, config: RateConfig,
+    seed: np.random.SeedSequence, device: str, run: Runner,
+) -> Rated:  # fmt: skip
+    """:func:`rate` once its ladder is played (``ladder_games``, in :func:`ladder` order)."""
+    pairings = [*played, *(pairing(a, b, r) for (a, b), r in zip(ladder(anchors), ladder_games, strict=True))]
     first = fit_ratings(pairings, config.anchor, rng(derive(seed, "first")), prior_draws=config.prior_draws, samples=1)
     cells = _neighbour_cells(models, anchors, first, pairings, config.neighbours)
     neighbour_config = replace(evaluate_config, games=config.games)

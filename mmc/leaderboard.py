@@ -1,7 +1,7 @@
 """Any player on the study's Elo scale: the games and rating of ``evaluate@T``, and a leaderboard file per variant.
 
 :func:`rate_players` does for player specs what the study's ``evaluate@T`` does for its models, with the same code
-(``mmc.evaluate.evaluate`` and ``mmc.evaluate.rate``): each player plays ``opponents`` (the study's evaluation
+(``mmc.evaluate.evaluate_and_rate``): each player plays ``opponents`` (the study's evaluation
 opponents less ``unadapted``), then the anchors' ladder, the anchors nearest its first estimate and the player
 next to it are played and everything is fitted together, ``greedy`` at 0, with bootstrap 95 % intervals
 (``mmc.rating``). The seeds are the stage's: games from ``("evaluate", variant)`` of the root seed and the rating
@@ -19,9 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from mmc.atomic import atomic_write
-from mmc.evaluate import Cell, EvaluateConfig, RateConfig, Rated, evaluate, rate
+from mmc.evaluate import Cell, EvaluateConfig, RateConfig, Rated, evaluate_and_rate
 from mmc.play.fairy import plays
-from mmc.rating import Pairing
 from mmc.seeding import derive, root
 
 __all__ = [
@@ -50,10 +49,8 @@ def rate_players(
         raise ValueError(f"the players must be distinct and not anchors ({', '.join(anchors)}), got {list(specs)}")
     stage_seed = derive(root(seed), "evaluate", variant)
     cells = [Cell(spec, None, opponent) for spec in specs for opponent in opponents if opponent in anchors]
-    results = evaluate(cells, variant, evaluate_config, stage_seed, device)
-    played = [Pairing(c.player, c.opponent, r.wins, r.draws, r.losses) for c, r in zip(cells, results, strict=True)]
     players = dict.fromkeys(specs)
-    return rate(players, played, anchors, variant, evaluate_config, rate_config, derive(stage_seed, "rate"), device)
+    return evaluate_and_rate(cells, players, anchors, variant, evaluate_config, rate_config, stage_seed, device)[1]
 
 
 LEADERBOARD_FIELDS = ("date", "variant", "player", "elo", "low", "high", "games", "anchors", "seed")

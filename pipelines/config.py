@@ -19,7 +19,8 @@ the study runs::
                                                     # ({variants, exclude, draw}: mmc.meta.TaskDistribution)
     metafocus: {...every mmc.meta.MetaFocusConfig field...}
     adapt: {targets, starts, ...every mmc.meta.AdaptConfig field...}
-    evaluate: {opponents, games, search: {...every SearchConfig field...}, opening_plies, max_plies}
+    evaluate: {opponents, games, search: {...every SearchConfig field...}, opening_plies, max_plies, settle_games,
+               settle_score}
     runner: {kind, workers, address}   # where the jobs run; never changes a result
 
 Every key must be present and no other key may be (a variant's override mapping and the expert recipe list only

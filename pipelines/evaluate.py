@@ -4,16 +4,17 @@ opponent (``mmc.evaluate``), then every model's Elo and the paired comparisons t
 A cell is (replicate, start, budget, opponent): the model ``models/adapted/{t}/r{r}/{start}_b{budget}.pt`` with
 MCTS (``evaluate.search``) plays ``evaluate.games`` games against each opponent of ``evaluate.opponents`` that
 plays the target (Fairy-Stockfish only where the engine knows it), and against its own unadapted start of the
-same replicate (``unadapted``, budgets > 0). The stage lists the cells (:func:`inputs`) and calls
-``mmc.evaluate.evaluate`` with its job store (``data/jobs/evaluate/{t}``: one Prefect task run per cell, its
-games kept as they finish). All cells against one opponent share the openings, so starts, budgets and
-replicates are compared on the same positions. It writes W/D/L, score and Wilson 95 % interval per cell
-(``metrics/evaluate/{t}.json``, ``dvc metrics``) and the rows of the study's table in the seed's format
-(``plots/evaluation/{t}.csv``). Then ``mmc.evaluate.rate`` puts every model on one Elo scale with the cells'
-games, the anchors' ladder and each model's games near its first estimate (``greedy`` = 0, bootstrap 95 %
-intervals over games): ``plots/ratings/{t}.csv``. Over the replicates (``mmc.rating.replicated`` and
-``compare``, a two-level bootstrap: games and training runs) come each start's mean Elo per budget
-(``plots/curves/{t}.csv``) and the paired comparisons with their verdicts (``plots/comparisons/{t}.csv``: a
+same replicate (``unadapted``, budgets > 0); a cell whose first ``evaluate.settle_games`` games settle it (a score
+of ``evaluate.settle_score`` or more, or its complement or less) stops there. The stage lists the cells
+(:func:`inputs`) and calls ``mmc.evaluate.evaluate_and_rate`` with its job store (``data/jobs/evaluate/{t}``: one
+Prefect task run per cell, its games kept as they finish). All cells against one opponent share the openings, so
+starts, budgets and replicates are compared on the same positions. That function also puts every model on one Elo
+scale with the cells' games, the anchors' ladder (played in one batch with the cells) and each model's games near
+its first estimate (``greedy`` = 0, bootstrap 95 % intervals over games): ``plots/ratings/{t}.csv``. The stage
+writes W/D/L, score and Wilson 95 % interval per cell (``metrics/evaluate/{t}.json``, ``dvc metrics``) and the rows
+of the study's table in the seed's format (``plots/evaluation/{t}.csv``). Over the replicates
+(``mmc.rating.replicated`` and ``compare``, a two-level bootstrap: games and training runs) come each start's mean Elo
+per budget (``plots/curves/{t}.csv``) and the paired comparisons with their verdicts (``plots/comparisons/{t}.csv``: a
 comparison is ``uninformative`` where one of its starts did not beat scratch at budget 0, ``mmc.rating.learned``); all
 of them in ``metrics/rate/{t}.json`` (``dvc metrics``) and MLflow ``elo.*``, ``difference.*``.
 """
@@ -28,10 +29,10 @@ from typing import Any
 import numpy as np
 from prefect import flow, get_run_logger
 
-from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate, rate
+from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate_and_rate
 from mmc.nn import PolicyValueNet, load_checkpoint
 from mmc.play import write_records
-from mmc.rating import Pairing, Ratings, replicate_summary
+from mmc.rating import Ratings, replicate_summary
 from mmc.seeding import derive, rng, root
 from mmc.starts import Start, adapted_models, learning_verdict, model_label, scratch_margins
 from mmc.starts import comparisons as compare_starts
@@ -80,7 +81,7 @@ def cells(study: StudyConfig, target: str) -> list[tuple[int, Start, int, str]]:
 
 @dataclass(frozen=True)
 class EvaluateInputs:
-    """The keyword arguments of ``mmc.evaluate.evaluate`` for one target (:func:`inputs`)."""
+    """The keyword arguments of ``mmc.evaluate.evaluate_and_rate`` for one target's cells (:func:`inputs`)."""
 
     cells: list[Cell]
     """Every cell, networks loaded, in table order (:func:`cells`)."""
@@ -93,7 +94,8 @@ class EvaluateInputs:
 
 @dataclass(frozen=True)
 class RatingInputs:
-    """The keyword arguments of ``mmc.evaluate.rate`` that the evaluation's do not give (:func:`rating_inputs`)."""
+    """The keyword arguments of ``mmc.evaluate.evaluate_and_rate`` that the cells' do not give (:func:`rating_inputs`),
+    and the seed of the rating's replicate bootstrap."""
 
     models: dict[str, PolicyValueNet] = field(repr=False)
     """Every model of the cells, by name."""
@@ -101,12 +103,12 @@ class RatingInputs:
     """The anchors that play the target."""
     config: RateConfig
     seed: np.random.SeedSequence
-    """``("rate",)`` of the evaluation's seed."""
+    """``("rate",)`` of the evaluation's seed (the one ``evaluate_and_rate`` rates with)."""
 
 
 def inputs(study: StudyConfig, paths: Paths, target: str) -> EvaluateInputs:
-    """The arguments of ``mmc.evaluate.evaluate`` for ``target``: its cells (networks loaded), the variant, the
-    evaluation config, the seed (``("evaluate", target)`` of the study's seed: the same openings for every
+    """The arguments of ``mmc.evaluate.evaluate_and_rate`` for ``target``'s cells: the cells (networks loaded), the
+    variant, the evaluation config, the seed (``("evaluate", target)`` of the study's seed: the same openings for every
     replicate) and the device; :func:`rating_inputs` has the rating's."""
     adapted: dict[tuple[int, Start, int], PolicyValueNet] = {}
     starts: dict[tuple[int, Start], PolicyValueNet] = {}
@@ -156,15 +158,10 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
                     params=params) as stage:  # fmt: skip
         paths, run, store, logger = stage.paths, stage.run, stage.store, stage.logger
         given = inputs(study, paths, target)
-        results = evaluate(**keywords(given), run=store)
-        played = [
-            Pairing(cell.player, cell.opponent_name or cell.opponent, r.wins, r.draws, r.losses)
-            for cell, r in zip(given.cells, results, strict=True)
-        ]
         rating = rating_inputs(study, given.cells, target, given.seed)
         with stage.clock.part("rating fits", lambda: store.waited):  # its games count as evaluation games
-            rated = rate(**keywords(rating), played=played, variant=given.variant, evaluate_config=given.config,
-                         device=given.device, run=store)  # fmt: skip
+            results, rated = evaluate_and_rate(**keywords(given), models=rating.models, anchors=rating.anchors,
+                                               rate_config=rating.config, run=store)  # fmt: skip
         _publish_ratings(paths, study, target, rated.ratings, derive(rating.seed, "replicates"), run)
         metrics: dict[str, Any] = {}
         rows = []

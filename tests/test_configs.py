@@ -88,6 +88,11 @@ def test_the_range_and_type_errors_name_the_field_in_one_line() -> None:
         (lambda: MetaConfig(probs=("a",)), "MetaConfig.probs must be a list of numbers, got ('a',)"),
         (lambda: RateConfig(anchor=None), "RateConfig.anchor must be a str, got None"),
         (lambda: EvaluateConfig(search={}), "EvaluateConfig.search must be a SearchConfig, got {}"),
+        (
+            lambda: EvaluateConfig(settle_games=5),
+            "EvaluateConfig.settle_games must be 0 or even (whole opening pairs), got 5",
+        ),
+        (lambda: EvaluateConfig(settle_score=0.5), "EvaluateConfig.settle_score must be in (0.5, 1], got 0.5"),
         (lambda: MetaFocusConfig(initial_keep=1.0), "MetaFocusConfig.initial_keep must be in (0, 1), got 1.0"),
     ]
     for build, message in cases:

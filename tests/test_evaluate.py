@@ -4,19 +4,31 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from mmc.configs import ConfigError
-from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate, ladder, match_name, rate
+from mmc.evaluate import (
+    Cell,
+    EvaluateConfig,
+    RateConfig,
+    evaluate,
+    evaluate_and_rate,
+    ladder,
+    match_name,
+    rate,
+    settled,
+)
 from mmc.fanout import Job, serial
 from mmc.meta import adapt
 from mmc.nn import NetworkConfig, build_network
+from mmc.play import MatchResult
 from mmc.play.fairy import DEFAULT_BINARY
 from mmc.rating import pairing
 from mmc.search import SearchConfig
-from mmc.seeding import root
+from mmc.seeding import derive, root
 from mmc.train import TrainConfig
 
 TINY = EvaluateConfig(games=2, search=SearchConfig(simulations=2, temperature_plies=0), opening_plies=2, max_plies=30)
@@ -37,6 +49,20 @@ def test_cells_against_one_opponent_share_their_openings() -> None:
     assert openings[0] == openings[1] == openings[2]
     assert all(result.games == 2 for result in results)
     assert match_name("gardner", "fairy:nodes=1", "greedy") == "match-gardner-fairy_nodes_1-vs-greedy"
+
+
+def test_a_cell_settled_by_its_first_round_stops_there_and_the_others_play_on() -> None:
+    config = replace(TINY, games=12, settle_games=4, settle_score=0.75, max_plies=60)
+    cells = [Cell("greedy", None, "random"), Cell("random", None, "greedy"), Cell("random", None, "random")]
+    for cell, result in zip(cells, evaluate(cells, "gardner", config, root(3)), strict=True):
+        first_round = result.records[:4]
+        wins = sum(r.result == ("1-0" if i % 2 == 0 else "0-1") for i, r in enumerate(first_round))
+        draws = sum(r.result == "1/2-1/2" for r in first_round)
+        early = MatchResult(wins, draws, 4 - wins - draws, first_round)
+        assert result.games == (4 if settled(early, 0.75) else 12), cell
+    # one cell each way at least: greedy crushes random in gardner, random against itself rarely settles
+    assert [r.games for r in evaluate(cells[:2], "gardner", config, root(3))] == [4, 4]
+    assert not settled(MatchResult(2, 1, 1, []), 0.75) and settled(MatchResult(0, 1, 3, []), 0.75)
 
 
 def test_rate_places_models_and_anchors_on_one_scale_with_greedy_at_zero() -> None:
@@ -64,6 +90,27 @@ def test_rate_places_models_and_anchors_on_one_scale_with_greedy_at_zero() -> No
     assert frozenset(("x", "y")) in met
     assert all(any(frozenset((m, a)) in met for a in ("random", "mcts:4")) for m in models)
     assert sum(p.games for p in rated.pairings) == 2 * 2 + 3 * 4 + 2 * 2 + 2
+
+
+def test_evaluate_and_rate_plays_the_ladder_in_the_cells_batch_and_rates_as_the_two_steps() -> None:
+    models = {name: build_network(NetworkConfig(blocks=1, filters=8), seed=s) for s, name in enumerate(("x", "y"))}
+    cells = [Cell("x", models["x"], "greedy"), Cell("y", models["y"], "random")]
+    config = RateConfig(anchors=("random", "mcts:4", "greedy"), ladder_games=4, games=2, neighbours=1, bootstrap=10)
+    batches: list[list[str]] = []
+
+    def recording(jobs: Sequence[Job[Any]]) -> list[Any]:
+        batches.append([job.name for job in jobs])
+        return serial(jobs)
+
+    results, rated = evaluate_and_rate(cells, models, config.anchors, "gardner", TINY, config, root(1), run=recording)
+    ladder_jobs = {"match-gardner-random-vs-mcts_4", "match-gardner-random-vs-greedy", "match-gardner-mcts_4-vs-greedy"}
+    assert batches[0][:2] == ["match-gardner-x-vs-greedy", "match-gardner-y-vs-random"]
+    assert set(batches[0][2:]) == ladder_jobs and len(batches) == 2  # then the neighbours
+    apart = evaluate(cells, "gardner", TINY, root(1))
+    assert [r.records for r in results] == [r.records for r in apart]
+    played = [pairing(c.player, c.opponent, r) for c, r in zip(cells, apart, strict=True)]
+    two_steps = rate(models, played, config.anchors, "gardner", TINY, config, derive(root(1), "rate"))
+    assert rated.pairings == two_steps.pairings and rated.ratings.elo == two_steps.ratings.elo
 
 
 @pytest.mark.skipif(shutil.which(DEFAULT_BINARY) is None, reason="Fairy-Stockfish is not installed")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mmc.cli import main
+from mmc.cli import build_parser, main
 from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate, rate
 from mmc.games import Game
 from mmc.leaderboard import LEADERBOARD_FIELDS, LeaderboardRow, append_leaderboard, rate_players
@@ -67,7 +67,8 @@ def test_a_study_model_gets_the_same_elo_from_mmc_rate_as_in_evaluate(tmp_path: 
     spec, variant, seed = f"net:{path}:sims=4", "gardner", 7
     evaluate_config = EvaluateConfig(games=2, search=SearchConfig(simulations=4, temperature_plies=0))
     rate_config = RateConfig(anchors=("random", "greedy"), ladder_games=2, games=2, bootstrap=20)
-    # the evaluate@T path (pipelines/evaluate.py): the model's cells against its opponents, then mmc.evaluate.rate
+    # the cells against the opponents, then mmc.evaluate.rate: what evaluate@T and mmc rate do in one call
+    # (mmc.evaluate.evaluate_and_rate, the ladder in the cells' batch), step by step
     net = load_checkpoint(path)[0]
     stage_seed = derive(root(seed), "evaluate", variant)
     cells = [Cell(spec, net, opponent) for opponent in ("random", "greedy")]
@@ -127,9 +128,16 @@ def test_mmc_rate_rates_an_agent_in_any_family(bonus_game: Game, tmp_path: Path,
         (["rate", "random", "--variant", "chess960"], "chess960"),
         (["rate", "random", "--variant", "gardner", "--anchors", "random,mcts:25"], "--anchor"),
         (["rate", "random", "--variant", "gardner"], "not anchors"),
+        (["rate", "mcts:4", "--variant", "gardner", "--settle-games", "3"], "--settle-games: must be 0 or even"),
     ],
 )
 def test_mmc_rate_bad_input_is_one_line(argv: list[str], message: str, capsys) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_mmc_rate_settles_as_the_study_does() -> None:
+    """``mmc rate``'s default first round is the study's (``evaluate.settle_games``, ``EvaluateConfig``)."""
+    args = build_parser().parse_args(["rate", "mcts:4", "--variant", "gardner"])
+    assert args.settle_games == EvaluateConfig().settle_games

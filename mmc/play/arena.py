@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -194,6 +194,8 @@ def play_match(
     opening_plies: int = 4,
     max_plies: int = 150,
     progress: bool = False,
+    first_round: int = 0,
+    settled: Callable[[MatchResult], bool] | None = None,
 ) -> MatchResult:
     """Play ``games`` games of ``variant`` between ``a`` and ``b``, all concurrently; tally them from ``a``'s view.
 
@@ -202,37 +204,61 @@ def play_match(
     from ``rng``: the per-pair opening seeds, and one child generator per player (``rng.spawn``) passed to
     its ``play`` calls, so the same ``rng`` seed reproduces the same records. ``max_plies`` is the ply cap
     (drawn at that ply). ``progress`` shows a tqdm bar of finished games on stderr.
+
+    With ``first_round`` (0 < ``first_round`` < ``games``) and ``settled``, the match is played in two rounds: the
+    first ``first_round`` games together, and the rest together only when ``settled`` of the first round's result is
+    false; otherwise the match ends there, with fewer games than ``games``. Game ``i`` starts from the same opening
+    whether or not the match is played in rounds (the pair seeds are drawn first, all of them).
     """
     _check_arguments(variant, games, opening_plies, max_plies)
+    if first_round < 0:
+        raise ValueError(f"first_round must be >= 0, got {first_round}")
     start_fen = initial_state(variant).fen()
     rng_a, rng_b = rng.spawn(2)
     pending = _new_games(a, b, variant, games, rng, opening_plies, max_plies)
     records: list[GameRecord | None] = [None] * games
-    wins = draws = losses = 0
+    tally = [0, 0, 0]  # wins, draws, losses from a's view
+    first = first_round if settled is not None and 0 < first_round < games else games
     with tqdm(total=games, desc=f"{a.name} vs {b.name}", file=sys.stderr, disable=not progress, leave=False) as bar:
-        active = list(range(games))
-        while active:
-            for player, player_rng, parity in ((a, rng_a, 0), (b, rng_b, 1)):
-                # a moves first in even games, b in odd ones: a player moves in game i when (the first player is to
-                # move) == (i % 2 is its parity). A game that the other player's move just ended is skipped.
-                mine = [
-                    i
-                    for i in active
-                    if (pending[i].state.turn == FIRST) == (i % 2 == parity) and outcome(pending[i].state) is None
-                ]
-                if mine:
-                    _move_all(player, [pending[i] for i in mine], player_rng)
-            still = []
-            for i in active:
-                result = outcome(pending[i].state)
-                if result is None:
-                    still.append(i)
-                    continue
-                records[i] = _record(pending[i], start_fen, variant)
-                a_player = FIRST if i % 2 == 0 else -FIRST
-                wins += result.winner is not None and result.winner == a_player
-                losses += result.winner is not None and result.winner == -a_player
-                draws += result.winner is None
-                bar.update()
-            active = still
+        play = (a, b, pending, (rng_a, rng_b), records, tally, start_fen, variant, bar)
+        _play_round(list(range(first)), *play)
+        if first < games and not (settled is not None and settled(_result(tally, records))):
+            _play_round(list(range(first, games)), *play)
+    return _result(tally, records)
+
+
+def _result(tally: list[int], records: list[GameRecord | None]) -> MatchResult:
+    wins, draws, losses = tally
     return MatchResult(wins, draws, losses, [r for r in records if r is not None])
+
+
+def _play_round(
+    active: list[int], a: Player, b: Player, pending: list[_Game], rngs: tuple[np.random.Generator, ...],
+    records: list[GameRecord | None], tally: list[int], start_fen: str, variant: str, bar: tqdm[Any],
+) -> None:  # fmt: skip
+    """Play the games ``active`` of ``pending`` to their end, all together; their records and ``tally`` (W/D/L)."""
+    rng_a, rng_b = rngs
+    while active:
+        for player, player_rng, parity in ((a, rng_a, 0), (b, rng_b, 1)):
+            # a moves first in even games, b in odd ones: a player moves in game i when (the first player is to
+            # move) == (i % 2 is its parity). A game that the other player's move just ended is skipped.
+            mine = [
+                i
+                for i in active
+                if (pending[i].state.turn == FIRST) == (i % 2 == parity) and outcome(pending[i].state) is None
+            ]
+            if mine:
+                _move_all(player, [pending[i] for i in mine], player_rng)
+        still = []
+        for i in active:
+            result = outcome(pending[i].state)
+            if result is None:
+                still.append(i)
+                continue
+            records[i] = _record(pending[i], start_fen, variant)
+            a_player = FIRST if i % 2 == 0 else -FIRST
+            tally[0] += result.winner is not None and result.winner == a_player
+            tally[2] += result.winner is not None and result.winner == -a_player
+            tally[1] += result.winner is None
+            bar.update()
+        active = still

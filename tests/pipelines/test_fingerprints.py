@@ -57,6 +57,8 @@ CHANGED = {
     "train.moves_left_weight": 0.5,
     "search.moves_left_slope": 0.02,
     "evaluate.search.moves_left_slope": 0.02,
+    "evaluate.settle_games": 12,
+    "evaluate.settle_score": 0.9,
 }
 """A valid other value for keys that a generic change (int + 1, float / 2, not bool) would make invalid."""
 NEEDS = {key: {"network.moves_left": True} for key in

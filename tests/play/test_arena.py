@@ -74,6 +74,30 @@ def test_all_games_advance_together_in_batches() -> None:
     assert len(a.batches) <= max(len(r.moves) for r in result.records)  # one call per step, not per game
 
 
+def test_a_settled_first_round_ends_the_match_on_the_same_openings() -> None:
+    def match(**rounds: object) -> MatchResult:
+        return play_match(GreedyPlayer(), RandomPlayer(), "gardner", 12, np.random.default_rng(9), **rounds)  # type: ignore[arg-type]
+
+    full = match()
+    seen: list[MatchResult] = []
+
+    def settled(so_far: MatchResult) -> bool:
+        seen.append(so_far)
+        return True
+
+    stopped = match(first_round=4, settled=settled)
+    # the first round's four games, from the full match's first two openings, and nothing after them
+    assert [r.seed for r in stopped.records] == [r.seed for r in full.records[:4]]
+    assert stopped.games == 4 == stopped.wins + stopped.draws + stopped.losses and len(seen) == 1
+    assert seen[0].records == stopped.records
+    # not settled: every game, the same openings as in one round
+    both = match(first_round=4, settled=lambda so_far: False)
+    assert both.games == 12 and [r.seed for r in both.records] == [r.seed for r in full.records]
+    # a first round of all the games, or no rule, is one round: the match of no rounds, game for game
+    assert match(first_round=12, settled=lambda so_far: True).records == full.records
+    assert match(first_round=4).records == full.records
+
+
 def test_ply_cap_and_a_start_that_is_already_over() -> None:
     capped = play_match(RandomPlayer(), RandomPlayer(), "gardner", 4, np.random.default_rng(6), max_plies=6)
     assert all(len(r.moves) <= 6 for r in capped.records)
@@ -91,6 +115,7 @@ def test_ply_cap_and_a_start_that_is_already_over() -> None:
         ({"opening_plies": -1}, "opening_plies must be >= 0"),
         ({"opening_plies": 10, "max_plies": 10}, "must be below max_plies"),
         ({"variant": "shogi"}, "unknown variant 'shogi'"),
+        ({"first_round": -2}, "first_round must be >= 0"),
     ],
 )
 def test_bad_arguments_fail_before_any_game(kwargs: dict[str, object], needle: str) -> None:
