@@ -27,6 +27,7 @@ import enum
 import hashlib
 import logging
 import os
+import queue
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ import torch
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 from prefect.context import TagsContext
-from prefect.futures import PrefectFuture, as_completed
+from prefect.futures import PrefectFuture
 
 from mmc.fanout import Job
 from mmc.nn import config_path, load_checkpoint, save_checkpoint
@@ -150,19 +151,24 @@ class ServerGoneError(services.ServiceError):
 
 def completed(futures: list[PrefectFuture[Any]], folder: Path, every: float = SERVER_CHECK_SECONDS,
               recheck: float = 5.0) -> Iterator[PrefectFuture[Any]]:  # fmt: skip
-    """Prefect's ``as_completed``, that stops with :class:`ServerGoneError` (one line) when the server at
+    """The futures as they finish, that stops with :class:`ServerGoneError` (one line) when the server at
     ``PREFECT_API_URL`` no longer answers while jobs are pending: once the server is gone, a process pool's task runs
     fail before they report a state, and their futures never finish (a stage waited 1 h 40 min, its worker idle).
     Every ``every`` seconds without a finished job the server's health is asked, and asked again ``recheck`` seconds
-    later before the stage gives up."""
+    later before the stage gives up.
+
+    It waits on the futures' done callbacks, not on Prefect's ``as_completed(timeout=...)``: in the main thread that
+    arms a SIGALRM timer for as long as its generator lives, and the alarm raises ``CancelledError`` in whatever the
+    caller does between two futures (a study's evaluate stage crashed so while it saved a finished job)."""
     pending = list(futures)
+    finished: queue.Queue[PrefectFuture[Any]] = queue.Queue()
+    for future in pending:
+        future.add_done_callback(finished.put)
     url = os.environ.get("PREFECT_API_URL", "").rstrip("/")
     while pending:
         try:
-            for future in as_completed(pending, timeout=every):
-                pending.remove(future)
-                yield future
-        except TimeoutError:
+            future = finished.get(timeout=every)
+        except queue.Empty:
             if not url or services.answers(f"{url}/health", timeout=5.0):
                 continue
             time.sleep(recheck)
@@ -172,6 +178,9 @@ def completed(futures: list[PrefectFuture[Any]], folder: Path, every: float = SE
                     f"the Prefect server at {url} stopped answering with {jobs} of this stage; the jobs finished "
                     f"before are kept in {folder}: start the server (make study starts one) and run the stage again"
                 ) from None
+            continue
+        pending.remove(future)
+        yield future
 
 
 class JobStore:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import concurrent.futures
 import http.server
 import os
+import signal
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,6 +80,29 @@ def test_a_live_server_lets_a_long_job_finish(
     timer.start()
     assert list(completed([slow], tmp_path, every=0.2, recheck=0.1)) == [slow]
     timer.join()
+
+
+def test_the_wait_arms_no_alarm_that_interrupts_the_caller_between_two_jobs(
+    monkeypatch: pytest.MonkeyPatch, live_server: str, tmp_path: Path
+) -> None:
+    """A stage saves each finished job between two futures: that work outlives the wait's health-check period, and
+    nothing may interrupt it (Prefect's ``as_completed(timeout=...)`` arms a SIGALRM timer in the main thread for as
+    long as its generator lives: a study's evaluate stage crashed with ``CancelledError`` while saving a job)."""
+    monkeypatch.setenv("PREFECT_API_URL", live_server)
+    assert threading.current_thread() is threading.main_thread()
+    futures = [_future() for _ in range(3)]
+    timers = [threading.Timer(0.1 * (i + 1), inner.set_result, (i,)) for i, (_, inner) in enumerate(futures)]
+    for timer in timers:
+        timer.start()
+    got = []
+    for future in completed([f for f, _ in futures], tmp_path, every=0.2, recheck=0.1):
+        time.sleep(0.5)  # saving the job's files: longer than the health-check period
+        got.append(future.result())
+    assert sorted(got) == [0, 1, 2]
+    time.sleep(0.5)  # and no alarm is left behind either
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    for timer in timers:
+        timer.join()
 
 
 def test_the_stage_command_names_the_gone_server_under_prefects_own_failure() -> None:
