@@ -72,10 +72,27 @@ def tool_env() -> dict[str, str]:
     return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
+STUDY_OUTPUTS = ("dvc.lock", "metrics/", "plots/", "reports/evaluation.csv", "reports/study.html")
+"""What a study writes that git does not ignore, at the top of the checkout or of a family's folder
+(``studies/NAME/``): a test's project never takes them from the checkout (after ``make study``, its ``dvc.lock``
+would make the project's DVC think its stages had run)."""
+
+
+def project_files(names: Iterator[str] | list[str]) -> list[str]:
+    """The files of ``names`` (paths relative to the checkout) that a test's project copies: all but a study's
+    outputs (:data:`STUDY_OUTPUTS`)."""
+
+    def output(name: str) -> bool:
+        inner = name.split("/", 2)[2] if name.startswith("studies/") and name.count("/") >= 2 else name
+        return any(inner == out or (out.endswith("/") and inner.startswith(out)) for out in STUDY_OUTPUTS)
+
+    return [name for name in names if name and not output(name)]
+
+
 def make_project(dest: Path, params: Path = TINY_PARAMS) -> Path:
-    """A git repository at ``dest`` holding this working tree (tracked and untracked, not ignored files) with
-    ``params`` as its params.yaml, committed. Numba's caches are copied with their timestamps, so the copy's
-    compiled code loads instead of compiling again."""
+    """A git repository at ``dest`` holding this working tree (tracked and untracked, not ignored files, less a
+    study's outputs: :func:`project_files`) with ``params`` as its params.yaml, committed. Numba's caches are copied
+    with their timestamps, so the copy's compiled code loads instead of compiling again."""
     listed = (
         subprocess.run(
             ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, capture_output=True, check=True
@@ -83,7 +100,7 @@ def make_project(dest: Path, params: Path = TINY_PARAMS) -> Path:
         .stdout.decode()
         .split("\0")
     )
-    for name in filter(None, listed):
+    for name in project_files(listed):
         source = REPO / name
         if source.is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,7 @@ from pipelines.paths import Paths, evaluate_code, expert_code, meta_code
 from pipelines.studies import check_studies, family_dvc_yaml, study_folders
 from pipelines.tracking import experiment_name, model_name
 
-from .conftest import REPO, TINY_PARAMS, make_project, tool_env
+from .conftest import REPO, TINY_PARAMS, make_project, project_files, tool_env
 
 DEFAULT = yaml.safe_load((REPO / "params.yaml").read_text())
 FOLDERS = study_folders(REPO)
@@ -240,3 +240,16 @@ def test_an_installed_games_study_runs_end_to_end(prefect_server: str, tmp_path:
     lock = yaml.safe_load((folder / "dvc.lock").read_text())["stages"]
     assert package in {d["path"] for d in lock["expert@hexapawn-0"]["deps"]}
     assert "adapt to a new hexapawn variant within one iteration" in paths.report_html.read_text()
+
+
+def test_a_tests_project_leaves_out_what_a_study_wrote_in_the_checkout() -> None:
+    """After ``make study`` (or a family's), its ``dvc.lock``, metrics, plots and report sit untracked in the checkout;
+    a test's project copies the code, never them (its DVC would take the checkout's stages for its own)."""
+    names = ["mmc/evaluate.py", "dvc.lock", "metrics/rate/gardner.json", "plots/ratings/gardner.csv",
+             "reports/study.ipynb", "reports/study.html", "reports/evaluation.csv", "studies/jump/params.yaml",
+             "studies/jump/dvc.lock", "studies/jump/plots/curves/jump_p100.csv", "studies/jump/dvc.yaml",
+             "mmc/plots.py", "new_module.py"]  # fmt: skip
+    assert project_files(names) == [
+        "mmc/evaluate.py", "reports/study.ipynb", "studies/jump/params.yaml", "studies/jump/dvc.yaml", "mmc/plots.py",
+        "new_module.py",
+    ]  # fmt: skip
