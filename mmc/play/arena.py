@@ -217,48 +217,44 @@ def play_match(
     rng_a, rng_b = rng.spawn(2)
     pending = _new_games(a, b, variant, games, rng, opening_plies, max_plies)
     records: list[GameRecord | None] = [None] * games
-    tally = [0, 0, 0]  # wins, draws, losses from a's view
+
+    def play(active: list[int]) -> None:
+        """Play the games ``active`` to their end, all together, and record them."""
+        while active:
+            for player, player_rng, parity in ((a, rng_a, 0), (b, rng_b, 1)):
+                # a moves first in even games, b in odd ones: a player moves in game i when (the first player is to
+                # move) == (i % 2 is its parity). A game that the other player's move just ended is skipped.
+                mine = [
+                    i
+                    for i in active
+                    if (pending[i].state.turn == FIRST) == (i % 2 == parity) and outcome(pending[i].state) is None
+                ]
+                if mine:
+                    _move_all(player, [pending[i] for i in mine], player_rng)
+            for i in active:
+                if outcome(pending[i].state) is not None:
+                    records[i] = _record(pending[i], start_fen, variant)
+                    bar.update()
+            active = [i for i in active if records[i] is None]
+
     first = first_round if settled is not None and 0 < first_round < games else games
     with tqdm(total=games, desc=f"{a.name} vs {b.name}", file=sys.stderr, disable=not progress, leave=False) as bar:
-        play = (a, b, pending, (rng_a, rng_b), records, tally, start_fen, variant, bar)
-        _play_round(list(range(first)), *play)
-        if first < games and not (settled is not None and settled(_result(tally, records))):
-            _play_round(list(range(first, games)), *play)
-    return _result(tally, records)
+        play(list(range(first)))
+        if first < games and (settled is None or not settled(_result(pending, records))):
+            play(list(range(first, games)))
+    return _result(pending, records)
 
 
-def _result(tally: list[int], records: list[GameRecord | None]) -> MatchResult:
-    wins, draws, losses = tally
+def _result(games: list[_Game], records: list[GameRecord | None]) -> MatchResult:
+    """The tally of the finished games (those with a record) from the view of the first player of game 0."""
+    wins = draws = losses = 0
+    for i, game in enumerate(games):
+        if records[i] is None:
+            continue
+        result = outcome(game.state)
+        assert result is not None
+        a_player = FIRST if i % 2 == 0 else -FIRST
+        wins += result.winner is not None and result.winner == a_player
+        losses += result.winner is not None and result.winner == -a_player
+        draws += result.winner is None
     return MatchResult(wins, draws, losses, [r for r in records if r is not None])
-
-
-def _play_round(
-    active: list[int], a: Player, b: Player, pending: list[_Game], rngs: tuple[np.random.Generator, ...],
-    records: list[GameRecord | None], tally: list[int], start_fen: str, variant: str, bar: tqdm[Any],
-) -> None:  # fmt: skip
-    """Play the games ``active`` of ``pending`` to their end, all together; their records and ``tally`` (W/D/L)."""
-    rng_a, rng_b = rngs
-    while active:
-        for player, player_rng, parity in ((a, rng_a, 0), (b, rng_b, 1)):
-            # a moves first in even games, b in odd ones: a player moves in game i when (the first player is to
-            # move) == (i % 2 is its parity). A game that the other player's move just ended is skipped.
-            mine = [
-                i
-                for i in active
-                if (pending[i].state.turn == FIRST) == (i % 2 == parity) and outcome(pending[i].state) is None
-            ]
-            if mine:
-                _move_all(player, [pending[i] for i in mine], player_rng)
-        still = []
-        for i in active:
-            result = outcome(pending[i].state)
-            if result is None:
-                still.append(i)
-                continue
-            records[i] = _record(pending[i], start_fen, variant)
-            a_player = FIRST if i % 2 == 0 else -FIRST
-            tally[0] += result.winner is not None and result.winner == a_player
-            tally[2] += result.winner is not None and result.winner == -a_player
-            tally[1] += result.winner is None
-            bar.update()
-        active = still
