@@ -10,7 +10,7 @@ A stage (:func:`pipelines.stage.open_stage`) measures its own split and logs it 
 - ``self-play``, ``training``, ``arena games`` (an expert's gate), and ``evaluation games vs KIND`` (``random``,
   ``greedy``, ``mcts``, ``fairy``, ``unadapted``, or ``model``: the rating's games between models): the jobs of that
   kind this run computed (a job kept from an earlier run costs nothing now);
-- ``waiting for jobs``: the stage's wait for its jobs beyond their workers' seconds: a worker idle while another
+- ``waiting for jobs``: the stage's wait for its jobs beyond the cores they kept busy: a worker idle while another
   finishes the last job of a batch, and Prefect's task runs around each job;
 - ``rating fits``: the Elo fits and their bootstraps (``evaluate``);
 - ``report``: executing the report's notebook and converting it to HTML (``report``);
@@ -18,8 +18,10 @@ A stage (:func:`pipelines.stage.open_stage`) measures its own split and logs it 
 
 CPU seconds are the stage process's own plus each job's, measured in the process that ran it (an engine that a job
 plays against runs in a process of its own, whose CPU is not the job's). Jobs run ``runner.workers`` side by side:
-their parts' wall seconds are their workers' seconds over that, at most the stage's time spent waiting for them
-(the rest of that wait is ``waiting for jobs``). The parts' wall seconds add up to the stage's.
+their parts' wall seconds are the core-seconds they kept busy over that, at most the stage's time spent waiting for
+them (the rest of that wait is ``waiting for jobs``). A job's core-seconds are its wall seconds, or its CPU seconds
+where those are more: a training job on ``train.threads`` 2 keeps both cores busy while the other worker waits, and
+counts as training on both. The parts' wall seconds add up to the stage's.
 
 The study driver (:mod:`pipelines.study`) adds the time between stages (the parent run's wall time less its stages':
 DVC, the stage commands' own start, the warm worker's start) and prints, logs and reports the whole split
@@ -203,9 +205,9 @@ class Clock:
         own_compiled_cpu = compile_cpu_seconds() - self.compile_cpu_started
         found: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
         found["start"] = [self.start, self.start]  # imports and startup: one thread, CPU-bound
-        worker_seconds: dict[str, float] = defaultdict(float)
+        worker_seconds: dict[str, float] = defaultdict(float)  # core-seconds: a job's wall, or its CPU if more
         for job in jobs:
-            worker_seconds[job.part] += job.seconds - job.compiled
+            worker_seconds[job.part] += max(job.seconds, job.cpu) - job.compiled
             worker_seconds["compilation"] += job.compiled
             found[job.part][1] += job.cpu - job.compiled_cpu
             found["compilation"][1] += job.compiled_cpu

@@ -58,6 +58,20 @@ def test_a_stages_parts_add_up_to_its_wall_time_and_its_jobs_cpu() -> None:
     assert metrics[timing.metric("self-play", "cpu")] == pytest.approx(0.38)
 
 
+def test_a_job_on_several_threads_counts_the_cores_it_kept_busy_not_waiting() -> None:
+    """A training job on two torch threads runs in one of two workers while the other has nothing to do: both
+    cores train, so its wait is training, not ``waiting for jobs`` (the default study logged 360 s of waiting,
+    most of it in its training stages, from counting such a job as one worker's)."""
+    clock = timing.Clock()
+    clock.workers = 2
+    clock.waited = 10.0
+    split = clock.split([timing.Spent("training", seconds=10.0, cpu=19.0, compiled=0.0)])
+    assert split["training"] == (pytest.approx(9.5, abs=1e-3), pytest.approx(19.0))
+    assert split["waiting for jobs"][0] == pytest.approx(0.5, abs=1e-3)  # the cores' idle tenth of a second each
+    one_thread = clock.split([timing.Spent("training", seconds=10.0, cpu=9.8, compiled=0.0)])
+    assert one_thread["waiting for jobs"][0] == pytest.approx(5.0, abs=1e-3)  # one core idle throughout
+
+
 def test_the_study_adds_the_time_between_its_stages() -> None:
     stages = {
         "expert@gardner-0": {timing.metric("self-play", "wall"): 50.0, timing.metric("self-play", "cpu"): 90.0,
