@@ -205,15 +205,15 @@ class Clock:
         own_compiled_cpu = compile_cpu_seconds() - self.compile_cpu_started
         found: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
         found["start"] = [self.start, self.start]  # imports and startup: one thread, CPU-bound
-        worker_seconds: dict[str, float] = defaultdict(float)  # core-seconds: a job's wall, or its CPU if more
+        core_seconds: dict[str, float] = defaultdict(float)  # a job's wall seconds, or its CPU seconds if more
         for job in jobs:
-            worker_seconds[job.part] += max(job.seconds, job.cpu) - job.compiled
-            worker_seconds["compilation"] += job.compiled
+            core_seconds[job.part] += max(job.seconds, job.cpu) - job.compiled
+            core_seconds["compilation"] += job.compiled
             found[job.part][1] += job.cpu - job.compiled_cpu
             found["compilation"][1] += job.compiled_cpu
-        total = sum(worker_seconds.values())
+        total = sum(core_seconds.values())
         jobs_wall = min(self.waited, total / max(1, self.workers))
-        for part, seconds in worker_seconds.items():
+        for part, seconds in core_seconds.items():
             found[part][0] += jobs_wall * seconds / total if total > 0 else 0.0
         found["waiting for jobs"][0] += self.waited - jobs_wall  # idle workers, Prefect's task runs
         found["compilation"][0] += own_compiled

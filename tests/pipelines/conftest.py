@@ -19,7 +19,7 @@ import socket
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,7 +78,7 @@ STUDY_OUTPUTS = ("dvc.lock", "metrics/", "plots/", "reports/evaluation.csv", "re
 would make the project's DVC think its stages had run)."""
 
 
-def project_files(names: Iterator[str] | list[str]) -> list[str]:
+def project_files(names: Iterable[str]) -> list[str]:
     """The files of ``names`` (paths relative to the checkout) that a test's project copies: all but a study's
     outputs (:data:`STUDY_OUTPUTS`)."""
 

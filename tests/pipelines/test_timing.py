@@ -67,7 +67,7 @@ def test_a_job_on_several_threads_counts_the_cores_it_kept_busy_not_waiting() ->
     clock.waited = 10.0
     split = clock.split([timing.Spent("training", seconds=10.0, cpu=19.0, compiled=0.0)])
     assert split["training"] == (pytest.approx(9.5, abs=1e-3), pytest.approx(19.0))
-    assert split["waiting for jobs"][0] == pytest.approx(0.5, abs=1e-3)  # the cores' idle tenth of a second each
+    assert split["waiting for jobs"][0] == pytest.approx(0.5, abs=1e-3)  # 20 core-seconds of wait, 19 of them training
     one_thread = clock.split([timing.Spent("training", seconds=10.0, cpu=9.8, compiled=0.0)])
     assert one_thread["waiting for jobs"][0] == pytest.approx(5.0, abs=1e-3)  # one core idle throughout
 
