@@ -81,12 +81,12 @@ def test_a_generated_variant_and_a_task_per_episode() -> None:
         observation, *_, info = aec.last()
         variant = info["variant"]
         v = get_game(variant).variants[variant]
-        assert variant in tasks and observation["observation"].shape == (7, 5, 6)  # 6 planes and the board's, 6x5
-        assert aec.observation_space(agent)["observation"].shape == (7, 5, 6)
+        assert variant in tasks and observation["observation"].shape == (9, 5, 6)  # 8 planes and the board's, 6x5
+        assert aec.observation_space(agent)["observation"].shape == (9, 5, 6)
         assert (
-            observation["observation"][6].sum()
+            observation["observation"][-1].sum()
             == v.height * v.width
-            == observation["observation"][6, : v.height, : v.width].sum()
+            == observation["observation"][-1, : v.height, : v.width].sum()
         )
         assert observation["action_mask"].shape == (30,) and observation["action_mask"].sum() == (
             v.width if v.gravity else v.height * v.width
@@ -100,13 +100,13 @@ def test_a_generated_variant_and_a_task_per_episode() -> None:
         drawn.append(again.last()[-1]["variant"])
     assert drawn[0] == drawn[2]  # the same seed, the same task
     aec.reset(options={"variant": "mnk_3x3_k3"})
-    assert aec.last()[-1]["variant"] == "mnk_3x3_k3" and aec.last()[0]["observation"][6].sum() == 9
+    assert aec.last()[-1]["variant"] == "mnk_3x3_k3" and aec.last()[0]["observation"][-1].sum() == 9
     with pytest.raises(ValueError, match=r"^variant 'grav_7x6_k4' \(7x6\) is larger than the environment's spaces "
                                          r"\(6x5, the largest board of its variants\)$"):  # fmt: skip
         aec.reset(options={"variant": "grav_7x6_k4"})
     lone = env(variant="mnk_4x4_k3")  # one variant: its own spaces, and a reset may switch them
     lone.reset(options={"variant": "grav_7x6_k4"})
-    assert lone.last()[0]["observation"].shape == (6, 6, 7)
+    assert lone.last()[0]["observation"].shape == (8, 6, 7)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         api_test(env(variant="mnk_5x4_k3", variants=["mnk_5x4_k3", "grav_4x4_k3"]), num_cycles=40)
@@ -118,13 +118,13 @@ def test_a_generated_variant_and_a_task_per_episode() -> None:
     boards = set()
     for seed in range(8):
         observation, info = gym.reset(seed=seed)
-        boards.add((info["variant"], observation["observation"].shape, int(observation["observation"][6].sum())))
+        boards.add((info["variant"], observation["observation"].shape, int(observation["observation"][-1].sum())))
         assert gym.observation_space.contains(observation)
         done = False
         while not done:
             legal = np.flatnonzero(observation["action_mask"])
             observation, _, done, _, info = gym.step(int(legal[0]))
-    assert boards == {("mnk_4x4_k3", (7, 4, 5), 16), ("grav_5x4_k3", (7, 4, 5), 20)}
+    assert boards == {("mnk_4x4_k3", (9, 4, 5), 16), ("grav_5x4_k3", (9, 4, 5), 20)}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_env(gym)

@@ -10,6 +10,13 @@ as it stands, from no player's side (the rules have no direction but gravity's, 
     3   1 on the cells a stone may go on now (the legal moves: with gravity the lowest empty cell of each column)
     4   1 on the last stone placed, of either colour (none at the start or in a position read from text)
     5   1 everywhere if the mover is black (the first player)
+    6   1 on the legal cells where the mover's stone would make a winning line now
+    7   1 on the legal cells where the opponent's stone would make a winning line now (the mover's must-blocks)
+
+Planes 6 and 7 tell the network the variant's rule (k, the exact and caro conditions, gravity's legal cells) in
+what it means for the next move, read with the rule's own line test (``_kernels.makes_line``): a network that
+meta-trains across boards and values of k reads the same two planes on every board, without them it sees
+positions that look alike under different rules (issue 47; BENCHMARKS.md, "Issue 47: the rule in the planes").
 
 The planes of the player not to move (an environment's waiting agent) follow the same layout from its side (the
 legal cells do not depend on who is to move).
@@ -27,11 +34,13 @@ from mmc.games.jit import kernel
 __all__ = [
     "BLACK_TO_MOVE_PLANE",
     "BOARD_PLANE",
+    "BLOCK_PLANE",
     "LAST_STONE_PLANE",
     "LEGAL_PLANE",
     "NUM_PLANES",
     "OPPONENT_STONES_PLANE",
     "OWN_STONES_PLANE",
+    "WIN_PLANE",
     "fill_planes",
     "observation_planes",
 ]
@@ -42,7 +51,9 @@ BOARD_PLANE = 2
 LEGAL_PLANE = 3
 LAST_STONE_PLANE = 4
 BLACK_TO_MOVE_PLANE = 5
-NUM_PLANES = 6
+WIN_PLANE = 6
+BLOCK_PLANE = 7
+NUM_PLANES = 8
 
 
 @kernel
@@ -55,7 +66,12 @@ def fill_planes(board, side, tab, repetitions, clock, ply, max_plies, out):
     moves = np.empty(K.MAX_MOVES, dtype=np.int32)
     n = K.legal_moves_into(board, side, tab, moves)
     for i in range(n):
-        out[LEGAL_PLANE, moves[i] >> 4, moves[i] & 15] = 1.0
+        rank, file = moves[i] >> 4, moves[i] & 15
+        out[LEGAL_PLANE, rank, file] = 1.0
+        if K.makes_line(board, moves[i], side, tab):
+            out[WIN_PLANE, rank, file] = 1.0
+        if K.makes_line(board, moves[i], -side, tab):
+            out[BLOCK_PLANE, rank, file] = 1.0
     for rank in range(height):
         for file in range(width):
             stone = board[16 * rank + file] * side

@@ -147,6 +147,29 @@ def test_the_planes_show_the_mover_the_legal_cells_and_the_last_stone() -> None:
     assert black[0, 0, 2] == 1 and black[5].all()
 
 
+def _played(variant: str, cells: str):
+    state = initial_state(variant)
+    for cell in cells.split():
+        state = apply_move(state, parse_cell(cell))
+    return state
+
+
+def _marked(plane: np.ndarray) -> set[tuple[int, int]]:
+    return {(int(rank), int(file)) for rank, file in zip(*np.nonzero(plane), strict=True)}
+
+
+def test_the_planes_show_each_sides_winning_cells_under_the_variants_rule() -> None:
+    freestyle = observation_planes(_played("gomoku_6x6", "a1 a6 b1 b6 c1 c6"))  # black to move, three each
+    assert _marked(freestyle[6]) == {(0, 3)} and _marked(freestyle[7]) == {(5, 3)}  # d1 wins, d6 must be blocked
+    assert not observation_planes(_played("mnk_6x6_k5", "a1 a6 b1 b6 c1 c6"))[6:].any()  # five in a row: none yet
+    three = observation_planes(_played("mnk_6x6_k3", "a1 a6 b1 b6"))
+    assert _marked(three[6]) == {(0, 2)} and _marked(three[7]) == {(5, 2)}
+    gravity = _played("connect4", "a1 a2 b1 b2 c1 c2")  # white's d2 floats above an empty d1: not a cell to block
+    assert _marked(observation_planes(gravity)[6]) == {(0, 3)} and not observation_planes(gravity)[7].any()
+    white = observation_planes(gravity, color=Stone.WHITE)
+    assert not white[6].any() and _marked(white[7]) == {(0, 3)}
+
+
 def test_the_kernels_as_the_search_takes_them() -> None:
     state = apply_move(initial_state("gomoku_8x8"), parse_cell("d5"))
     kernel = GAME.kernel_state(state)
