@@ -33,8 +33,8 @@ from mmc.games.jit import kernel
 
 __all__ = [
     "BLACK_TO_MOVE_PLANE",
-    "BOARD_PLANE",
     "BLOCK_PLANE",
+    "BOARD_PLANE",
     "LAST_STONE_PLANE",
     "LEGAL_PLANE",
     "NUM_PLANES",
