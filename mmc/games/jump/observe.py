@@ -12,6 +12,14 @@ home edge (White's view flips the ranks, files unchanged, as chess does), so tha
     6  PLIES_LEFT        plies left before the cap, min(max_plies, the variant's cap) - ply, over MAX_CAP = 400
                          (a constant plane: the same value means the same number of moves on every board)
     7  CELLS             1 on every cell of the board
+    8  REACH             1 on the empty squares a legal action of the viewer lands on now: a step or a hop (during
+                         its own chain, its piece's next hops; during the opponent's chain, none)
+    9  CAPTURE           1 on the opponent's pieces one of those hops would capture (none where hops capture nothing)
+
+Planes 8 and 9 tell the network the variant's rule in what it means for the next action, read with the rule's own
+functions (``legal_moves_into``, ``step_target``, ``hop_landing``, ``hop_capture``): the directions a piece moves in
+(4 or 8) and whether a hop captures. Without them ``jump`` and ``jump_halma``, trained side by side, look alike, and
+``jump_diagonal``'s diagonal moves show nowhere in the input (BENCHMARKS.md, "Issue 47: the rule in the planes").
 
 6x6 and 8x8 boards share the layout, so one fully-convolutional network reads every variant. The view of the
 player not to move (an environment's waiting agent) follows the same layout from its own side; a chain under way
@@ -23,12 +31,13 @@ from __future__ import annotations
 import numpy as np
 
 from mmc.games.jit import kernel
-from mmc.games.jump.chain import CHAIN, visited
-from mmc.games.jump.rules import H_CAP, H_HEIGHT, H_WIDTH, TARGET_OFF
+from mmc.games.jump.chain import CHAIN, END, HOP, MAX_MOVES, legal_moves_into, visited
+from mmc.games.jump.rules import H_CAP, H_HEIGHT, H_WIDTH, TARGET_OFF, hop_capture, hop_landing, step_target
 from mmc.games.jump.state import State, _array, table
 from mmc.games.jump.variants import MAX_CAP
 
 __all__ = [
+    "CAPTURE",
     "CELLS",
     "CHAIN_PIECE",
     "CHAIN_VISITED",
@@ -38,12 +47,14 @@ __all__ = [
     "OWN_PIECES",
     "OWN_TARGET",
     "PLIES_LEFT",
+    "REACH",
     "fill_planes",
     "observation_planes",
 ]
 
 OWN_PIECES, OPPONENT_PIECES, OWN_TARGET, OPPONENT_TARGET, CHAIN_PIECE, CHAIN_VISITED, PLIES_LEFT, CELLS = range(8)
-NUM_PLANES = 8
+REACH, CAPTURE = 8, 9
+NUM_PLANES = 10
 
 
 @kernel
@@ -77,6 +88,22 @@ def fill_planes(board, side, tab, repetitions, clock, ply, max_plies, out):
         out[CHAIN_PIECE, r if side > 0 else height - 1 - r, chain % 8] = 1.0
     cap = min(max_plies, tab[H_CAP])
     out[PLIES_LEFT] = max(cap - ply, 0) / MAX_CAP
+    if chain >= 0 and board[chain] != side:
+        return
+    moves = np.empty(MAX_MOVES, dtype=np.int32)
+    for i in range(legal_moves_into(board, side, tab, moves)):
+        move = moves[i]
+        if move >= END:
+            continue
+        sq, d = move & 63, (move >> 6) & 7
+        if move & HOP == 0:
+            to = step_target(board, tab, sq, d)
+        else:
+            to = hop_landing(board, tab, sq, d)
+            taken = hop_capture(board, tab, sq, d)
+            if taken >= 0:
+                out[CAPTURE, taken // 8 if side > 0 else height - 1 - taken // 8, taken % 8] = 1.0
+        out[REACH, to // 8 if side > 0 else height - 1 - to // 8, to % 8] = 1.0
 
 
 def observation_planes(state: State, out: np.ndarray | None = None, *, color: int | None = None) -> np.ndarray:

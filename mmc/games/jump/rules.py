@@ -58,6 +58,7 @@ __all__ = [
     "build_table",
     "has_move",
     "hop",
+    "hop_capture",
     "hop_landing",
     "progress",
     "race_won",
@@ -130,12 +131,22 @@ def hop(board, tab, sq, d):
     captured at once where the variant captures (``tab[H_CAPTURES]``); a hopped own piece stays."""
     over = tab[NEXT_OFF + 8 * sq + d]
     land = tab[NEXT_OFF + 8 * over + d]
-    piece = board[sq]
-    board[land] = piece
+    taken = hop_capture(board, tab, sq, d)
+    board[land] = board[sq]
     board[sq] = 0
-    if tab[H_CAPTURES] != 0 and board[over] == -piece:
-        board[over] = 0
+    if taken >= 0:
+        board[taken] = 0
     return land
+
+
+@kernel(inline="always")
+def hop_capture(board, tab, sq, d):
+    """The square of the opponent's piece that the legal hop from ``sq`` in direction ``d`` captures, -1 if it captures
+    none (a hopped own piece, or a variant without captures)."""
+    over = tab[NEXT_OFF + 8 * sq + d]
+    if tab[H_CAPTURES] != 0 and board[over] == -board[sq]:
+        return over
+    return -1
 
 
 @kernel

@@ -35,7 +35,7 @@ def test_alphazero_self_play_training_and_arena(tmp_path: Path) -> None:
     (step,) = alphazero(small_network(), "jump_6x6", config, SearchConfig(simulations=8),
                         TrainConfig(epochs=1, batch_size=8), root(0))  # fmt: skip
     examples = step.self_play.examples[0]
-    assert examples.planes.shape[1:] == (8, 6, 6) and examples.policy.shape[1:] == (18, 6, 6)
+    assert examples.planes.shape[1:] == (10, 6, 6) and examples.policy.shape[1:] == (18, 6, 6)
     assert np.isfinite([loss.total for loss in step.losses]).all() and step.arena is not None
     again = load_examples(save_examples(examples, tmp_path / "jump.npz"))
     np.testing.assert_array_equal(again.planes, examples.planes)

@@ -21,6 +21,7 @@ from mmc.games.jump import (
 from mmc.games.jump.actions import END_PLANE, HOP_PLANE, NUM_POLICY_PLANES, PASS_PLANE, STEP_PLANE
 from mmc.games.jump.greedy import SCORE_UNIT, WIN_VALUE, heuristic
 from mmc.games.jump.observe import (
+    CAPTURE,
     CELLS,
     CHAIN_PIECE,
     CHAIN_VISITED,
@@ -29,6 +30,7 @@ from mmc.games.jump.observe import (
     OWN_PIECES,
     OWN_TARGET,
     PLIES_LEFT,
+    REACH,
 )
 
 pytestmark = pytest.mark.xdist_group("jump")
@@ -55,6 +57,28 @@ def test_a_chain_under_way_is_in_the_planes() -> None:
     planes = observation_planes(state)
     assert np.argwhere(planes[CHAIN_PIECE]).tolist() == [[2, 2]]  # c3
     assert sorted(map(tuple, np.argwhere(planes[CHAIN_VISITED]).tolist())) == [(0, 0), (2, 0), (2, 2)]
+
+
+def _squares(plane: np.ndarray) -> list[str]:
+    return sorted("abcdefgh"[f] + str(r + 1) for r, f in np.argwhere(plane).tolist())
+
+
+def test_the_planes_show_where_the_rule_lets_the_viewer_go_and_what_it_takes() -> None:
+    orthogonal = ["a3", "b1", "b4", "c3", "c5", "d4"]  # a1 steps to b1 and hops a2 to a3; c4 steps four ways
+    jump = observation_planes(from_text("jump", CHAIN))
+    assert _squares(jump[REACH]) == orthogonal and _squares(jump[CAPTURE]) == ["a2"]
+    halma = observation_planes(from_text("jump_halma", CHAIN))
+    assert _squares(halma[REACH]) == orthogonal and not halma[CAPTURE].any()  # a hopped piece stays
+    diagonal = observation_planes(from_text("jump_diagonal", CHAIN))  # and b2, b5, d3, a hop over d5 to e6
+    assert _squares(diagonal[REACH]) == sorted([*orthogonal, "b2", "b5", "d3", "e6"])
+    assert _squares(diagonal[CAPTURE]) == ["a2", "d5"]
+    white = observation_planes(from_text("jump", CHAIN), color=-1)  # ranks flipped: d5's step to d6 on row 2
+    assert white[REACH, 2, 3] == 1 and white[REACH].sum() == 8 and not white[CAPTURE].any()
+    chain = apply_move(from_text("jump", CHAIN), parse_move("a1-a3"))  # a3's next hop goes over b3 to c3
+    assert _squares(observation_planes(chain)[REACH]) == ["c3"] and _squares(observation_planes(chain)[CAPTURE]) == [
+        "b3"
+    ]
+    assert not observation_planes(chain, color=-1)[REACH:].any()  # the opponent's chain: nothing of the viewer's
 
 
 def test_every_legal_action_has_its_own_logit() -> None:
