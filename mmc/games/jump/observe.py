@@ -57,6 +57,12 @@ REACH, CAPTURE = 8, 9
 NUM_PLANES = 10
 
 
+@kernel(inline="always")
+def _row(rank, side, height):
+    """The planes' row of board rank ``rank`` from ``side``'s view (White's view flips the ranks)."""
+    return rank if side > 0 else height - 1 - rank
+
+
 @kernel
 def fill_planes(board, side, tab, repetitions, clock, ply, max_plies, out):
     """Write ``side``'s view of a position into ``out`` (``float32[NUM_PLANES, H, W]``, zeroed first). ``ply`` and
@@ -67,7 +73,7 @@ def fill_planes(board, side, tab, repetitions, clock, ply, max_plies, out):
     width = tab[H_WIDTH]
     chain = board[CHAIN]
     for r in range(height):
-        pr = r if side > 0 else height - 1 - r
+        pr = _row(r, side, height)
         for f in range(width):
             sq = 8 * r + f
             piece = board[sq] * side
@@ -84,8 +90,7 @@ def fill_planes(board, side, tab, repetitions, clock, ply, max_plies, out):
                 out[CHAIN_VISITED, pr, f] = 1.0
             out[CELLS, pr, f] = 1.0
     if chain >= 0:
-        r = chain // 8
-        out[CHAIN_PIECE, r if side > 0 else height - 1 - r, chain % 8] = 1.0
+        out[CHAIN_PIECE, _row(chain // 8, side, height), chain % 8] = 1.0
     cap = min(max_plies, tab[H_CAP])
     out[PLIES_LEFT] = max(cap - ply, 0) / MAX_CAP
     if chain >= 0 and board[chain] != side:
@@ -102,8 +107,8 @@ def fill_planes(board, side, tab, repetitions, clock, ply, max_plies, out):
             to = hop_landing(board, tab, sq, d)
             taken = hop_capture(board, tab, sq, d)
             if taken >= 0:
-                out[CAPTURE, taken // 8 if side > 0 else height - 1 - taken // 8, taken % 8] = 1.0
-        out[REACH, to // 8 if side > 0 else height - 1 - to // 8, to % 8] = 1.0
+                out[CAPTURE, _row(taken // 8, side, height), taken % 8] = 1.0
+        out[REACH, _row(to // 8, side, height), to % 8] = 1.0
 
 
 def observation_planes(state: State, out: np.ndarray | None = None, *, color: int | None = None) -> np.ndarray:
