@@ -479,7 +479,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--anchors",
         help="comma-separated anchor specs, weakest first, greedy among them (default: the study's rate.anchors: "
-        "random,mcts:25,greedy,mcts:100,fairy:nodes=1,fairy:nodes=10,fairy:nodes=100)",
+        "random,mcts:25,greedy,fairy:nodes=1,fairy:nodes=10,fairy:nodes=100; add mcts:100 after greedy for a rung "
+        "above greedy where Fairy-Stockfish does not play)",
     )  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="root seed (>= 0), as params.yaml's seed (default 0)")
     p.add_argument("--opening-plies", type=int, help=_OPENING_HELP)

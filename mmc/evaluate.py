@@ -210,11 +210,11 @@ class RateConfig:
     """How every model of a target is placed on the Elo scale (the default study's ``params.yaml`` section
     ``rate``): fixed anchors, a ladder of games between them, then each model's games where they tell most."""
 
-    anchors: tuple[str, ...] = (
-        "random", "mcts:25", "greedy", "mcts:100", "fairy:nodes=1", "fairy:nodes=10", "fairy:nodes=100",
-    )  # fmt: skip
+    anchors: tuple[str, ...] = ("random", "mcts:25", "greedy", "fairy:nodes=1", "fairy:nodes=10", "fairy:nodes=100")
     """Reference players as ``mmc.play.parse_player`` specs, weakest first as far as known: each plays the next
-    two (the ladder). In a variant one cannot play (Fairy-Stockfish's outside its four) it is left out."""
+    two (the ladder). In a variant one cannot play (Fairy-Stockfish's outside its four) it is left out. Add
+    ``mcts:100`` after ``greedy`` for a rung above greedy where Fairy-Stockfish does not play (the family studies
+    do); where it plays, ``fairy:nodes=1`` is the rung next to greedy, at a fraction of ``mcts:100``'s cost."""
     anchor: str = "greedy"
     """The anchor rated 0 in every variant."""
     ladder_games: Count = 30
