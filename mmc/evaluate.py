@@ -2,12 +2,13 @@
 
 A :class:`Cell` is a model (a network searched with ``config.search``) against one opponent: a player spec
 (``random``, ``greedy``, ``mcts:200``, ``fairy:nodes=1``; ``mmc.play.parse_player``) or another network
-searched the same way (the study's "unadapted" opponent: the model's own start). Each cell is one job
-(``match-{variant}-{player}-vs-{opponent}``, ``mmc.fanout``): ``config.games`` games, colours alternating, every
-pair of games from its own random opening; with ``config.settle_games``, a cell whose first round settles it (a
-score of at least ``config.settle_score``, or at most its complement) stops there (:func:`settled`). Cells against
-the same opponent draw their openings from the same stream (``("openings", opponent)`` of the ``seed`` argument),
-so models are compared on the same positions.
+searched the same way (the study's "unadapted" opponent: the model's own start). A player's cells are one job
+(``match-{variant}-{player}-vs-{opponent}+{opponent}...``, ``mmc.fanout``), whose games all advance together, so
+that a model's network searches the positions of all its cells in one batch (``mmc.play.play_matches``). A cell
+plays ``config.games`` games, colours alternating, every pair of games from its own random opening; with
+``config.settle_games``, a cell whose first round settles it (a score of at least ``config.settle_score``, or at
+most its complement) stops there (:func:`settled`). Cells against the same opponent draw their openings from the
+same stream (``("openings", opponent)`` of the ``seed`` argument), so models are compared on the same positions.
 Networks run on the ``device`` argument (``mmc.nn.DEVICES``, default ``cpu``). This is the one implementation:
 the study's ``evaluate@T`` stage calls :func:`evaluate` with its runner.
 
@@ -31,20 +32,23 @@ from mmc.configs import POSITIVE, ConfigError, Count, at_least, check_fields
 from mmc.fanout import Job, Runner, serial
 from mmc.nn.device import on_device, resolve_device
 from mmc.nn.network import PolicyValueNet
-from mmc.play import MatchResult, Player, close_player, parse_player, play_match
+from mmc.play import MatchResult, Player, close_player, parse_player, play_matches
 from mmc.play.search_players import MCTSPlayer
 from mmc.rating import Pairing, Ratings, fit_ratings, pairing
 from mmc.search import NetworkLeafEvaluator, SearchConfig
 from mmc.seeding import derive, rng
 
 __all__ = [
+    "OPPONENTS_SEPARATOR",
     "Cell",
     "EvaluateConfig",
+    "Opponent",
     "RateConfig",
     "Rated",
     "evaluate",
     "evaluate_and_rate",
     "evaluation_match",
+    "evaluation_matches",
     "ladder",
     "match_name",
     "rate",
@@ -120,16 +124,44 @@ def evaluation_match(
 ) -> MatchResult:  # fmt: skip
     """The player (first) against the opponent: a :class:`MatchResult` from the first player's view. A network
     searches with ``config.search``; a spec is a player of ``mmc.play.parse_player``; networks run on ``device``."""
+    opponents = [Opponent(opponent, opponent_net, opponent_name, seed)]
+    return evaluation_matches(net, player, opponents, variant, config, device)[0]
+
+
+@dataclass(frozen=True)
+class Opponent:
+    """One cell's opponent in :func:`evaluation_matches`: as :class:`Cell`'s fields, and the seed of its openings."""
+
+    opponent: str
+    opponent_net: PolicyValueNet | None = field(repr=False)
+    opponent_name: str
+    seed: np.random.SeedSequence
+
+
+def evaluation_matches(
+    net: PolicyValueNet | None, player: str, opponents: Sequence[Opponent], variant: str, config: EvaluateConfig,
+    device: str = "cpu",
+) -> list[MatchResult]:  # fmt: skip
+    """:func:`evaluation_match` of the player against each of ``opponents``, all the games together
+    (``mmc.play.play_matches``: a network searches the positions of every match in one batch); each match plays
+    the openings and rounds it would alone (its games differ where the player's search breaks a tie: its draws come
+    from the first match's stream). The results in the order of ``opponents``."""
     first = _player(net, player, variant, config, device)
-    other = _player(opponent_net, opponent_name or opponent, variant, config, device) if opponent_net else None
-    other = other or parse_player(opponent, variant=variant, device=device)
+    others: list[Player] = []
     try:
-        return play_match(first, other, variant, config.games, rng(seed), opening_plies=config.opening_plies,
-                          max_plies=config.max_plies, first_round=config.settle_games,
-                          settled=partial(settled, score=config.settle_score))  # fmt: skip
+        for o in opponents:
+            name = o.opponent_name or o.opponent
+            others.append(_player(o.opponent_net, name, variant, config, device) if o.opponent_net
+                          else parse_player(o.opponent, variant=variant, device=device))  # fmt: skip
+        return play_matches(
+            first, others, variant, [config.games] * len(others), [rng(o.seed) for o in opponents],
+            opening_plies=config.opening_plies, max_plies=config.max_plies, first_round=config.settle_games,
+            settled=partial(settled, score=config.settle_score),
+        )  # fmt: skip
     finally:
         close_player(first)
-        close_player(other)
+        for other in others:
+            close_player(other)
 
 
 def settled(result: MatchResult, score: float) -> bool:
@@ -141,32 +173,46 @@ def evaluate(
     cells: Sequence[Cell], variant: str, config: EvaluateConfig, seed: np.random.SeedSequence, device: str = "cpu",
     *, run: Runner = serial,
 ) -> list[MatchResult]:  # fmt: skip
-    """Play every cell (one job each, its networks on ``device``); the results in the order of ``cells``."""
-    return run(_match_jobs(cells, variant, config, seed, device))
+    """Play every cell (a player's cells are one job, its networks on ``device``); the results in the order of
+    ``cells``."""
+    groups = _groups(cells)
+    return _in_order(groups, run(_match_jobs(cells, groups, variant, config, seed, device)))
+
+
+def _in_order(groups: Sequence[Sequence[int]], results: Sequence[Sequence[MatchResult]]) -> list[MatchResult]:
+    """The groups' jobs' results, one per cell, in the cells' order."""
+    found: dict[int, MatchResult] = {}
+    for members, matches in zip(groups, results, strict=True):
+        found.update(zip(members, matches, strict=True))
+    return [found[i] for i in range(len(found))]
+
+
+def _groups(cells: Sequence[Cell]) -> list[list[int]]:
+    """The cells' jobs, as indices into ``cells``: each player's cells together (a model's, or an anchor's on the
+    ladder), in the order they first appear."""
+    groups: dict[str, list[int]] = {}
+    for i, cell in enumerate(cells):
+        groups.setdefault(cell.player, []).append(i)
+    return list(groups.values())
 
 
 def _match_jobs(
-    cells: Sequence[Cell], variant: str, config: EvaluateConfig, seed: np.random.SeedSequence, device: str
-) -> list[Job[MatchResult]]:
-    return [
-        Job(
-            "match",
-            _key(variant, cell.player, cell.opponent),
-            evaluation_match,
-            dict(
-                net=cell.net,
-                player=cell.player,
-                opponent=cell.opponent,
-                opponent_net=cell.opponent_net,
-                opponent_name=cell.opponent_name,
-                variant=variant,
-                config=config,
-                seed=derive(seed, "openings", cell.opponent),
-                device=device,
-            ),
-        )
-        for cell in cells
-    ]
+    cells: Sequence[Cell], groups: Sequence[Sequence[int]], variant: str, config: EvaluateConfig,
+    seed: np.random.SeedSequence, device: str,
+) -> list[Job[list[MatchResult]]]:  # fmt: skip
+    """One job per group (``match-{variant}-{player}-vs-{opponent}[+{opponent}...]``)."""
+    jobs = []
+    for members in groups:
+        first = cells[members[0]]
+        opponents = [
+            Opponent(c.opponent, c.opponent_net, c.opponent_name, derive(seed, "openings", c.opponent))
+            for c in (cells[i] for i in members)
+        ]
+        key = (variant, slug(first.player), "vs", OPPONENTS_SEPARATOR.join(slug(o.opponent) for o in opponents))
+        kwargs = dict(net=first.net, player=first.player, opponents=opponents, variant=variant, config=config,
+                      device=device)  # fmt: skip
+        jobs.append(Job("match", key, evaluation_matches, kwargs))
+    return jobs
 
 
 def evaluate_and_rate(
@@ -180,12 +226,14 @@ def evaluate_and_rate(
     the anchors' ladder is played in one batch with the cells, so that no worker waits between the two."""
     rate_seed = derive(seed, "rate")
     ladder_cells, ladder_config = _ladder(anchors, config, rate_config)
+    groups, ladder_groups = _groups(cells), _groups(ladder_cells)
     jobs = [
-        *_match_jobs(cells, variant, config, seed, device),
-        *_match_jobs(ladder_cells, variant, ladder_config, derive(rate_seed, "ladder"), device),
+        *_match_jobs(cells, groups, variant, config, seed, device),
+        *_match_jobs(ladder_cells, ladder_groups, variant, ladder_config, derive(rate_seed, "ladder"), device),
     ]
     results = run(jobs)
-    cell_results, ladder_results = results[: len(cells)], results[len(cells) :]
+    cell_results = _in_order(groups, results[: len(groups)])
+    ladder_results = _in_order(ladder_groups, results[len(groups) :])
     played = [pairing(c.player, c.opponent_name or c.opponent, r) for c, r in zip(cells, cell_results, strict=True)]
     rated = _rate_models(models, played, ladder_results, anchors, variant, config, rate_config, rate_seed, device, run)
     return cell_results, rated
@@ -198,6 +246,11 @@ def slug(name: str) -> str:
 
 def _key(variant: str, player: str, opponent: str) -> tuple[str, ...]:
     return (variant, slug(player), "vs", slug(opponent))
+
+
+OPPONENTS_SEPARATOR = "+"
+"""Between the opponents of a model's job in its name (``match-gardner-joat-b100-vs-random+greedy``): a character
+:func:`slug` never leaves in a name."""
 
 
 def match_name(variant: str, player: str, opponent: str) -> str:

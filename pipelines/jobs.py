@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import glob
 import hashlib
 import logging
 import os
@@ -41,9 +42,10 @@ from prefect.cache_policies import NO_CACHE
 from prefect.context import TagsContext
 from prefect.futures import PrefectFuture
 
+from mmc.evaluate import OPPONENTS_SEPARATOR, match_name, slug
 from mmc.fanout import Job
 from mmc.nn import config_path, load_checkpoint, save_checkpoint
-from mmc.play import MatchResult, SelfPlayResult, read_records, write_records
+from mmc.play import GameRecord, MatchResult, SelfPlayResult, read_records, write_records
 from mmc.train import EpochLosses, Trained, load_examples, save_examples
 from pipelines import services, timing
 from pipelines.config import RunnerConfig
@@ -235,9 +237,8 @@ class JobStore:
             timed: Timed[Any] = future.result()
             key, indices = pending[future]
             kind, name = jobs[indices[0]].kind, jobs[indices[0]].name
-            self.spent.append(
-                timing.Spent(timing.job_part(kind, name), timed.seconds, timed.cpu, timed.compiled, timed.compiled_cpu)
-            )
+            self.spent += timing.job_spent(kind, name, timed.seconds, timed.cpu, timed.compiled, timed.compiled_cpu,
+                                           _shares(timed.value))  # fmt: skip
             for index in indices:
                 self._save(jobs[index], key, timed)
                 results[index] = timed.value
@@ -288,6 +289,8 @@ class JobStore:
         if record.result == "match":
             tally = record.summary
             return MatchResult(tally["wins"], tally["draws"], tally["losses"], read_records(self._path(job, ".pgn")))
+        if record.result == "matches":
+            return _matches(record, self._path(job, ".pgn"))
         return None
 
     def _save(self, job: Job[Any], key: str, timed: Timed[Any]) -> None:
@@ -307,11 +310,48 @@ class JobStore:
         elif isinstance(value, MatchResult):
             files = [write_records(value.records, self._path(job, ".pgn"))]
             kind, summary = "match", {"wins": value.wins, "draws": value.draws, "losses": value.losses}
+        elif isinstance(value, list) and value and all(isinstance(v, MatchResult) for v in value):
+            files = [write_records([r for match in value for r in match.records], self._path(job, ".pgn"))]
+            tallies = [{"wins": m.wins, "draws": m.draws, "losses": m.losses} for m in value]
+            kind, summary = "matches", {"matches": tallies}
         else:
             raise TypeError(f"job {job.name} returned a {type(value).__qualname__}, which pipelines.jobs cannot keep")
         self.seconds[job.name] = round(timed.seconds, 3)
         record = JobRecord(job.name, kind, key, self.seconds[job.name], summary, file_hashes(self.root, files))
         record.write(self._path(job, ".done.json"))
+
+
+def _shares(value: Any) -> list[float] | None:
+    """How a job of several matches (a model's cells) shares its time among them: each match's seconds of moves
+    (``MatchResult.seconds``); ``None`` for any other job."""
+    if isinstance(value, list) and len(value) > 1 and all(isinstance(v, MatchResult) for v in value):
+        return [v.seconds for v in value]
+    return None
+
+
+def _matches(record: JobRecord, games: Path) -> list[MatchResult]:
+    """The matches of a job of a model's cells (``mmc.evaluate.evaluation_matches``), from its record's tallies and
+    its games (every match's records, one match after the other, in ``games``)."""
+    records = read_records(games)
+    matches = []
+    for tally in record.summary["matches"]:
+        count = tally["wins"] + tally["draws"] + tally["losses"]
+        matches.append(MatchResult(tally["wins"], tally["draws"], tally["losses"], records[:count]))
+        records = records[count:]
+    return matches
+
+
+def cell_records(root: Path, folder: Path, variant: str, player: str, opponent: str) -> list[GameRecord]:
+    """The games of one evaluation cell, ``player`` (a model) against ``opponent``, kept by the job store in
+    ``folder`` (an ``evaluate@T`` stage's): from the job of the model's cells (``match-{variant}-{player}-vs-...``,
+    ``mmc.evaluate``). ``FileNotFoundError`` naming the cell when no kept job played it."""
+    prefix = f"{match_name(variant, player, opponent).rpartition('-vs-')[0]}-vs-"
+    for done in sorted(folder.glob(f"{glob.escape(prefix)}*.done.json")):
+        opponents = done.name.removeprefix(prefix).removesuffix(".done.json").split(OPPONENTS_SEPARATOR)
+        record = JobRecord.read(root, done)
+        if slug(opponent) in opponents and record is not None and record.result == "matches":
+            return _matches(record, done.with_name(f"{record.name}.pgn"))[opponents.index(slug(opponent))].records
+    raise FileNotFoundError(f"no kept job in {folder} played the cell {player} vs {opponent} of {variant}")
 
 
 def job_file(folder: Path, name: str, suffix: str) -> Path:

@@ -23,14 +23,13 @@ from mlflow.tracking import MlflowClient
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
-from mmc.evaluate import match_name
 from mmc.meta import KINDS
-from mmc.play import GameRecord, read_records, write_records
+from mmc.play import GameRecord, write_records
 from mmc.starts import JOAT, model_label
 from pipelines import timing, tracking
 from pipelines.config import StudyConfig
 from pipelines.files import write_json, write_text
-from pipelines.jobs import job_file
+from pipelines.jobs import cell_records
 from pipelines.paths import Paths
 from pipelines.records import (
     ComparisonRow,
@@ -112,8 +111,8 @@ def _sample_game(paths: Paths, study: StudyConfig) -> GameRecord:
     start = JOAT if JOAT in study.adapt.starts else study.adapt.starts[0]
     opponents = study.opponents(target)
     opponent = "greedy" if "greedy" in opponents else opponents[0]
-    name = match_name(target, model_label(start, max(study.adapt.budgets), study.replicates[0]), opponent)
-    return read_records(job_file(paths.jobs("evaluate", target), name, ".pgn"))[0]
+    label = model_label(start, max(study.adapt.budgets), study.replicates[0])
+    return cell_records(paths.root, paths.jobs("evaluate", target), target, label, opponent)[0]
 
 
 def study_runs(client: MlflowClient, own_run: str) -> dict[str, Any]:

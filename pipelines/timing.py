@@ -34,7 +34,7 @@ import resource
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +48,7 @@ __all__ = [
     "compile_cpu_seconds",
     "compile_seconds",
     "job_part",
+    "job_spent",
     "mark_start",
     "metric",
     "split_lines",
@@ -151,6 +152,27 @@ def job_part(kind: str, name: str) -> str:
     opponent = name.rpartition("-vs-")[2]
     found = next((k for k in OPPONENT_KINDS[:-1] if opponent.startswith(k)), "model")
     return f"evaluation games vs {found}"
+
+
+def job_spent(kind: str, name: str, seconds: float, cpu: float, compiled: float, compiled_cpu: float,
+              shares: Sequence[float] | None = None) -> list[Spent]:  # fmt: skip
+    """What a computed job cost, as one :class:`Spent` of its part (:func:`job_part`), or, for a model's cells played
+    in one job (``match-dark-joat-b2-r0-vs-random+greedy``: ``mmc.evaluate.evaluation_matches``), one per opponent,
+    each its ``shares`` (the matches' seconds of moves) of the job's seconds."""
+    if shares is None:
+        return [Spent(job_part(kind, name), seconds, cpu, compiled, compiled_cpu)]
+    from mmc.evaluate import OPPONENTS_SEPARATOR  # torch: only when a stage has such jobs
+
+    head, _, opponents = name.rpartition("-vs-")
+    names = [f"{head}-vs-{opponent}" for opponent in opponents.split(OPPONENTS_SEPARATOR)]
+    if len(names) != len(shares):
+        raise ValueError(f"job {name}: {len(shares)} shares for {len(names)} opponents")
+    total = sum(shares)
+    weights = [share / total for share in shares] if total > 0 else [1 / len(shares)] * len(shares)
+    return [
+        Spent(job_part(kind, n), seconds * w, cpu * w, compiled * w, compiled_cpu * w)
+        for n, w in zip(names, weights, strict=True)
+    ]
 
 
 @dataclass

@@ -76,15 +76,15 @@ def test_rate_places_models_and_anchors_on_one_scale_with_greedy_at_zero() -> No
     cells = [Cell(name, net, "greedy") for name, net in models.items()]
     results = evaluate(cells, "gardner", TINY, root(1))
     played = [pairing(c.player, c.opponent, r) for c, r in zip(cells, results, strict=True)]
-    config = RateConfig(anchors=("random", "mcts:4", "greedy"), ladder_games=4, games=2, neighbours=1, bootstrap=10)
+    config = RateConfig(anchors=("random", "mcts:4", "greedy"), ladder_games=4, games=2, neighbours=1, bootstrap=200)
     rated = rate(models, played, config.anchors, "gardner", TINY, config, root(2), run=recording)
     ratings = rated.ratings
     assert set(ratings.players) == {"x", "y", "random", "mcts:4", "greedy"}
     assert ratings.elo["greedy"] == ratings.low["greedy"] == ratings.high["greedy"] == 0
     assert all(ratings.low[p] <= ratings.elo[p] <= ratings.high[p] for p in ratings.players)
     assert len(names) == len(set(names))  # a job store keeps every job under its own name
-    ladder_jobs = {"match-gardner-random-vs-mcts_4", "match-gardner-random-vs-greedy", "match-gardner-mcts_4-vs-greedy"}
-    assert set(names[:3]) == ladder_jobs
+    ladder_jobs = {"match-gardner-random-vs-mcts_4+greedy", "match-gardner-mcts_4-vs-greedy"}  # a player's cells
+    assert set(names[:2]) == ladder_jobs
     # each model then met its nearest anchor not yet met (random or mcts:4) and the other model
     met = {frozenset((p.a, p.b)) for p in rated.pairings}
     assert frozenset(("x", "y")) in met
@@ -103,7 +103,7 @@ def test_evaluate_and_rate_plays_the_ladder_in_the_cells_batch_and_rates_as_the_
         return serial(jobs)
 
     results, rated = evaluate_and_rate(cells, models, config.anchors, "gardner", TINY, config, root(1), run=recording)
-    ladder_jobs = {"match-gardner-random-vs-mcts_4", "match-gardner-random-vs-greedy", "match-gardner-mcts_4-vs-greedy"}
+    ladder_jobs = {"match-gardner-random-vs-mcts_4+greedy", "match-gardner-mcts_4-vs-greedy"}
     assert batches[0][:2] == ["match-gardner-x-vs-greedy", "match-gardner-y-vs-random"]
     assert set(batches[0][2:]) == ladder_jobs and len(batches) == 2  # then the neighbours
     apart = evaluate(cells, "gardner", TINY, root(1))
@@ -135,3 +135,32 @@ def test_a_chess_target_adapts_on_8x8_and_is_rated_on_a_ladder_with_fairy_stockf
     ratings = rate(models, played, rating.anchors, "chess", config, rating, root(5)).ratings
     assert set(ratings.players) == {"start", "adapted", "random", "greedy", "fairy:nodes=1"}
     assert ratings.elo["greedy"] == 0
+
+
+def test_a_models_cells_are_one_job_and_each_plays_its_own_openings() -> None:
+    """A player's cells are one job (a model's network searches every cell's positions in one batch). Each cell
+    plays the openings it plays alone, between the same players."""
+    nets = [build_network(NetworkConfig(blocks=1, filters=8), seed=s) for s in (0, 1)]
+    config = replace(TINY, games=6, settle_games=2, settle_score=0.75)
+    cells = [Cell("x", nets[0], "random"), Cell("greedy", None, "random"), Cell("x", nets[0], "greedy"),
+             Cell("x", nets[0], "unadapted", nets[1], "y"), Cell("y", nets[1], "random")]  # fmt: skip
+    names: list[str] = []
+
+    def recording(jobs: Sequence[Job[Any]]) -> list[Any]:
+        names.extend(job.name for job in jobs)
+        return serial(jobs)
+
+    together = evaluate(cells, "gardner", config, root(4), run=recording)
+    assert names == ["match-gardner-x-vs-random+greedy+unadapted", "match-gardner-greedy-vs-random",
+                     "match-gardner-y-vs-random"]  # fmt: skip
+    for cell, result in zip(cells, together, strict=True):
+        (alone,) = evaluate([cell], "gardner", config, root(4))
+        games = min(result.games, alone.games)  # a first round may settle a cell alone and not together, or the
+        assert (
+            {result.games, alone.games} <= {2, 6}
+            and [  # other way: the model's search draws its ties
+                (r.seed, r.moves[:2], r.first, r.second) for r in result.records[:games]
+            ]
+            == [(r.seed, r.moves[:2], r.first, r.second) for r in alone.records[:games]]
+        ), cell
+    assert {r.second for r in together[3].records} == {"x", "y"}  # the unadapted opponent plays under its name

@@ -9,7 +9,7 @@
 
 from typing import TYPE_CHECKING
 
-from mmc.play.arena import MatchResult, gate, play_match, random_opening, split_match, wilson_interval
+from mmc.play.arena import MatchResult, gate, play_match, play_matches, random_opening, split_match, wilson_interval
 from mmc.play.fairy import FairyError, FairyPlayer, engine_variants
 from mmc.play.human import HumanPlayer, Resign
 from mmc.play.players import (
@@ -51,6 +51,7 @@ __all__ = [
     "parse_player",
     "parse_records",
     "play_match",
+    "play_matches",
     "random_opening",
     "read_records",
     "register_player",

@@ -10,10 +10,12 @@ move (a player may move twice in a row).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -23,7 +25,7 @@ from mmc.games import FIRST, IllegalMoveError, apply_move, game_of, get_game, in
 from mmc.play.players import Player
 from mmc.play.records import GameRecord
 
-__all__ = ["MatchResult", "gate", "play_match", "random_opening", "split_match", "wilson_interval"]
+__all__ = ["MatchResult", "gate", "play_match", "play_matches", "random_opening", "split_match", "wilson_interval"]
 
 _OPENING_TRIES = 100
 
@@ -36,6 +38,9 @@ class MatchResult:
     draws: int
     losses: int
     records: list[GameRecord]
+    seconds: float = field(default=0.0, compare=False)
+    """Wall seconds its players took to move (:func:`play_matches` shares a call's seconds among the matches by the
+    positions each gave it); 0 when not measured (a kept result)."""
 
     @property
     def games(self) -> int:
@@ -54,6 +59,7 @@ class MatchResult:
             sum(r.draws for r in results),
             sum(r.losses for r in results),
             [record for r in results for record in r.records],
+            sum(r.seconds for r in results),
         )
 
     def wilson_interval(self, z: float = 1.96) -> tuple[float, float]:
@@ -210,39 +216,97 @@ def play_match(
     false; otherwise the match ends there, with fewer games than ``games``. Game ``i`` starts from the same opening
     whether or not the match is played in rounds (the pair seeds are drawn first, all of them).
     """
-    _check_arguments(variant, games, opening_plies, max_plies)
+    return play_matches(a, [b], variant, [games], [rng], opening_plies=opening_plies, max_plies=max_plies,
+                        progress=progress, first_round=first_round, settled=settled)[0]  # fmt: skip
+
+
+def play_matches(
+    a: Player,
+    opponents: Sequence[Player],
+    variant: str,
+    games: Sequence[int],
+    rngs: Sequence[np.random.Generator],
+    *,
+    opening_plies: int = 4,
+    max_plies: int = 150,
+    progress: bool = False,
+    first_round: int = 0,
+    settled: Callable[[MatchResult], bool] | None = None,
+) -> list[MatchResult]:
+    """:func:`play_match` of ``a`` against each of ``opponents`` (``games[j]`` games from ``rngs[j]``), all the
+    matches' games together: ``a`` searches every position where it is to move, in every match, in one ``play``
+    call (a network's search then evaluates one batch for all of them), then each opponent moves in its own match.
+
+    Match ``j`` plays the openings :func:`play_match` plays from ``rngs[j]``, with the same rounds (each match's
+    second round only when its own first round is not ``settled``), and its opponent draws from the same stream;
+    ``a``'s draws (a search's ties) all come from the first match's, so a match's games are those it plays alone
+    only for an ``a`` that draws nothing; their distribution is the same. The results in the order of
+    ``opponents``.
+    """
+    if not len(opponents) == len(games) == len(rngs) > 0:
+        raise ValueError(f"expected as many game counts and rngs as opponents (at least one), got "
+                         f"{len(opponents)} opponents, {len(games)} counts, {len(rngs)} rngs")  # fmt: skip
+    for count in games:
+        _check_arguments(variant, count, opening_plies, max_plies)
     if first_round < 0:
         raise ValueError(f"first_round must be >= 0, got {first_round}")
     start_fen = initial_state(variant).fen()
-    rng_a, rng_b = rng.spawn(2)
-    pending = _new_games(a, b, variant, games, rng, opening_plies, max_plies)
-    records: list[GameRecord | None] = [None] * games
+    streams = [rng.spawn(2) for rng in rngs]
+    rng_a = streams[0][0]
+    pending = [
+        _new_games(a, b, variant, count, rng, opening_plies, max_plies)
+        for b, count, rng in zip(opponents, games, rngs, strict=True)
+    ]
+    records: list[list[GameRecord | None]] = [[None] * count for count in games]
+    seconds = [0.0] * len(opponents)
 
-    def play(active: list[int]) -> None:
-        """Play the games ``active`` to their end, all together, and record them."""
+    def play(active: list[tuple[int, int]]) -> None:
+        """Play the games ``active`` (``(match, game)``) to their end, all together, and record them."""
+
+        def to_move(parity: int, match: int | None) -> list[tuple[int, int]]:
+            # a moves first in even games, its opponent in odd ones: a player moves in game i when (the first player
+            # is to move) == (i % 2 is its parity). A game that the other player's move just ended is skipped.
+            return [
+                (j, i)
+                for j, i in active
+                if (match is None or j == match)
+                and (pending[j][i].state.turn == FIRST) == (i % 2 == parity)
+                and outcome(pending[j][i].state) is None
+            ]
+
         while active:
-            for player, player_rng, parity in ((a, rng_a, 0), (b, rng_b, 1)):
-                # a moves first in even games, b in odd ones: a player moves in game i when (the first player is to
-                # move) == (i % 2 is its parity). A game that the other player's move just ended is skipped.
-                mine = [
-                    i
-                    for i in active
-                    if (pending[i].state.turn == FIRST) == (i % 2 == parity) and outcome(pending[i].state) is None
-                ]
-                if mine:
-                    _move_all(player, [pending[i] for i in mine], player_rng)
-            for i in active:
-                if outcome(pending[i].state) is not None:
-                    records[i] = _record(pending[i], start_fen, variant)
+            if mine := to_move(0, None):
+                since = time.perf_counter()
+                _move_all(a, [pending[j][i] for j, i in mine], rng_a)
+                share = (time.perf_counter() - since) / len(mine)
+                for j, _ in mine:
+                    seconds[j] += share
+            for j, b in enumerate(opponents):
+                if theirs := to_move(1, j):
+                    since = time.perf_counter()
+                    _move_all(b, [pending[j][i] for _, i in theirs], streams[j][1])
+                    seconds[j] += time.perf_counter() - since
+            for j, i in active:
+                if outcome(pending[j][i].state) is not None:
+                    records[j][i] = _record(pending[j][i], start_fen, variant)
                     bar.update()
-            active = [i for i in active if records[i] is None]
+            active = [(j, i) for j, i in active if records[j][i] is None]
 
-    first = first_round if settled is not None and 0 < first_round < games else games
-    with tqdm(total=games, desc=f"{a.name} vs {b.name}", file=sys.stderr, disable=not progress, leave=False) as bar:
-        play(list(range(first)))
-        if first < games and (settled is None or not settled(_result(pending, records))):
-            play(list(range(first, games)))
-    return _result(pending, records)
+    rounds = [first_round if settled is not None and 0 < first_round < count else count for count in games]
+    desc = f"{a.name} vs {', '.join(b.name for b in opponents)}"
+    with tqdm(total=sum(games), desc=desc, file=sys.stderr, disable=not progress, leave=False) as bar:
+        play([(j, i) for j, first in enumerate(rounds) for i in range(first)])
+        rest = [
+            (j, i)
+            for j, (first, count) in enumerate(zip(rounds, games, strict=True))
+            if first < count and (settled is None or not settled(_result(pending[j], records[j])))
+            for i in range(first, count)
+        ]
+        play(rest)
+    return [
+        dataclasses.replace(_result(match, match_records), seconds=spent)
+        for match, match_records, spent in zip(pending, records, seconds, strict=True)
+    ]
 
 
 def _result(games: list[_Game], records: list[GameRecord | None]) -> MatchResult:

@@ -19,6 +19,7 @@ from pipelines.adapt import adapt_flow
 from pipelines.config import load_params
 from pipelines.evaluate import evaluate_flow
 from pipelines.expert import expert_flow
+from pipelines.jobs import cell_records
 from pipelines.meta import meta_flow
 from pipelines.metafocus import metafocus_flow
 from pipelines.paths import Paths
@@ -140,18 +141,24 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
                 for m in cells.values():
                     assert m["games"] == m["wins"] + m["draws"] + m["losses"] == 4
                     assert 0 <= m["ci_low"] <= m["score"] <= m["ci_high"] <= 1
-    records = read_records(paths.jobs("evaluate", "atomic") / "match-atomic-joat-b2-r1-vs-unadapted.pgn")
+    jobs = paths.jobs("evaluate", "atomic")
+    records = cell_records(tmp_path, jobs, "atomic", "joat-b2-r1", "unadapted")
     assert len(records) == 4 and records[0].first == records[1].second == "joat-b2-r1"
     assert records[0].second == "joat-b0-r1"  # its own start, of its own replicate
+    # a model's cells are one job: its games against random, then against its start
+    together = read_records(jobs / "match-atomic-joat-b2-r1-vs-random+unadapted.pgn")
+    assert together == cell_records(tmp_path, jobs, "atomic", "joat-b2-r1", "random") + records
     # the replicates' cells against one opponent are played from the same openings
-    twin = read_records(paths.jobs("evaluate", "atomic") / "match-atomic-joat-b2-r0-vs-unadapted.pgn")
+    twin = cell_records(tmp_path, jobs, "atomic", "joat-b2-r0", "unadapted")
     assert [r.moves[: r.opening_plies] for r in twin] == [r.moves[: r.opening_plies] for r in records]
     # the rating: the cells, the anchors' ladder (atomic: no Fairy-Stockfish) and each model's nearest games
     played = set(task_runs(prefect_server, str(state.state_details.flow_run_id)))
+    budgets = {b: [o for bb, o in cell_keys(metrics) if bb == b] for b, _ in cell_keys(metrics)}
     cell_runs = {
-        f"match-atomic-{s}-b{b}-r{r}-vs-{o}" for s in ("joat", "scratch") for r in (0, 1) for b, o in cell_keys(metrics)
-    }
-    ladder = {"match-atomic-random-vs-mcts_4", "match-atomic-random-vs-greedy", "match-atomic-mcts_4-vs-greedy"}
+        f"match-atomic-{s}-b{b}-r{r}-vs-{'+'.join(o)}" for s in ("joat", "scratch") for r in (0, 1)
+        for b, o in budgets.items()
+    }  # fmt: skip
+    ladder = {"match-atomic-random-vs-mcts_4+greedy", "match-atomic-mcts_4-vs-greedy"}
     assert cell_runs | ladder <= played and len(played) > len(cell_runs | ladder)
     rated = json.loads(paths.ratings("atomic").read_text())
     ratings = rated["elo"]

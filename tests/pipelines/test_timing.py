@@ -31,6 +31,17 @@ def test_a_job_counts_as_the_part_its_kind_and_opponent_name(kind: str, name: st
     assert timing.job_part(kind, name) == part and part in timing.PARTS
 
 
+def test_a_models_cells_in_one_job_share_its_time_among_their_opponents_kinds() -> None:
+    name = "match-dark-joat-b2-r0-vs-random+fairy_nodes_1+metafocus-b2-r0"
+    spent = timing.job_spent("match", name, 10.0, 12.0, 1.0, 0.5, [1.0, 3.0, 4.0])
+    assert [s.part for s in spent] == [f"evaluation games vs {k}" for k in ("random", "fairy", "model")]
+    assert [(s.seconds, s.cpu, s.compiled) for s in spent] == [(1.25, 1.5, 0.125), (3.75, 4.5, 0.375), (5.0, 6.0, 0.5)]
+    (alone,) = timing.job_spent("match", "match-dark-joat-b2-r0-vs-greedy", 2.0, 2.0, 0.0, 0.0)
+    assert (alone.part, alone.seconds) == ("evaluation games vs greedy", 2.0)
+    with pytest.raises(ValueError, match="2 shares for 3 opponents"):
+        timing.job_spent("match", name, 1.0, 1.0, 0.0, 0.0, [1.0, 1.0])
+
+
 def test_a_stages_parts_add_up_to_its_wall_time_and_its_jobs_cpu() -> None:
     timing.mark_start()
     time.sleep(0.05)  # the stage's start: imports, params, its flow run

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest
 
+from mmc.games import legal_moves
 from mmc.games.chess import Move, State
-from mmc.play import GreedyPlayer, MatchResult, RandomPlayer, gate, play_match, replay
+from mmc.play import GreedyPlayer, MatchResult, Player, RandomPlayer, gate, play_match, play_matches, replay
 
 
 class Counting:
@@ -135,3 +137,49 @@ def test_score_wilson_interval_and_gate() -> None:
     assert MatchResult(0, 0, 5, []).wilson_interval()[0] == 0.0
     assert gate(MatchResult(6, 0, 4, []), 0.6) and not gate(MatchResult(5, 1, 4, []), 0.6)
     assert gate(MatchResult(5, 1, 4, []), threshold=0.55) and gate(MatchResult(5, 2, 3, []), 0.6)
+
+
+class FirstMove:
+    """A player that draws nothing: the first legal move, and the size of every batch it was asked for."""
+
+    name = "first"
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+
+    def play(self, states: Sequence[State], rng: np.random.Generator) -> list[Move]:
+        self.batches.append(len(states))
+        return [legal_moves(state)[0] for state in states]
+
+
+def test_one_player_against_several_plays_each_match_as_alone_in_one_batch_per_step() -> None:
+    def rounds(so_far: MatchResult) -> bool:
+        return so_far.score >= 0.75 or so_far.score <= 0.25
+
+    kwargs: dict[str, Any] = dict(first_round=4, settled=rounds, max_plies=60)
+    alone = [
+        play_match(FirstMove(), opponent, "gardner", 12, np.random.default_rng(seed), **kwargs)
+        for opponent, seed in ((RandomPlayer(), 1), (GreedyPlayer(), 2))
+    ]
+    opponents: list[Player] = [RandomPlayer(), GreedyPlayer()]
+    first = FirstMove()
+    together = play_matches(
+        first,
+        [RandomPlayer(), GreedyPlayer()],
+        "gardner",
+        [12, 12],
+        [np.random.default_rng(1), np.random.default_rng(2)],
+        **kwargs,
+    )
+    assert [m.records for m in together] == [m.records for m in alone]
+    assert [(m.wins, m.draws, m.losses) for m in together] == [(m.wins, m.draws, m.losses) for m in alone]
+    assert [m.games for m in together] == [12, 4]  # the second match is settled by its first round, the first is not
+    # each step searched both matches' positions in one call: fewer calls than the two matches alone took
+    counted = [FirstMove(), FirstMove()]
+    for player, opponent, seed in zip(counted, opponents, (1, 2), strict=True):
+        play_match(player, opponent, "gardner", 12, np.random.default_rng(seed), **kwargs)
+    calls_alone = [len(p.batches) for p in counted]
+    assert len(first.batches) < sum(calls_alone) and first.batches[0] == sum(p.batches[0] for p in counted)
+    assert all(m.seconds > 0 for m in together)
+    with pytest.raises(ValueError, match="as many game counts and rngs as opponents"):
+        play_matches(first, [RandomPlayer()], "gardner", [12, 12], [np.random.default_rng(1)])
