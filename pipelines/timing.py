@@ -9,7 +9,9 @@ A stage (:func:`pipelines.stage.open_stage`) measures its own split and logs it 
   and in every job; loading compiled code from the cache counts in the job that loads it;
 - ``self-play``, ``training``, ``arena games`` (an expert's gate), and ``evaluation games vs KIND`` (``random``,
   ``greedy``, ``mcts``, ``fairy``, ``unadapted``, or ``model``: the rating's games between models): the jobs of that
-  kind this run computed (a job kept from an earlier run costs nothing now);
+  kind this run computed (a job kept from an earlier run costs nothing now); a job of one player's cells against
+  several opponents counts toward each opponent's kind by that match's share of its seconds of moves
+  (:func:`job_spent`);
 - ``waiting for jobs``: the stage's wait for its jobs beyond the cores they kept busy: a worker idle while another
   finishes the last job of a batch, and Prefect's task runs around each job;
 - ``rating fits``: the Elo fits and their bootstraps (``evaluate``);
