@@ -45,6 +45,7 @@ __all__ = [
     "Opponent",
     "RateConfig",
     "Rated",
+    "cell_names",
     "evaluate",
     "evaluate_and_rate",
     "evaluation_match",
@@ -254,8 +255,16 @@ OPPONENTS_SEPARATOR = "+"
 
 
 def match_name(variant: str, player: str, opponent: str) -> str:
-    """The name of a cell's job (``match-gardner-joat-b100-vs-greedy``): its files in a job store."""
+    """The name of a cell (``match-gardner-joat-b100-vs-greedy``), and of its job when it is its player's only cell:
+    its files in a job store."""
     return "-".join(("match", *_key(variant, player, opponent)))
+
+
+def cell_names(job: str) -> list[str]:
+    """The names (:func:`match_name`) of the cells that the job named ``job`` plays, in its order:
+    ``match-gardner-x-vs-random+greedy`` -> ``match-gardner-x-vs-random``, ``match-gardner-x-vs-greedy``."""
+    head, _, opponents = job.rpartition("-vs-")
+    return [f"{head}-vs-{opponent}" for opponent in opponents.split(OPPONENTS_SEPARATOR)]
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.context import TagsContext
 from prefect.futures import PrefectFuture
 
-from mmc.evaluate import OPPONENTS_SEPARATOR, match_name, slug
+from mmc.evaluate import cell_names, match_name
 from mmc.fanout import Job
 from mmc.nn import config_path, load_checkpoint, save_checkpoint
 from mmc.play import GameRecord, MatchResult, SelfPlayResult, read_records, write_records
@@ -310,7 +310,7 @@ class JobStore:
         elif isinstance(value, MatchResult):
             files = [write_records(value.records, self._path(job, ".pgn"))]
             kind, summary = "match", {"wins": value.wins, "draws": value.draws, "losses": value.losses}
-        elif isinstance(value, list) and value and all(isinstance(v, MatchResult) for v in value):
+        elif _is_matches(value):
             files = [write_records([r for match in value for r in match.records], self._path(job, ".pgn"))]
             tallies = [{"wins": m.wins, "draws": m.draws, "losses": m.losses} for m in value]
             kind, summary = "matches", {"matches": tallies}
@@ -321,12 +321,15 @@ class JobStore:
         record.write(self._path(job, ".done.json"))
 
 
+def _is_matches(value: Any) -> bool:
+    """Whether a job's result is the matches of one player's cells (``mmc.evaluate.evaluation_matches``)."""
+    return isinstance(value, list) and bool(value) and all(isinstance(v, MatchResult) for v in value)
+
+
 def _shares(value: Any) -> list[float] | None:
     """How a job of several matches (a model's cells) shares its time among them: each match's seconds of moves
     (``MatchResult.seconds``); ``None`` for any other job."""
-    if isinstance(value, list) and len(value) > 1 and all(isinstance(v, MatchResult) for v in value):
-        return [v.seconds for v in value]
-    return None
+    return [v.seconds for v in value] if _is_matches(value) and len(value) > 1 else None
 
 
 def _matches(record: JobRecord, games: Path) -> list[MatchResult]:
@@ -345,12 +348,11 @@ def cell_records(root: Path, folder: Path, variant: str, player: str, opponent: 
     """The games of one evaluation cell, ``player`` (a model) against ``opponent``, kept by the job store in
     ``folder`` (an ``evaluate@T`` stage's): from the job of the model's cells (``match-{variant}-{player}-vs-...``,
     ``mmc.evaluate``). ``FileNotFoundError`` naming the cell when no kept job played it."""
-    prefix = f"{match_name(variant, player, opponent).rpartition('-vs-')[0]}-vs-"
-    for done in sorted(folder.glob(f"{glob.escape(prefix)}*.done.json")):
-        opponents = done.name.removeprefix(prefix).removesuffix(".done.json").split(OPPONENTS_SEPARATOR)
+    cell = match_name(variant, player, opponent)
+    for done in sorted(folder.glob(f"{glob.escape(cell.rpartition('-vs-')[0])}-vs-*.done.json")):
         record = JobRecord.read(root, done)
-        if slug(opponent) in opponents and record is not None and record.result == "matches":
-            return _matches(record, done.with_name(f"{record.name}.pgn"))[opponents.index(slug(opponent))].records
+        if record is not None and record.result == "matches" and cell in (cells := cell_names(record.name)):
+            return _matches(record, done.with_name(f"{record.name}.pgn"))[cells.index(cell)].records
     raise FileNotFoundError(f"no kept job in {folder} played the cell {player} vs {opponent} of {variant}")
 
 

@@ -163,10 +163,9 @@ def job_spent(kind: str, name: str, seconds: float, cpu: float, compiled: float,
     each its ``shares`` (the matches' seconds of moves) of the job's seconds."""
     if shares is None:
         return [Spent(job_part(kind, name), seconds, cpu, compiled, compiled_cpu)]
-    from mmc.evaluate import OPPONENTS_SEPARATOR  # torch: only when a stage has such jobs
+    from mmc.evaluate import cell_names  # torch: only when a stage has such jobs
 
-    head, _, opponents = name.rpartition("-vs-")
-    names = [f"{head}-vs-{opponent}" for opponent in opponents.split(OPPONENTS_SEPARATOR)]
+    names = cell_names(name)
     if len(names) != len(shares):
         raise ValueError(f"job {name}: {len(shares)} shares for {len(names)} opponents")
     total = sum(shares)

@@ -14,6 +14,7 @@ from mmc.evaluate import (
     Cell,
     EvaluateConfig,
     RateConfig,
+    cell_names,
     evaluate,
     evaluate_and_rate,
     ladder,
@@ -153,6 +154,7 @@ def test_a_models_cells_are_one_job_and_each_plays_its_own_openings() -> None:
     together = evaluate(cells, "gardner", config, root(4), run=recording)
     assert names == ["match-gardner-x-vs-random+greedy+unadapted", "match-gardner-greedy-vs-random",
                      "match-gardner-y-vs-random"]  # fmt: skip
+    assert cell_names(names[0]) == [match_name("gardner", "x", o) for o in ("random", "greedy", "unadapted")]
     for cell, result in zip(cells, together, strict=True):
         (alone,) = evaluate([cell], "gardner", config, root(4))
         games = min(result.games, alone.games)  # a first round may settle a cell alone and not together, or the

@@ -25,7 +25,7 @@ import torch
 import yaml
 from mlflow.tracking import MlflowClient
 
-from mmc.evaluate import OPPONENTS_SEPARATOR, match_name
+from mmc.evaluate import cell_names, match_name
 from mmc.meta import load_focus
 from mmc.nn import load_checkpoint
 from pipelines import timing, worker
@@ -246,10 +246,7 @@ def test_make_study_end_to_end(prefect_server: str, tiny_study: TinyStudy, tmp_p
     evaluate_tasks = task_runs(prefect_server, evaluate_id)
     dark = table[table["game"] == "dark"]
     cells = {match_name("dark", r["player 1"], r["player 2"]) for _, r in dark.iterrows()}
-    played = {  # a model's cells are one job: match-dark-joat-b2-r0-vs-random+greedy+unadapted
-        f"{head}-vs-{opponent}" for name in evaluate_tasks for head, _, opponents in [name.rpartition("-vs-")]
-        for opponent in opponents.split(OPPONENTS_SEPARATOR)
-    }  # fmt: skip
+    played = {cell for name in evaluate_tasks for cell in cell_names(name)}  # a model's cells are one job
     assert cells < played and set(evaluate_tasks.values()) == {"COMPLETED"}  # and the rating's games
     expert_id = children["expert@gardner-0"].data.tags["prefect_flow_run_id"]
     assert {name.rsplit("-chunk", 1)[0] for name in task_runs(prefect_server, expert_id)} == {
