@@ -31,6 +31,7 @@ searched position, ``finish_game(game_id, winner)`` once the game is over, ``bui
 from __future__ import annotations
 
 import logging
+import math
 import os
 import zipfile
 from collections.abc import Iterable, Sequence
@@ -212,6 +213,19 @@ def _check_policy(policy: np.ndarray, legal: np.ndarray, name: str, chunk: int =
             raise ValueError(f"{name} must sum to 1 over the legal actions; row {row} sums to {sums[bad[0]]}")
 
 
+def _check_distribution(probs: np.ndarray, name: str) -> None:
+    """:func:`_check_policy` of one row with every action legal (``float64[A]``), with the same errors: the check
+    of every searched position in self-play, where the row version's temporaries cost more than the search's
+    bookkeeping around it."""
+    total = float(probs.sum())
+    if not math.isfinite(total) and not np.all(np.isfinite(probs)):
+        raise ValueError(f"{name} must be finite")
+    if len(probs) and probs.min() < 0:
+        raise ValueError(f"{name} must be non-negative")
+    if not abs(total - 1) <= SUM_TOLERANCE:
+        raise ValueError(f"{name} must sum to 1 over the legal actions; row 0 sums to {total}")
+
+
 def policy_target(state: Any, policy: np.ndarray | Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     """Scatter a distribution over ``legal_moves(state)`` onto the family's policy planes.
 
@@ -228,7 +242,7 @@ def policy_target(state: Any, policy: np.ndarray | Sequence[float]) -> tuple[np.
         raise ValueError(f"{state.variant_name} position {state.fen()} has no legal move: no policy target")
     if probs.shape != (len(moves),):
         raise ValueError(f"policy has shape {list(probs.shape)}, expected [{len(moves)}] (one per legal move)")
-    _check_policy(probs[None], np.ones((1, len(moves)), dtype=bool), "policy")
+    _check_distribution(probs, "policy")
     space = game.action_space(v.name)
     index = space.policy_index[space.legal_actions(state)]
     target = np.zeros(game.num_policy_planes * v.height * v.width, dtype=np.float32)
@@ -343,7 +357,11 @@ def concatenate(parts: Sequence[Examples]) -> Examples:
         raise ValueError(f"cannot concatenate examples of different board sizes {shapes}: use group_by_size")
     if len(parts) == 1:
         return parts[0]
-    return Examples(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(Examples)})
+    _family(np.concatenate([np.unique(p.variant) for p in parts]))  # rows of one family (the one check parts leave)
+    joined = object.__new__(Examples)  # every part was checked when it was made: its rows need no second pass
+    for f in fields(Examples):
+        object.__setattr__(joined, f.name, np.concatenate([getattr(p, f.name) for p in parts]))
+    return joined
 
 
 def group_by_size(examples: Iterable[Examples]) -> list[Examples]:

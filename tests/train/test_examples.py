@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mmc import games
 from mmc.games.chess import (
     NUM_PLANES,
     Color,
@@ -189,6 +190,16 @@ def test_examples_reject_bad_arrays_by_name() -> None:
         Examples(**replace(ex, policy=ex.policy * np.array([0.5, 1, 1, 1, 1], np.float32)[:, None, None, None]))
 
 
+def one_position(variant: str) -> Examples:
+    """The start position of ``variant`` with a uniform policy, as a finished drawn game."""
+    builder, state = ExampleBuilder(), games.initial_state(variant)
+    n = len(games.legal_moves(state))
+    builder.add(state, np.full(n, 1 / n), 0, 0.0)
+    builder.finish_game(0, None)
+    (examples,) = builder.build()
+    return examples
+
+
 def test_concatenate_take_and_group_by_size() -> None:
     a, b, c = small_examples(seed=0), small_examples("baby", 3, seed=1), small_examples("los_alamos", 4, seed=2)
     both = concatenate([a, b])
@@ -199,6 +210,8 @@ def test_concatenate_take_and_group_by_size() -> None:
         concatenate([a, c])
     with pytest.raises(ValueError, match="at least one"):
         concatenate([])
+    with pytest.raises(ValueError, match=r"several game families \(chess, gomoku\)"):  # one board size, two families
+        concatenate([a, one_position("mnk_5x5_k4")])
     small, large = group_by_size([c, a, Examples.empty("los_alamos"), b])
     assert_examples_equal(small, both)
     assert_examples_equal(large, c)
