@@ -10,7 +10,8 @@ The library's loops (``mmc.alphazero``, ``mmc.meta``, ``mmc.evaluate``) hand lis
 2. returns the result kept under the stage's folder if its record (``{job}.done.json``, written last, listing the
    hashes of the job's files) checks out and has that fingerprint;
 3. otherwise submits the job as a Prefect task run named after it (``self-play-gardner-gen003-chunk01``) to
-   the flow's task runner (a process pool, a Dask cluster, threads), and writes the result as soon as it
+   the flow's task runner (a process pool, a Dask cluster, threads), the longest expected first
+   (:func:`longest_first`: what the same job of the generation before took), and writes the result as soon as it
    comes back.
 
 So a stage resumes after a crash or ``kill -9`` at the first unfinished job, a rerun with the same parameters
@@ -27,8 +28,10 @@ import enum
 import glob
 import hashlib
 import logging
+import math
 import os
 import queue
+import re
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,7 +57,18 @@ from pipelines.paths import Paths
 from pipelines.records import JobRecord
 from pipelines.runners import job_pool, single_threaded
 
-__all__ = ["JobStore", "Timed", "compute", "digest", "fingerprint", "job_file", "job_store", "run_job"]
+__all__ = [
+    "JobStore",
+    "Timed",
+    "compute",
+    "digest",
+    "fingerprint",
+    "job_file",
+    "job_store",
+    "like",
+    "longest_first",
+    "run_job",
+]
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -203,6 +217,8 @@ class JobStore:
         """Wall seconds spent waiting for computed jobs (and writing their results)."""
         self.done_before = 0
         self.computed = 0
+        self.last: dict[str, float] = {}
+        """The seconds of the latest computed job of each :func:`like` name: what the next one is expected to take."""
         remove_temporaries(folder)
         folder.mkdir(parents=True, exist_ok=True)
 
@@ -216,8 +232,7 @@ class JobStore:
         if len(set(names)) < len(names):
             raise ValueError(f"job names must be unique within a call: {names}")
         results: list[Any] = [None] * len(jobs)
-        pending: dict[PrefectFuture[Any], tuple[str, list[int]]] = {}  # a computation: its key, the jobs it answers
-        by_key: dict[str, PrefectFuture[Any]] = {}
+        missing: dict[str, list[int]] = {}  # a computation to run: its key, the jobs it answers
         for index, job in enumerate(jobs):
             key = fingerprint(job, self.code)
             kept = self._load(job, key)
@@ -225,13 +240,14 @@ class JobStore:
                 results[index] = kept
                 self.done_before += 1
                 continue
-            if key in by_key:  # the same computation under another name (MetaFocus's self-play is JOAT's): once
-                pending[by_key[key]][1].append(index)
-                continue
+            # the same computation under another name (MetaFocus's self-play is JOAT's) runs once
+            missing.setdefault(key, []).append(index)
+        pending: dict[PrefectFuture[Any], tuple[str, list[int]]] = {}
+        for key in longest_first(missing, [jobs[indices[0]].name for indices in missing.values()], self.last):
+            job = jobs[missing[key][0]]
             with TagsContext(current_tags=set()):  # untagged: see above
                 submitted = run_job.with_options(name=job.kind, task_run_name=job.name).submit(job, self.single_thread)
-            by_key[key] = submitted
-            pending[submitted] = (key, [index])
+            pending[submitted] = (key, missing[key])
         since = time.perf_counter()
         for future in completed(list(pending), self.folder):
             timed: Timed[Any] = future.result()
@@ -280,6 +296,7 @@ class JobStore:
         if record is None or record.fingerprint != key or record.name != job.name:
             return None
         self.seconds[job.name] = record.seconds
+        self.last[like(job.name)] = record.seconds
         if record.result == "self-play":
             examples = load_examples(self._path(job, ".npz"))
             return SelfPlayResult([examples], read_records(self._path(job, ".pgn")), int(record.summary["plies"]))
@@ -317,8 +334,29 @@ class JobStore:
         else:
             raise TypeError(f"job {job.name} returned a {type(value).__qualname__}, which pipelines.jobs cannot keep")
         self.seconds[job.name] = round(timed.seconds, 3)
+        self.last[like(job.name)] = timed.seconds
         record = JobRecord(job.name, kind, key, self.seconds[job.name], summary, file_hashes(self.root, files))
         record.write(self._path(job, ".done.json"))
+
+
+GENERATION = re.compile(r"-gen\d+(?=-|$)")
+"""The generation in a job's name (``self-play-atomic-gen003``): jobs alike but for it cost about the same."""
+
+
+def like(name: str) -> str:
+    """A job's name without its generation: ``self-play-gardner-gen003-chunk01`` -> ``self-play-gardner-chunk01``."""
+    return GENERATION.sub("", name)
+
+
+def longest_first(keys: Sequence[str], names: Sequence[str], last: Mapping[str, float]) -> list[str]:
+    """``keys`` (the computations of jobs ``names``) in the order to submit them: the longest expected first, so
+    that the workers of a pool finish together (longest processing time first, Graham 1969). A job is expected
+    to take what the latest job :func:`like` it took (``last``); a job with none goes first, in the given
+    order. The results are the same in any order: it only shortens the wait for the last job of a call."""
+    keys = list(keys)
+    expected = [last.get(like(name), math.inf) for name in names]
+    order = sorted(range(len(keys)), key=lambda i: -expected[i])  # stable: ties keep their order
+    return [keys[i] for i in order]
 
 
 def _is_matches(value: Any) -> bool:

@@ -1,5 +1,6 @@
 """The stage skeleton (``pipelines.stage``): a child MLflow run with the stage's params, opened on enter and closed
-on exit, and a job store that prunes on success only; the job-timing helper; the inputs as keyword arguments."""
+on exit, and a job store that prunes on success only and submits the longest expected job first; the job-timing
+helper; the inputs as keyword arguments."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ from pathlib import Path
 
 import pytest
 from prefect import flow
+from prefect.task_runners import ThreadPoolTaskRunner
 
 from mmc.alphazero import alphazero
+from mmc.fanout import Job
+from mmc.play import MatchResult
 from pipelines import expert
 from pipelines.calls import keywords
 from pipelines.config import load_params
-from pipelines.jobs import JobStore
+from pipelines.jobs import JobStore, like, longest_first
 from pipelines.paths import Paths
 from pipelines.stage import logged_params, open_stage
 
@@ -82,3 +86,44 @@ def test_a_stage_inputs_are_its_library_call_keywords(tmp_path: Path) -> None:
     renamed = {("train" if name == "training" else name): value for name, value in keywords(given).items()}
     with pytest.raises(TypeError, match="unexpected keyword argument 'train'"):  # as if a parameter were renamed
         alphazero(**renamed)
+
+
+def test_longest_first_orders_by_the_last_alike_job_and_keeps_unknown_ones_first_in_order() -> None:
+    assert like("self-play-gardner-gen003-chunk01") == "self-play-gardner-chunk01"
+    assert like("train-atomic-gen012") == like("train-atomic-gen000") == "train-atomic"
+    assert like("match-gardner-joat-b100-vs-greedy") == "match-gardner-joat-b100-vs-greedy"
+    assert like("self-play-mnk_5x5_k4-gen001") == "self-play-mnk_5x5_k4"  # a variant's own digits stay
+    names = ["self-play-a-gen004", "self-play-b-gen004", "self-play-c-gen004", "self-play-d-gen004"]
+    last = {"self-play-a": 1.0, "self-play-b": 3.0, "self-play-d": 2.0}
+    assert longest_first(["ka", "kb", "kc", "kd"], names, last) == ["kc", "kb", "kd", "ka"]
+    assert longest_first(["ka", "kb"], names[:2], {}) == ["ka", "kb"]
+
+
+RAN: list[str] = []
+"""The order in which :func:`_record` jobs ran (the thread runner runs them in this process)."""
+
+
+def _record(label: str) -> MatchResult:
+    RAN.append(label)
+    return MatchResult(1, 0, 0, [])
+
+
+@flow(name="one-worker", task_runner=ThreadPoolTaskRunner(max_workers=1), validate_parameters=False)
+def one_worker_flow(store: JobStore, jobs: list[Job[MatchResult]]) -> list[MatchResult]:
+    return store(jobs)
+
+
+def test_a_job_store_submits_the_longest_expected_job_first_and_returns_results_in_job_order(
+    prefect_server: str, tmp_path: Path
+) -> None:
+    store = JobStore(tmp_path, tmp_path / "jobs", "code", single_thread=False)
+    store.last.update({"match-x-short": 0.1, "match-x-long": 5.0})  # as the generation before measured them
+    labels = ["short", "new", "long"]
+    jobs = [Job("match", ("x", label, "gen001"), _record, {"label": label}) for label in labels]
+    RAN.clear()
+    results = one_worker_flow(store, jobs)
+    assert RAN == ["new", "long", "short"]  # no estimate first, then the longest
+    assert [r.wins for r in results] == [1, 1, 1] and store.computed == 3
+    assert set(store.last) == {"match-x-short", "match-x-long", "match-x-new"}  # what they took now
+    RAN.clear()
+    assert [r.wins for r in one_worker_flow(store, jobs)] == [1, 1, 1] and RAN == []  # kept: none runs again
