@@ -78,7 +78,7 @@ def make_suite(path: Path, per_kind: int, seed: int) -> list[Puzzle]:
         stream = rng(derive(np.random.SeedSequence(seed), "mate-suite", variant))
         found: dict[tuple[str, int], list[Puzzle]] = defaultdict(list)
         seen, examined = set(), 0
-        with FairyPlayer(variant, nodes=1) as fairy:
+        with FairyPlayer(variant, nodes=1, hash_mb=16) as fairy:  # its searches: mate (2M nodes)
             for state in playout_positions(variant, stream):
                 if all(len(found[b]) >= per_kind for b in BUCKETS):
                     break

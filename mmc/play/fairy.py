@@ -6,9 +6,10 @@ Which variants the Debian package ``fairy-stockfish`` (11.1) plays, and how, eac
 los_alamos (built in), baby and mallet (defined in the family's ``engine-variants.ini``) and chess; it cannot load
 atomic, extinction, rifle, dark or the colour-bound variants.
 
-Each move is searched from the position's FEN alone (``ucinewgame`` clears the hash table first), so a
-move depends only on the position and the node or depth limit: with ``go nodes N`` and one thread the
-engine is deterministic and hardware-independent. It does not see the game's history, so it does not
+Each move is searched from the position's FEN alone (``ucinewgame`` clears the hash table and the histories
+first), so a move depends only on the position and the node or depth limit: with ``go nodes N`` and one thread the
+engine is deterministic and hardware-independent. A small search gets the engine's smallest table, which is cheap
+to clear and plays the default table's moves (:data:`SMALL_HASH_MB`). It does not see the game's history, so it does not
 steer by threefold repetition; our engine still adjudicates it.
 """
 
@@ -55,6 +56,15 @@ def plays(spec: str, variant: str) -> bool:
     return binding is not None and variant in binding.variants
 
 
+SMALL_SEARCH = 10_000
+"""Node limits up to this get a :data:`SMALL_HASH_MB` transposition table."""
+SMALL_HASH_MB = 1
+"""The engine's smallest table (UCI ``Hash``, in MB; its default is 16). Every move clears the table
+(``ucinewgame``), which took most of a small search's time with the default: about 1.2 ms a move at
+``nodes=1``-``100`` against 0.9 with 1 MB (AMD EPYC). A search of up to :data:`SMALL_SEARCH` nodes fills a small
+part of its 98,304 entries, so it plays the moves it plays with the default table (a collision that changes one
+is rare, and every move of ``tests/play/test_fairy.py``'s games is the same)."""
+
 _TIMEOUT_S = 60.0
 """Longest wait for one engine reply; a search that takes longer is reported as a hung engine."""
 
@@ -68,7 +78,9 @@ class FairyPlayer:
 
     The process starts in the constructor, which raises :class:`FairyError` before any game when the
     variant is not one the engine plays, the binary is missing, or the engine's start position for the
-    variant differs from ours. Use it as a context manager or call :meth:`close`.
+    variant differs from ours. Use it as a context manager or call :meth:`close`. ``hash_mb`` is the transposition
+    table's size (UCI ``Hash``); by default :data:`SMALL_HASH_MB` for a node limit up to :data:`SMALL_SEARCH`, else
+    the engine's default 16 (give a search of more nodes than its limit, such as :meth:`mate`'s, a table to match).
     """
 
     def __init__(
@@ -78,6 +90,7 @@ class FairyPlayer:
         nodes: int | None = None,
         depth: int | None = None,
         binary: str = DEFAULT_BINARY,
+        hash_mb: int | None = None,
     ) -> None:
         binding = _binding(variant)
         self.variant = variant
@@ -90,6 +103,9 @@ class FairyPlayer:
         if (nodes is not None and nodes < 1) or (depth is not None and depth < 1):
             raise ValueError(f"nodes and depth must be >= 1, got nodes={nodes}, depth={depth}")
         self.nodes, self.depth = nodes, depth
+        self.hash_mb = hash_mb if hash_mb is not None else (SMALL_HASH_MB if nodes and nodes <= SMALL_SEARCH else 16)
+        if self.hash_mb < 1:
+            raise ValueError(f"hash_mb must be >= 1, got {hash_mb}")
         limits = [f"{k}={v}" for k, v in (("nodes", nodes), ("depth", depth)) if v is not None]
         self.name = ":".join(["fairy", *limits])
         self._go = " ".join(["go", *(f"{k} {v}" for k, v in (("nodes", nodes), ("depth", depth)) if v is not None)])
@@ -150,6 +166,7 @@ class FairyPlayer:
         self._send("uci")
         self._read_until("uciok")
         self._send("setoption name Threads value 1")
+        self._send(f"setoption name Hash value {self.hash_mb}")
         if self.binding.variant_file is not None:
             self._send(f"setoption name VariantPath value {self.binding.variant_file}")
         engine_name = self.binding.variants[self.variant]

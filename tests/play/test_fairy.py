@@ -10,7 +10,7 @@ import pytest
 
 from mmc.games.chess import initial_state, legal_moves
 from mmc.play import FairyError, FairyPlayer, RandomPlayer, engine_variants, parse_player, play_match, replay
-from mmc.play.fairy import DEFAULT_BINARY
+from mmc.play.fairy import DEFAULT_BINARY, SMALL_HASH_MB, SMALL_SEARCH
 
 needs_engine = pytest.mark.skipif(
     shutil.which(DEFAULT_BINARY) is None,
@@ -46,6 +46,19 @@ def test_moves_depend_only_on_the_position_and_depth_limits_work() -> None:
         assert engine.best_move(initial_state("mallet")) in legal_moves(initial_state("mallet"))
         with pytest.raises(ValueError, match="set up for mallet"):
             engine.best_move(start)
+
+
+@needs_engine
+@pytest.mark.parametrize("variant", ["gardner", "los_alamos"])
+def test_a_small_search_plays_the_default_tables_moves_with_the_smallest_table(variant: str) -> None:
+    with FairyPlayer(variant, nodes=100) as small, FairyPlayer(variant, nodes=100, hash_mb=16) as default:
+        assert (small.hash_mb, default.hash_mb) == (SMALL_HASH_MB, 16)
+        result = play_match(small, RandomPlayer(), variant, 4, np.random.default_rng(1), max_plies=80)
+        for record in result.records:  # every position fairy moved from, and the positions random left it
+            states = replay(record)[record.opening_plies : len(record.moves)]
+            assert [small.best_move(s) for s in states] == [default.best_move(s) for s in states]
+    with FairyPlayer("gardner", depth=2) as deep, FairyPlayer("gardner", nodes=SMALL_SEARCH + 1) as large:
+        assert deep.hash_mb == large.hash_mb == 16  # no node limit, or a large one: the engine's default table
 
 
 @needs_engine
