@@ -243,7 +243,7 @@ class JobStore:
             # the same computation under another name (MetaFocus's self-play is JOAT's) runs once
             missing.setdefault(key, []).append(index)
         pending: dict[PrefectFuture[Any], tuple[str, list[int]]] = {}
-        for key in longest_first(missing, [jobs[indices[0]].name for indices in missing.values()], self.last):
+        for key in longest_first(list(missing), [jobs[indices[0]].name for indices in missing.values()], self.last):
             job = jobs[missing[key][0]]
             with TagsContext(current_tags=set()):  # untagged: see above
                 submitted = run_job.with_options(name=job.kind, task_run_name=job.name).submit(job, self.single_thread)
@@ -353,7 +353,6 @@ def longest_first(keys: Sequence[str], names: Sequence[str], last: Mapping[str, 
     that the workers of a pool finish together (longest processing time first, Graham 1969). A job is expected
     to take what the latest job :func:`like` it took (``last``); a job with none goes first, in the given
     order. The results are the same in any order: it only shortens the wait for the last job of a call."""
-    keys = list(keys)
     expected = [last.get(like(name), math.inf) for name in names]
     order = sorted(range(len(keys)), key=lambda i: -expected[i])  # stable: ties keep their order
     return [keys[i] for i in order]
