@@ -217,8 +217,6 @@ class JobStore:
         """Wall seconds spent waiting for computed jobs (and writing their results)."""
         self.done_before = 0
         self.computed = 0
-        self.last: dict[str, float] = {}
-        """The seconds of the latest computed job of each :func:`like` name: what the next one is expected to take."""
         remove_temporaries(folder)
         folder.mkdir(parents=True, exist_ok=True)
 
@@ -243,7 +241,8 @@ class JobStore:
             # the same computation under another name (MetaFocus's self-play is JOAT's) runs once
             missing.setdefault(key, []).append(index)
         pending: dict[PrefectFuture[Any], tuple[str, list[int]]] = {}
-        for key in longest_first(list(missing), [jobs[indices[0]].name for indices in missing.values()], self.last):
+        last = {like(name): seconds for name, seconds in self.seconds.items()}  # the latest of each, in job order
+        for key in longest_first(list(missing), [jobs[indices[0]].name for indices in missing.values()], last):
             job = jobs[missing[key][0]]
             with TagsContext(current_tags=set()):  # untagged: see above
                 submitted = run_job.with_options(name=job.kind, task_run_name=job.name).submit(job, self.single_thread)
@@ -296,7 +295,6 @@ class JobStore:
         if record is None or record.fingerprint != key or record.name != job.name:
             return None
         self.seconds[job.name] = record.seconds
-        self.last[like(job.name)] = record.seconds
         if record.result == "self-play":
             examples = load_examples(self._path(job, ".npz"))
             return SelfPlayResult([examples], read_records(self._path(job, ".pgn")), int(record.summary["plies"]))
@@ -334,7 +332,6 @@ class JobStore:
         else:
             raise TypeError(f"job {job.name} returned a {type(value).__qualname__}, which pipelines.jobs cannot keep")
         self.seconds[job.name] = round(timed.seconds, 3)
-        self.last[like(job.name)] = timed.seconds
         record = JobRecord(job.name, kind, key, self.seconds[job.name], summary, file_hashes(self.root, files))
         record.write(self._path(job, ".done.json"))
 

@@ -9,8 +9,8 @@ atomic, extinction, rifle, dark or the colour-bound variants.
 Each move is searched from the position's FEN alone (``ucinewgame`` clears the hash table and the histories
 first), so a move depends only on the position and the node or depth limit: with ``go nodes N`` and one thread the
 engine is deterministic and hardware-independent. A small search gets the engine's smallest table, which is cheap
-to clear and plays the default table's moves (:data:`SMALL_HASH_MB`). It does not see the game's history, so it does not
-steer by threefold repetition; our engine still adjudicates it.
+to clear and plays the default table's moves (:data:`SMALL_HASH_MB`). It does not see the game's history, so it
+does not steer by threefold repetition; our engine still adjudicates it.
 """
 
 from __future__ import annotations

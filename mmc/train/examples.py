@@ -31,7 +31,6 @@ searched position, ``finish_game(game_id, winner)`` once the game is over, ``bui
 from __future__ import annotations
 
 import logging
-import math
 import os
 import zipfile
 from collections.abc import Iterable, Sequence
@@ -192,38 +191,28 @@ def _family(variants: np.ndarray) -> Game | None:
     return next(iter(families), None)
 
 
-def _check_policy(policy: np.ndarray, legal: np.ndarray, name: str, chunk: int = 4096) -> None:
-    """``policy``, ``float[N, A]``: finite, non-negative, 0 where ``legal`` (``bool[N, A]``) is False, rows sum to 1.
+def _check_policy(policy: np.ndarray, legal: np.ndarray | None, name: str, chunk: int = 4096) -> None:
+    """``policy``, ``float[N, A]``: finite, non-negative, 0 where ``legal`` (``bool[N, A]``; ``None``: every action
+    legal) is False, rows sum to 1.
 
-    Checked ``chunk`` rows at a time, so that the temporaries stay small next to a large replay window.
+    Checked ``chunk`` rows at a time, so that the temporaries stay small next to a large replay window; the common
+    case costs a few reductions, so that self-play can check every searched position's row.
     """
     for start in range(0, len(policy), chunk):
-        part, mask = policy[start : start + chunk], legal[start : start + chunk]
-        if not np.all(np.isfinite(part)):
-            raise ValueError(f"{name} must be finite")
-        if np.any(part < 0):
-            raise ValueError(f"{name} must be non-negative")
-        off_legal = start + np.flatnonzero(np.any(np.where(mask, 0, part), axis=1))
-        if len(off_legal):
-            raise ValueError(f"{name} puts probability on illegal actions (rows {off_legal[:5].tolist()}...)")
+        part = policy[start : start + chunk]
         sums = part.sum(axis=1, dtype=np.float64)
-        bad = np.flatnonzero(np.abs(sums - 1) > SUM_TOLERANCE)
+        if not np.isfinite(sums).all() and not np.isfinite(part).all():  # a non-finite entry makes its sum one
+            raise ValueError(f"{name} must be finite")
+        if part.size and part.min() < 0:
+            raise ValueError(f"{name} must be non-negative")
+        if legal is not None:
+            off_legal = start + np.flatnonzero(np.any(np.where(legal[start : start + chunk], 0, part), axis=1))
+            if len(off_legal):
+                raise ValueError(f"{name} puts probability on illegal actions (rows {off_legal[:5].tolist()}...)")
+        bad = np.flatnonzero(~(np.abs(sums - 1) <= SUM_TOLERANCE))
         if len(bad):
             row = start + bad[0]
             raise ValueError(f"{name} must sum to 1 over the legal actions; row {row} sums to {sums[bad[0]]}")
-
-
-def _check_distribution(probs: np.ndarray, name: str) -> None:
-    """:func:`_check_policy` of one row with every action legal (``float64[A]``), with the same errors: the check
-    of every searched position in self-play, where the row version's temporaries cost more than the search's
-    bookkeeping around it."""
-    total = float(probs.sum())
-    if not math.isfinite(total) and not np.all(np.isfinite(probs)):
-        raise ValueError(f"{name} must be finite")
-    if len(probs) and probs.min() < 0:
-        raise ValueError(f"{name} must be non-negative")
-    if not abs(total - 1) <= SUM_TOLERANCE:
-        raise ValueError(f"{name} must sum to 1 over the legal actions; row 0 sums to {total}")
 
 
 def policy_target(state: Any, policy: np.ndarray | Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -242,7 +231,7 @@ def policy_target(state: Any, policy: np.ndarray | Sequence[float]) -> tuple[np.
         raise ValueError(f"{state.variant_name} position {state.fen()} has no legal move: no policy target")
     if probs.shape != (len(moves),):
         raise ValueError(f"policy has shape {list(probs.shape)}, expected [{len(moves)}] (one per legal move)")
-    _check_distribution(probs, "policy")
+    _check_policy(probs[None], None, "policy")
     space = game.action_space(v.name)
     index = space.policy_index[space.legal_actions(state)]
     target = np.zeros(game.num_policy_planes * v.height * v.width, dtype=np.float32)
