@@ -219,7 +219,7 @@ def aimed_at(params: Mapping[str, Any], variant: str) -> dict[str, Any]:
     if get_game(variant).name != get_game(next(iter(experts))).name:
         data["expert"]["variants"] = {variant: {}}
         data["meta"]["train_variants"], data["meta"]["probs"], data["meta"]["tasks"] = [variant], None, 1
-        data["metafocus"]["tasks"] = 1
+        data["learners"]["metafocus"]["tasks"] = 1
         data["adapt"]["targets"] = [variant]
         starts = data["adapt"]["starts"]
         data["adapt"]["starts"] = [f"expert-{variant}" if s.startswith("expert-") else s for s in starts]

@@ -4,11 +4,11 @@
         [--budgets 0,100] [--workers 2] [--params params.yaml] [--out DIR]
         [--task-counts 5,10,20,40 [--pool PATTERNS]]
 
-A recipe is one of the study's meta stages -- ``pipelines.meta.inputs``: ``params.yaml``'s network, search,
-train and meta sections and a replicate's seed, exactly what ``meta_train@R`` (``joat``) or ``multitask@R`` runs
+A recipe is one of the study's meta stages -- ``pipelines.starts.learner_setup``: ``params.yaml``'s network, search,
+train and meta sections and a replicate's seed, exactly what ``joat@R`` or ``multitask@R`` runs
 -- with some keys changed (:data:`RECIPES`): ``meta``'s, or the self-play search and training that the meta
-stages share with the adaptation. For each recipe and seed (a replicate) the benchmark runs
-``mmc.meta.meta_train`` on a pool of ``--workers`` processes of one torch thread each (``PoolRunner``, as
+stages share with the adaptation. For each recipe and seed (a replicate) the benchmark runs the learner
+(``mmc.meta.meta_train`` inside) on a pool of ``--workers`` processes of one torch thread each (``PoolRunner``, as
 ``benchmarks/learning.py``) and records the CPU-minutes it spent; then it adapts the final network to every
 target with every budget as ``adapt@T-R`` does (``mmc.meta.adapt_many`` with the recipe's search and training
 and the stage's seeds, so every recipe's adaptation plays from the same random streams), and rates every
@@ -62,16 +62,16 @@ from learning import (  # benchmarks/learning.py, beside this script
 from mmc.atomic import atomic_write
 from mmc.configs import ConfigError
 from mmc.games import get_family, get_game
-from mmc.meta import Adaptation, adapt_many, meta_train
+from mmc.meta import Adaptation, Service, adapt_many, get_learner
 from mmc.meta.tasks import TaskDistribution, task_seed
 from mmc.nn import PolicyValueNet, build_network, load_checkpoint, save_checkpoint
 from mmc.rating import UNINFORMATIVE, Comparison, Ratings, compare, learned
 from mmc.seeding import derive, int_seed
 from mmc.starts import SCRATCH
-from pipelines import meta
 from pipelines.adapt import STAGE as ADAPT_STAGE
-from pipelines.calls import keywords
 from pipelines.config import StudyConfig
+from pipelines.paths import Paths
+from pipelines.starts import learner_setup
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -139,13 +139,11 @@ def meta_recipe(study: StudyConfig, arm: str, kind: str, seed: int, workers: int
         return Trained(arm, seed, cpu, wall, load_checkpoint(path)[0])
     runner = PoolRunner(workers)
     start_cpu, start_wall = time.process_time(), time.perf_counter()
-    net = None
     try:
-        for generation in meta_train(**keywords(meta.inputs(study, kind, seed)), run=runner):
-            net = generation.net
+        setup = learner_setup(study, Paths(out), kind, seed)
+        net = get_learner(kind).learn(setup, Service(kind, study.learners.budget, runner)).net
     finally:
         runner.close()
-    assert net is not None, "meta.generations >= 1"
     cpu = (runner.cpu_seconds + time.process_time() - start_cpu) / 60
     wall = (time.perf_counter() - start_wall) / 60
     print(f"  {arm} seed {seed}: {cpu:.1f} CPU-min, {wall:.1f} min", flush=True)

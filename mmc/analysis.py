@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 from mmc.games import get_game
 from mmc.play import GameRecord, replay, wilson_interval
 from mmc.rating import BETTER, NO_DIFFERENCE, UNINFORMATIVE, VERDICTS, WORSE, Comparison
-from mmc.starts import JOAT, METAFOCUS, parse_model_label
+from mmc.starts import parse_model_label
+from mmc.starts import title as start_title
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -262,7 +263,6 @@ UNINFORMATIVE_NOTE = (
     "too little for their difference to say anything of how they were trained."
 )
 """The headlines' last line when a cell is :data:`mmc.rating.UNINFORMATIVE`."""
-_NAMES = {JOAT: "JOAT", METAFOCUS: "MetaFocus"}  # how the report's prose names a start
 
 
 @dataclass(frozen=True)
@@ -355,7 +355,7 @@ def _comparison_label(a: str, b: str) -> tuple[str, int]:
     """A comparison's row label and stage budget from its models' names: ``JOAT - multitask`` (the same budget),
     ``JOAT adapted - unadapted`` or ``MetaFocus adapted - JOAT unadapted`` (against a budget-0 model)."""
     (start_a, budget_a), (start_b, budget_b) = parse_model_label(a), parse_model_label(b)
-    name_a, name_b = _NAMES.get(start_a, start_a), _NAMES.get(start_b, start_b)
+    name_a, name_b = start_title(start_a), start_title(start_b)
     if budget_a == budget_b:
         return f"{name_a} - {name_b}", budget_a
     if budget_b == 0:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-__all__ = ["GAMES_GROUP", "PLAYERS_GROUP", "load_games", "load_players", "problems"]
+__all__ = ["GAMES_GROUP", "PLAYERS_GROUP", "load_games", "load_players", "problems", "report"]
 
 GAMES_GROUP = "mmc.games"
 """Entry points whose object is a :class:`mmc.games.Game`."""
@@ -40,7 +40,9 @@ def problems() -> tuple[str, ...]:
     return tuple(_PROBLEMS)
 
 
-def _report(point: EntryPoint, problem: str) -> None:
+def report(point: EntryPoint, problem: str) -> None:
+    """Report the plugin of ``point`` left out for ``problem``: one line on this module's logger, kept for
+    :func:`problems`."""
     dist = point.dist.name if point.dist is not None else "an unknown distribution"
     line = f"mmc: plugin {point.name} = {point.value} of {dist} ({point.group}) left out: {problem}"
     _PROBLEMS.append(line)
@@ -53,7 +55,7 @@ def _each(group: str, add: Callable[[EntryPoint, Any], None]) -> None:
         try:
             add(point, point.load())
         except Exception as error:  # a plugin's own failure, whatever it is, must not stop the others
-            _report(point, f"{type(error).__name__}: {' '.join(str(error).split())}")
+            report(point, f"{type(error).__name__}: {' '.join(str(error).split())}")
 
 
 def load_games() -> None:

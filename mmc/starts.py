@@ -4,16 +4,15 @@ comparisons answer the study's question.
 A start is a model that adaptation begins from, named by a string that every file name, label, table cell and
 run name uses (``str(start)`` is that name)::
 
-    joat         the JOAT network (first-order Reptile over the meta-training variants, mmc.meta.joat)
-    multitask    the multitask baseline (pooled training on the same variants and budget)
-    metafocus    JOAT adapted with the channel mask its MetaFocus meta-model gives the target (mmc.meta.metafocus):
-                 it adapts JOAT's network and has no budget-0 model of its own (with no games it is JOAT, so its
-                 unadapted model is JOAT's budget-0 model)
-    expert-V     the AlphaZero champion of variant V
-    scratch      a freshly initialised network
+    LEARNER      the network of a learner of the study (``mmc.meta.learners``: joat, multitask, metafocus, or one of
+                 an installed package), made by its stage; a learner that declares no zero-shot model of its own
+                 (MetaFocus) has no budget-0 model: with no games it is the learner it starts from
+    expert-V     the AlphaZero champion of variant V (its own recipe, on one variant: a different kind of start)
+    scratch      a freshly initialised network (the built-in learner ``scratch``, which plays no games)
 
-An adapted model is a (start, budget) pair, named ``{start}-b{budget}`` (of one training replicate
-``{start}-b{budget}-r{r}``, :func:`model_label`).
+Which starts exist is the learners' to say (:func:`mmc.meta.get_learner`, read when a rule needs one); this module
+holds the rules that every start follows. An adapted model is a (start, budget) pair, named ``{start}-b{budget}``
+(of one training replicate ``{start}-b{budget}-r{r}``, :func:`model_label`).
 """
 
 from __future__ import annotations
@@ -25,14 +24,11 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
+    from mmc.meta.learners import Learner
     from mmc.rating import Comparison, Ratings
 
 __all__ = [
     "EXPERT_PREFIX",
-    "JOAT",
-    "METAFOCUS",
-    "META_STARTS",
-    "MULTITASK",
     "SCRATCH",
     "Start",
     "StartError",
@@ -45,17 +41,9 @@ __all__ = [
     "must_learn",
     "parse_model_label",
     "scratch_margins",
+    "title",
 ]
 
-JOAT = "joat"
-"""The JOAT network (stage ``meta_train``)."""
-MULTITASK = "multitask"
-"""The multitask baseline (stage ``multitask``)."""
-META_STARTS = (JOAT, MULTITASK)
-"""Starts made by the meta stages (``meta_train`` and ``multitask``)."""
-METAFOCUS = "metafocus"
-"""JOAT adapted with the channel mask its MetaFocus meta-model gives the target (stage ``metafocus``); it needs the
-``joat`` start, and has no budget-0 model (with no games to adapt on it is JOAT)."""
 SCRATCH = "scratch"
 """A freshly initialised network."""
 EXPERT_PREFIX = "expert-"
@@ -73,15 +61,16 @@ class Start:
     name: str
 
     def __post_init__(self) -> None:
-        if self.name not in (*META_STARTS, METAFOCUS, SCRATCH) and not (
-            self.name.startswith(EXPERT_PREFIX) and len(self.name) > len(EXPERT_PREFIX)
-        ):
+        from mmc.meta.learners import NAME
+
+        expert = self.name.startswith(EXPERT_PREFIX) and len(self.name) > len(EXPERT_PREFIX)
+        if not isinstance(self.name, str) or not (expert or NAME.fullmatch(self.name)):
             raise StartError(f"unknown start {self.name!r}")
 
     @classmethod
     def parse(cls, name: str | Start) -> Start:
         """The start named ``name`` (a :class:`Start` is returned as it is); :class:`StartError` if no start has that
-        form (``expert-V`` for any ``V``: :func:`check_starts` checks the variant)."""
+        form (``expert-V`` or a learner's name: :func:`check_starts` checks that it exists)."""
         return name if isinstance(name, Start) else cls(name)
 
     def __str__(self) -> str:
@@ -98,19 +87,50 @@ class Start:
         return self.name == SCRATCH
 
     @property
-    def masked(self) -> bool:
-        """Whether it adapts with a MetaFocus channel mask (``metafocus``)."""
-        return self.name == METAFOCUS
+    def learner(self) -> Learner | None:
+        """The learner that makes it (``None`` for an expert); :class:`mmc.meta.LearnerError` if none is installed."""
+        from mmc.meta.learners import get_learner
+
+        return None if self.expert is not None else get_learner(self.name)
+
+    @property
+    def baseline(self) -> bool:
+        """Whether it is a baseline the other starts are compared with (multitask, an expert, scratch)."""
+        learner = self.learner
+        return learner is None or learner.baseline
+
+    @property
+    def parent(self) -> Start | None:
+        """The start whose network its learner starts from (MetaFocus: ``joat``), if any."""
+        learner = self.learner
+        return None if learner is None or learner.starts_from is None else Start(learner.starts_from)
+
+    @property
+    def zero_shot(self) -> bool:
+        """Whether it has a budget-0 model of its own (MetaFocus: no, at budget 0 it is JOAT)."""
+        learner = self.learner
+        return learner is None or learner.zero_shot
 
     @property
     def adapts_from(self) -> Start:
-        """The start whose network this one adapts, and whose budget-0 model is this one unadapted: itself, or
-        ``joat`` for ``metafocus``."""
-        return Start(JOAT) if self.masked else self
+        """The start whose budget-0 model is this one unadapted: itself, or the start its learner starts from for
+        one with no zero-shot model of its own (``metafocus``: ``joat``)."""
+        parent = self.parent
+        return parent if parent is not None and not self.zero_shot else self
 
     def has_model(self, budget: int) -> bool:
         """Whether the start has an adapted model of its own with ``budget`` games (``metafocus``: budgets > 0)."""
-        return budget > 0 or not self.masked
+        return budget > 0 or self.zero_shot
+
+
+def title(start: Start | str) -> str:
+    """How prose names a start: its learner's title (``JOAT``, ``MetaFocus``), else its name."""
+    parsed = Start.parse(start)
+    try:
+        learner = parsed.learner
+    except ValueError:  # a learner that is not installed here: its name
+        return str(parsed)
+    return str(parsed) if learner is None else learner.label
 
 
 def model_label(start: Start | str, budget: int, replicate: int | None = None) -> str:
@@ -127,26 +147,32 @@ def parse_model_label(label: str) -> tuple[str, int]:
     return start, int(budget)
 
 
-def known_starts(experts: Iterable[str]) -> list[str]:
-    """Every start name the study knows, given its expert variants, in the order error messages list them."""
-    return [*META_STARTS, METAFOCUS, *(f"{EXPERT_PREFIX}{v}" for v in experts), SCRATCH]
+def known_starts(experts: Iterable[str], learners: Iterable[str]) -> list[str]:
+    """Every start name the study knows, given its expert variants and learners, in the order error messages list
+    them."""
+    return [*(n for n in learners if n != SCRATCH), *(f"{EXPERT_PREFIX}{v}" for v in experts), SCRATCH]
 
 
-def check_starts(starts: Sequence[str], experts: Iterable[str], budgets: Sequence[int]) -> list[Start]:
-    """The starts of ``starts`` (names), checked against the expert variants and the budgets; :class:`StartError`
-    with a one-line message on the first problem (none, repeated, unknown, metafocus without joat or without a
-    budget > 0)."""
-    known = known_starts(experts)
+def check_starts(
+    starts: Sequence[str], experts: Iterable[str], budgets: Sequence[int], learners: Iterable[str]
+) -> list[Start]:
+    """The starts of ``starts`` (names), checked against the expert variants, the budgets and the study's learners;
+    :class:`StartError` with a one-line message on the first problem (none, repeated, unknown, a learner without
+    the one it starts from, or one with no zero-shot model without a budget > 0)."""
+    known = known_starts(experts, learners)
     if not starts or len(set(starts)) < len(starts):
         raise StartError(f"must name distinct starting models, got {list(starts)}")
     for name in starts:
         if name not in known:
             raise StartError(f"unknown start {name!r} (known: {', '.join(known)})")
-    if METAFOCUS in starts and JOAT not in starts:
-        raise StartError("metafocus needs joat among the starts (it is JOAT adapted with a mask)")
-    if METAFOCUS in starts and not any(budget > 0 for budget in budgets):
-        raise StartError("metafocus needs a budget > 0 in adapt.budgets (at 0 it is JOAT)")
-    return [Start(name) for name in starts]
+    parsed = [Start(name) for name in starts]
+    for start in parsed:
+        parent = start.parent
+        if parent is not None and parent not in parsed:
+            raise StartError(f"{start} needs {parent} among the starts (it starts from {parent}'s network)")
+        if not start.zero_shot and not any(budget > 0 for budget in budgets):
+            raise StartError(f"{start} needs a budget > 0 in adapt.budgets (at 0 it is {start.adapts_from})")
+    return parsed
 
 
 def adapted_models(starts: Sequence[Start | str], budgets: Sequence[int]) -> list[tuple[Start, int]]:
@@ -160,14 +186,28 @@ def comparisons(
     starts: Sequence[Start | str], budgets: Sequence[int]
 ) -> list[tuple[tuple[Start, int], tuple[Start, int]]]:
     """The paired comparisons that answer the study's question, as ((start, budget), (start, budget)) of the models
-    ``a - b``, in this order: at every budget JOAT against each other start, MetaFocus against JOAT (the seed's
-    "JOAT2 vs JOAT1", budgets > 0), and every start adapted against itself unadapted (with a budget 0; MetaFocus's
-    is JOAT)."""
+    ``a - b``, in this order: at every budget each contender (a learner's start that is no baseline and has a
+    zero-shot model: JOAT, an installed meta-learner) against each start that has one, but a contender listed before
+    it (that pair is there already) and its parent or child (theirs comes next); each start against the one it
+    starts from (the seed's "JOAT2 vs JOAT1": MetaFocus - JOAT, budgets > 0 where it has no zero-shot model); and
+    every start adapted against itself unadapted (with a budget 0; MetaFocus's is JOAT)."""
     parsed = [Start.parse(s) for s in starts]
-    joat, metafocus = Start(JOAT), Start(METAFOCUS)
-    others = [s for s in parsed if s not in (joat, metafocus)]
-    pairs = [((joat, b), (s, b)) for b in budgets for s in others if joat in parsed]
-    pairs += [((metafocus, b), (joat, b)) for b in budgets if b > 0 and metafocus in parsed]
+    own = [s for s in parsed if s.zero_shot]
+    contenders = [s for s in own if not s.baseline]
+    pairs = [
+        ((c, b), (s, b))
+        for b in budgets
+        for i, c in enumerate(contenders)
+        for s in own
+        if s != c and s not in contenders[:i] and c not in (s.parent, s) and s != c.parent
+    ]
+    pairs += [
+        ((s, b), (parent, b))
+        for s in parsed
+        if (parent := s.parent) is not None and parent in parsed
+        for b in budgets
+        if s.has_model(b) and parent.has_model(b)
+    ]
     if 0 in budgets:
         pairs += [((s, b), (s.adapts_from, 0)) for b in budgets if b > 0 for s in parsed]
     return pairs

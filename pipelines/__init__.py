@@ -14,8 +14,10 @@ Modules:
 - ``records``: the records as dataclasses (a job's ``.done.json``, one row type per CSV).
 - ``metrics``: every MLflow metric name.
 - ``stage``: the stage skeleton (logger, MLflow child run, job store, params) every stage flow opens.
-- ``starts``: the starting models of adaptation on disk (their rules are ``mmc.starts``).
-- ``expert``, ``meta`` (meta_train, multitask), ``metafocus``, ``adapt``, ``evaluate``, ``study_report``: the stage
+- ``starts``: what a learner is given, the starting models of adaptation on disk and their learners' adaptation
+  rules (the starts' rules are ``mmc.starts``).
+- ``expert``, ``learn`` (every learner's stage: joat, multitask, metafocus, installed ones), ``adapt``, ``evaluate``,
+  ``study_report``: the stage
   flows; no stage module imports another.
 - ``runners``: the Prefect task runner (process pool, Dask, threads).
 - ``tracking``: MLflow runs, parent run, metrics, artifacts, the model registry.

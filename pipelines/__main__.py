@@ -2,9 +2,9 @@
 
     python -m pipelines check                  # check params.yaml and that its engine opponents play; exit 2 if not
     python -m pipelines expert VARIANT [R]     # stage expert@VARIANT-R (dvc.yaml runs every stage)
-    python -m pipelines meta_train [R]         # stage meta_train@R: JOAT (first-order Reptile across variants)
-    python -m pipelines multitask [R]          # stage multitask@R: the pooled-data baseline, same budget
-    python -m pipelines metafocus [R]          # stage metafocus@R: MetaFocus's meta-model for JOAT R's adaptation
+    python -m pipelines learn LEARNER [R]      # stage LEARNER@R: a learner's start network (joat, multitask,
+                                               # metafocus, one of learners in params.yaml)
+    python -m pipelines learners               # list the installed learners (built in, and from other packages)
     python -m pipelines adapt TARGET [R]       # stage adapt@TARGET-R: every start x budget
     python -m pipelines evaluate TARGET        # stage evaluate@TARGET: every model x opponent, Elo, comparisons
     python -m pipelines report                 # stage report: reports/study.html
@@ -54,9 +54,10 @@ def _parser() -> argparse.ArgumentParser:
     adapt.add_argument("variant", metavar="target")
     adapt.add_argument("replicate", nargs="?", type=int, help=replicate)
     commands.add_parser("evaluate", help="run stage evaluate@TARGET").add_argument("variant", metavar="target")
-    for stage in ("meta_train", "multitask", "metafocus"):
-        commands.add_parser(stage, help=f"run stage {stage}@R").add_argument("replicate", nargs="?", type=int,
-                                                                             help=replicate)  # fmt: skip
+    learn = commands.add_parser("learn", help="run stage LEARNER@R")
+    learn.add_argument("variant", metavar="learner")
+    learn.add_argument("replicate", nargs="?", type=int, help=replicate)
+    commands.add_parser("learners", help="list the installed learners")
     commands.add_parser("report", help="run stage report")
     study = commands.add_parser("study", help="run `dvc ARGS` (default: repro) under one MLflow parent run")
     study.add_argument("dvc_args", nargs=argparse.REMAINDER)
@@ -71,10 +72,15 @@ def _parser() -> argparse.ArgumentParser:
 def _stage(command: str, variant: str | None, replicate: int | None, study: StudyConfig, paths: Paths) -> None:
     from pipelines.config import ParamsError
 
-    known = {"expert": ("expert.variants", study.variants), "adapt": ("adapt.targets", study.targets)}
+    known = {
+        "expert": ("expert.variants", study.variants),
+        "adapt": ("adapt.targets", study.targets),
+        "learn": ("learners", study.learners.names),
+    }
     key, names = known.get(command, known["adapt"] if command == "evaluate" else ("", []))
     if variant is not None and variant not in names:
-        raise ParamsError(paths.params.name, key, f"has no variant {variant!r} (dvc.yaml and params.yaml disagree?)")
+        what = "learner" if command == "learn" else "variant"
+        raise ParamsError(paths.params.name, key, f"has no {what} {variant!r} (dvc.yaml and params.yaml disagree?)")
     replicate = study.replicates[0] if replicate is None else replicate
     if replicate not in study.replicates:
         raise ParamsError(paths.params.name, "replicates", f"has no replicate {replicate} ({list(study.replicates)})")
@@ -85,9 +91,7 @@ def _stage(command: str, variant: str | None, replicate: int | None, study: Stud
     from prefect import tags
 
     labels = [f"stage:{command}", *([f"variant:{variant}"] if variant else [])]
-    labels += (
-        [f"replicate:{replicate}"] if command in ("expert", "adapt", "meta_train", "multitask", "metafocus") else []
-    )
+    labels += [f"replicate:{replicate}"] if command in ("expert", "adapt", "learn") else []
     labels += [f"mlflow-parent:{p}"] if (p := _parent()) else []
     labels += [f"study:{paths.study}"] if paths.study != "default" else []
     with tags("meta-minichess", *labels):
@@ -105,15 +109,10 @@ def _stage(command: str, variant: str | None, replicate: int | None, study: Stud
             from pipelines.evaluate import evaluate_flow
 
             evaluate_flow.with_options(task_runner=runner)(target, study, paths.root)
-        elif command in ("meta_train", "multitask"):
-            from pipelines.meta import meta_flow
+        elif command == "learn":
+            from pipelines.learn import learn_flow
 
-            kind = "joat" if command == "meta_train" else "multitask"
-            meta_flow.with_options(task_runner=runner)(kind, replicate, study, paths.root)
-        elif command == "metafocus":
-            from pipelines.metafocus import metafocus_flow
-
-            metafocus_flow.with_options(task_runner=runner)(replicate, study, paths.root)
+            learn_flow.with_options(task_runner=runner)(target, replicate, study, paths.root)
         else:
             from pipelines.study_report import report_flow
 
@@ -130,6 +129,20 @@ def _studies(project: Path, *, check: bool) -> int:
         return 1 if stale else 0
     for path in write_studies(project):
         print(f"wrote {path.relative_to(project)}")
+    return 0
+
+
+def _learners() -> int:
+    """Print every installed learner, one a line (a plugin that failed to load is said on stderr, by
+    ``mmc.plugins``)."""
+    from mmc.meta import installed_learners
+    from mmc.meta.learners import learner_code
+
+    for name, learner in installed_learners().items():
+        where, version = learner_code(learner)
+        source = f"{where.name} {version}" if version else "built in"
+        starts = f"; starts from {learner.starts_from}" if learner.starts_from else ""
+        print(f"{name:<12} {learner.description} ({source}{starts})")
     return 0
 
 
@@ -159,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     from pipelines import timing
 
     timing.mark_start()  # a stage's "start" part: from here (imports, params, its flow run) to its flow's first line
+    from mmc.meta.learners import LearnerError
     from pipelines.config import ParamsError, load_params
     from pipelines.paths import Paths
     from pipelines.services import ServiceError
@@ -173,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "studies":
             return _studies(paths.project, check=args.check)
+        if args.command == "learners":
+            return _learners()
         study = load_params(Path(args.params))
         if paths.study != "default" and study.family != paths.study:
             raise ParamsError(
@@ -183,7 +199,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "check":
             drawn = "" if study.distribution is None else f", drawn: {study.distribution.describe()}"
             print(
-                f"{args.params}: OK (experts: {', '.join(study.variants)}; meta-training: "
+                f"{args.params}: OK (experts: {', '.join(study.variants)}; learners: {', '.join(study.learners.names)}"
+                f" with {study.learners.budget} self-play games each; meta-training: "
                 f"{', '.join(study.meta.train_variants)}{drawn}; targets: {', '.join(study.targets)})"
             )
         elif args.command == "services":
@@ -207,6 +224,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except ServiceError as error:
         print(f"pipelines: {error}", file=sys.stderr)
+        return 1
+    except LearnerError as error:
+        traceback.print_exc()
+        print(f"pipelines: {error}", file=sys.stderr)  # the last line names the learner
         return 1
     except Exception as error:
         cause = _service_error(error)

@@ -1,11 +1,12 @@
 """Stage ``adapt@{target}-{r}``: every starting model of training replicate ``r`` adapted to ``target`` with every
 budget (few-shot adaptation).
 
-A start is ``joat`` or ``multitask`` (``models/starts/r{r}``), ``expert-V`` (``models/champion/r{r}/V.pt``),
-``scratch`` (a network initialised from the replicate's seed, the same for every target) or ``metafocus``: JOAT
-adapted with the channel mask that replicate's MetaFocus meta-model (``models/starts/r{r}/metafocus.pt``) gives
-the target from JOAT's own self-play positions there (``mmc.meta.metafocus``; budgets > 0 only: with no games
-it is JOAT). The stage lists one
+A start is a learner's network (``models/starts/r{r}/{k}.pt``: joat, multitask, metafocus, an installed learner),
+``expert-V`` (``models/champion/r{r}/V.pt``) or ``scratch`` (a network initialised from the replicate's seed, the
+same for every target). A learner with an adaptation rule of its own shapes its start's adaptations
+(``mmc.meta.Learner.adaptation``, given its ``models/starts/r{r}/{k}.state.pt``): ``metafocus`` is JOAT adapted with
+the channel mask its meta-model gives the target from JOAT's own self-play positions there (budgets > 0 only: with
+no games it is JOAT). The stage lists one
 ``mmc.meta.Adaptation`` per start and budget (:func:`inputs`) and calls ``mmc.meta.adapt_many``, the one
 implementation of "at most one AlphaZero iteration" (budget 0 is the start unchanged), with its job store
 (``data/jobs/adapt/{t}-r{r}``: every self-play and training is a Prefect task run, kept as it finishes). All
@@ -23,7 +24,7 @@ from typing import Any
 
 from prefect import flow
 
-from mmc.meta import Adaptation, Adapted, adapt_many, load_focus
+from mmc.meta import Adaptation, Adapted, adapt_many
 from mmc.nn import config_path, save_checkpoint
 from mmc.play import write_records
 from mmc.search import SearchConfig
@@ -37,7 +38,7 @@ from pipelines.config import StudyConfig
 from pipelines.files import write_json
 from pipelines.paths import Paths, meta_code, replicate_name
 from pipelines.stage import logged_params, open_stage
-from pipelines.starts import load_start
+from pipelines.starts import adaptation_rule, load_start
 
 __all__ = ["AdaptInputs", "adapt_flow", "inputs"]
 
@@ -63,16 +64,11 @@ def inputs(study: StudyConfig, paths: Paths, target: str, replicate: int) -> Ada
     (budget first), the search, the adaptation's training, concurrency, ply cap and device."""
     config = study.adapt.config
     starts = {start: load_start(paths, study, start, replicate) for start in map(Start.parse, study.adapt.starts)}
-    focus = load_focus(paths.focus_model(replicate)) if any(start.masked for start in starts) else None
+    rules = {start: adaptation_rule(paths, start, replicate) for start in starts}
     seed = derive(study.training_seed(replicate), STAGE, target)
     adaptations = [
-        Adaptation(
-            model_label(start, budget),
-            starts[start],
-            target,
-            budget,
-            derive(seed, "budget", budget),
-            focus=focus if start.masked else None,
+        rules[start](
+            Adaptation(model_label(start, budget), starts[start], target, budget, derive(seed, "budget", budget))
         )
         for start, budget in adapted_models(study.adapt.starts, study.adapt.budgets)
     ]

@@ -17,7 +17,10 @@ the study runs::
       generations: ...            # ...every mmc.alphazero.AlphaZeroConfig field
     meta: {...every mmc.meta.MetaConfig field...}   # train_variants: a list of ids, or a distribution of them
                                                     # ({variants, exclude, draw}: mmc.meta.TaskDistribution)
-    metafocus: {...every mmc.meta.MetaFocusConfig field...}
+    learners:                     # the learners that make starts (mmc.meta.learners), one stage NAME@R each
+      budget: 1536                # self-play games each may play through the platform (every learner the same)
+      joat: {}                    # NAME: its own settings, every field of its settings dataclass (built-in joat
+      metafocus: {...}            # and multitask read meta; metafocus: every mmc.meta.MetaFocusConfig field)
     adapt: {targets, starts, ...every mmc.meta.AdaptConfig field...}
     evaluate: {opponents, games, search: {...every SearchConfig field...}, opening_plies, max_plies, settle_games,
                settle_score}
@@ -47,7 +50,8 @@ from mmc.alphazero import AlphaZeroConfig
 from mmc.configs import ConfigError, Count, check_fields, check_keys, config_from_dict, from_plain, value_problem
 from mmc.evaluate import EvaluateConfig, RateConfig
 from mmc.evaluate import slug as opponent_slug
-from mmc.meta import AdaptConfig, MetaConfig, MetaFocusConfig, TaskDistribution, task_seed
+from mmc.meta import AdaptConfig, LearnerError, MetaConfig, TaskDistribution, get_learner, task_seed
+from mmc.meta.learners import check_name, learner_settings
 from mmc.nn import DeviceError, NetworkConfig, resolve_device
 from mmc.play.fairy import plays
 from mmc.search import SearchConfig
@@ -57,6 +61,7 @@ __all__ = [
     "AdaptPlan",
     "EvaluatePlan",
     "ExpertConfig",
+    "LearnerPlan",
     "ParamsError",
     "RunnerConfig",
     "StudyConfig",
@@ -71,7 +76,7 @@ RUNNER_KINDS = ("process", "dask", "thread")
 NETWORK_KEYS = ("blocks", "filters", "value_hidden", "moves_left")
 """The network's settable shape; its input and output planes are those of the study's game family."""
 SECTIONS = (
-    "seed", "replicates", "device", "network", "search", "train", "expert", "meta", "metafocus", "adapt", "evaluate",
+    "seed", "replicates", "device", "network", "search", "train", "expert", "meta", "learners", "adapt", "evaluate",
     "rate", "runner",
 )  # fmt: skip
 UNADAPTED = "unadapted"
@@ -103,13 +108,28 @@ class ExpertConfig:
 
 
 @dataclass(frozen=True)
+class LearnerPlan:
+    """Section ``learners``: the learners the study trains (one stage ``NAME@R`` each), their settings and their
+    common budget."""
+
+    budget: int
+    """Self-play games each learner may play through the platform's service (``mmc.meta.Service``)."""
+    settings: dict[str, Any]
+    """Each learner's own settings (an instance of its ``settings`` dataclass), by name, in the file's order."""
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.settings)
+
+
+@dataclass(frozen=True)
 class AdaptPlan:
     """Section ``adapt``: which starts are adapted to which targets, and how (``mmc.meta.AdaptConfig``)."""
 
     targets: tuple[str, ...]
     """Target variants (one adapt@ and evaluate@ stage each); the study holds at least one out of meta-training."""
     starts: tuple[str, ...]
-    """Starting models: ``joat``, ``multitask``, ``metafocus``, ``expert-V`` (V in ``expert.variants``), ``scratch``
+    """Starting models: a learner of ``learners`` by its name, ``expert-V`` (V in ``expert.variants``), ``scratch``
     (names of ``mmc.starts.Start``; ``mmc.starts.check_starts`` holds their rules)."""
     config: AdaptConfig
 
@@ -155,7 +175,7 @@ class StudyConfig:
 
     seed: int
     replicates: tuple[int, ...]
-    """Training replicates: every training stage (expert, meta_train, multitask, adapt) runs once for each, from
+    """Training replicates: every training stage (expert, each learner's, adapt) runs once for each, from
     its own seed (:meth:`training_seed`); the evaluation rates them together and pairs them."""
     device: str
     """Where the jobs run their networks (``mmc.nn.DEVICES``: ``auto``, ``cpu``, ``cuda``), as written: each job
@@ -169,8 +189,8 @@ class StudyConfig:
     experts: dict[str, ExpertConfig]
     """Expert stage per variant, in the file's order."""
     meta: MetaConfig
-    metafocus: MetaFocusConfig
-    """The MetaFocus meta-model's training (stage ``metafocus``; ``mmc.meta.metafocus``)."""
+    learners: LearnerPlan
+    """The learners that make starts (``mmc.meta.learners``), their settings and budget."""
     adapt: AdaptPlan
     evaluate: EvaluatePlan
     rate: RateConfig
@@ -262,13 +282,13 @@ def _parse(data: Any) -> StudyConfig:
     train = _build(TrainConfig, mapping["train"], "train")
     meta, distribution = _meta(mapping["meta"], seed)
     rules.check_playable("meta.train_variants", meta.train_variants)
-    metafocus = _build(MetaFocusConfig, mapping["metafocus"], "metafocus")
-    rules.check_metafocus(meta, metafocus)
+    learners = _learners(mapping["learners"], meta)
     adapt_data = _split(mapping["adapt"], "adapt", ("targets", "starts"), AdaptConfig)
     targets = _value(adapt_data.pop("targets"), "adapt.targets", tuple[str, ...])
     starts = _value(adapt_data.pop("starts"), "adapt.starts", tuple[str, ...])
     adapt = AdaptPlan(targets, starts, _build(AdaptConfig, adapt_data, "adapt"))
-    rules.check_adapt(targets, starts, adapt.budgets, list(experts))
+    rules.check_adapt(targets, starts, adapt.budgets, list(experts), learners.names)
+    rules.check_learners(learners.names, starts)
     rules.check_held_out(meta.train_variants, distribution, targets)
     family = rules.check_family(
         [("expert.variants", experts), ("meta.train_variants", meta.train_variants), ("adapt.targets", targets)]
@@ -298,7 +318,7 @@ def _parse(data: Any) -> StudyConfig:
         train,
         experts,
         meta,
-        metafocus,
+        learners,
         adapt,
         evaluate,
         rate,
@@ -321,6 +341,30 @@ def _meta(value: Any, seed: int) -> tuple[MetaConfig, TaskDistribution | None]:
         raise ConfigError("params", f"meta.train_variants.{error.field}", error.problem) from None
     section["train_variants"] = list(distribution.sample(task_seed(seed)))
     return _build(MetaConfig, section, "meta"), distribution
+
+
+def _learners(value: Any, meta: MetaConfig) -> LearnerPlan:
+    """Section ``learners``: ``budget`` and each learner's settings, checked by the learner (its settings dataclass,
+    then its own ``check`` against the study's meta section and the budget)."""
+    section = dict(_mapping(value, "learners"))
+    if "budget" not in section:
+        raise ConfigError("params", "learners.budget", "missing key: the self-play games every learner may play")
+    budget = _value(section.pop("budget"), "learners.budget", int)
+    if budget < 0:
+        raise ConfigError("params", "learners.budget", f"must be an int >= 0, got {budget}")
+    settings = {}
+    for name, data in section.items():
+        key = f"learners.{name}"
+        try:
+            if name == "scratch":
+                raise LearnerError("scratch plays no games and has no stage: name it in adapt.starts alone")
+            check_name(name)
+            learner = get_learner(name)
+            settings[name] = learner_settings(learner, data, key)
+            learner.check(settings[name], meta, budget)
+        except LearnerError as error:
+            raise ConfigError("params", key, str(error)) from None
+    return LearnerPlan(budget, settings)
 
 
 def _experts(mapping: dict[str, Any]) -> dict[str, ExpertConfig]:

@@ -122,7 +122,8 @@ def inputs(study: StudyConfig, paths: Paths, target: str) -> EvaluateInputs:
             adapted[key] = load_checkpoint(model)[0]
         player = model_label(start, budget, replicate)
         if spec == UNADAPTED:
-            opponent = starts.setdefault((replicate, start), load_start(paths, study, start, replicate))
+            unadapted = start.adapts_from
+            opponent = starts.setdefault((replicate, unadapted), load_start(paths, study, unadapted, replicate))
             out.append(Cell(player, adapted[key], spec, opponent, _opponent_name(study, start, spec, replicate)))
         else:
             out.append(Cell(player, adapted[key], spec))

@@ -1,26 +1,26 @@
 """Every artifact path of the study, in one place; ``dvc.yaml`` declares the same paths as stage outputs.
 
-Layout under the project root (``{v}`` a variant, ``{k}`` joat or multitask, ``{t}`` a target, ``{s}`` a start,
-``{b:03d}`` a budget, ``{r}`` a training replicate (``replicates`` in params.yaml), ``{job}`` a job's name as
-``mmc`` gives it: ``self-play-gardner-gen003-chunk01``)::
+Layout under the project root (``{v}`` a variant, ``{k}`` a learner (``mmc.meta.learners``), ``{t}`` a target,
+``{s}`` a start, ``{b:03d}`` a budget, ``{r}`` a training replicate (``replicates`` in params.yaml), ``{job}`` a job's
+name as ``mmc`` gives it: ``self-play-gardner-gen003-chunk01``)::
 
     params.yaml                                   parameters (pipelines.config)
     data/jobs/{stage}/{name}/{job}.*              every finished job of a stage (pipelines.jobs): self-play games
                                                   (.npz examples, .pgn records), trained networks (.pt + .json
                                                   config), matches (.pgn); {job}.done.json, written last, has
                                                   its fingerprint, numbers and file hashes
-                                                  ({stage}/{name}: expert/{v}-r{r}, meta/{k}-r{r}, adapt/{t}-r{r},
+                                                  ({stage}/{name}: expert/{v}-r{r}, learn/{k}-r{r}, adapt/{t}-r{r},
                                                   evaluate/{t})
     models/champion/r{r}/{v}.pt|.json             the expert's final champion (a start of adaptation)
     metrics/expert/{v}-r{r}.json                  expert summary (dvc metrics)
     plots/losses/{v}-r{r}.csv, plots/arena/...    per-generation curves (dvc plots)
-    models/starts/r{r}/{k}.pt|.json               the final joat / multitask network (a start of adaptation)
-    plots/meta/{k}-r{r}.csv                       losses per meta-generation (report input format)
-    metrics/meta/{k}-r{r}.json                    meta-training summary (dvc metrics)
-    models/starts/r{r}/metafocus.pt|.json         the MetaFocus meta-model (channel keep-probabilities from task
-                                                  features; with joat, the metafocus start)
-    plots/metafocus/r{r}.csv                      every masked adaptation of its training: mask, reward, baseline
-    metrics/metafocus/r{r}.json                   its summary (dvc metrics)
+    models/starts/r{r}/{k}.pt|.json               learner k's network (stage k@r): a start of adaptation
+    models/starts/r{r}/{k}.state.pt               what its own adaptation rule reads, for a learner that has one
+                                                  (metafocus: its meta-model of channel keep-probabilities)
+    plots/learn/{k}-r{r}.csv                      its losses per generation (report input format)
+    plots/learn/{k}-r{r}-steps.csv                one row per step of its loop, its own columns (metafocus: every
+                                                  masked adaptation's mask, reward and baseline)
+    metrics/learn/{k}-r{r}.json                   its summary and the self-play games it played (dvc metrics)
     models/adapted/{t}/r{r}/{s}_b{b}.pt|.json     start {s} adapted to target {t} with {b} self-play games
     metrics/adapt/{t}-r{r}.json                   adaptation losses and sizes per start and budget (dvc metrics)
     metrics/evaluate/{t}.json                     W/D/L, score, Wilson 95 % interval per model and opponent
@@ -51,7 +51,16 @@ from pathlib import Path
 
 from mmc.web.study import project_of, study_name
 
-__all__ = ["Paths", "evaluate_code", "expert_code", "family_package", "meta_code", "project_of", "replicate_name"]
+__all__ = [
+    "Paths",
+    "evaluate_code",
+    "expert_code",
+    "family_package",
+    "learn_code",
+    "meta_code",
+    "project_of",
+    "replicate_name",
+]
 
 SHARED_CODE = (
     "mmc/__init__.py",
@@ -93,6 +102,18 @@ def expert_code(family: str) -> tuple[str, ...]:
 def meta_code(family: str) -> tuple[str, ...]:
     """Library code that computes the meta stages' jobs (and an adaptation's)."""
     return (*expert_code(family), "mmc/meta")
+
+
+def learn_code(family: str, learner: str) -> tuple[str, ...]:
+    """Library code that computes learner ``learner``'s jobs: the meta stages' (:func:`meta_code`), and for a learner
+    of another distribution its package's folder (absolute; ``mmc.meta.learners.learner_code``)."""
+    import mmc
+    from mmc.meta import get_learner
+    from mmc.meta.learners import learner_code
+
+    where, _ = learner_code(get_learner(learner))
+    ours = Path(mmc.__file__).resolve().parent
+    return (*meta_code(family), *(() if where.is_relative_to(ours) else (where.as_posix(),)))
 
 
 def evaluate_code(family: str) -> tuple[str, ...]:
@@ -169,27 +190,23 @@ class Paths:
     def arena_curve(self, variant: str, replicate: int) -> Path:
         return self.root / "plots" / "arena" / f"{replicate_name(variant, replicate)}.csv"
 
-    # meta_train@{r} (k = joat), multitask@{r} (k = multitask)
+    # {k}@{r}: learner k
     def start_model(self, name: str, replicate: int) -> Path:
-        """A published starting model of adaptation (``joat``, ``multitask``)."""
+        """A published starting model of adaptation: learner ``name``'s network."""
         return self.root / "models" / "starts" / f"r{replicate}" / f"{name}.pt"
 
-    def meta_losses(self, kind: str, replicate: int) -> Path:
-        return self.root / "plots" / "meta" / f"{replicate_name(kind, replicate)}.csv"
+    def start_state(self, name: str, replicate: int) -> Path:
+        """What learner ``name``'s own adaptation rule reads (``mmc.meta.Learner.save_state``)."""
+        return self.root / "models" / "starts" / f"r{replicate}" / f"{name}.state.pt"
 
-    def meta_metrics(self, kind: str, replicate: int) -> Path:
-        return self.root / "metrics" / "meta" / f"{replicate_name(kind, replicate)}.json"
+    def learn_losses(self, name: str, replicate: int) -> Path:
+        return self.root / "plots" / "learn" / f"{replicate_name(name, replicate)}.csv"
 
-    # metafocus@{r}
-    def focus_model(self, replicate: int) -> Path:
-        """The MetaFocus meta-model of replicate ``replicate`` (with its JOAT, the ``metafocus`` start)."""
-        return self.root / "models" / "starts" / f"r{replicate}" / "metafocus.pt"
+    def learn_steps(self, name: str, replicate: int) -> Path:
+        return self.root / "plots" / "learn" / f"{replicate_name(name, replicate)}-steps.csv"
 
-    def focus_masks(self, replicate: int) -> Path:
-        return self.root / "plots" / "metafocus" / f"r{replicate}.csv"
-
-    def focus_metrics(self, replicate: int) -> Path:
-        return self.root / "metrics" / "metafocus" / f"r{replicate}.json"
+    def learn_metrics(self, name: str, replicate: int) -> Path:
+        return self.root / "metrics" / "learn" / f"{replicate_name(name, replicate)}.json"
 
     # adapt@{t}-{r}
     def adapted_dir(self, target: str, replicate: int) -> Path:

@@ -3,8 +3,7 @@ write them.
 
 - :class:`JobRecord`: a finished job (``data/jobs/{stage}/.../{job}.done.json``), written after the files it lists.
 - CSV rows: :class:`LossRow` (``plots/losses/{v}.csv``), :class:`ArenaRow` (``plots/arena/{v}.csv``),
-  :class:`TrainingLossRow` (``plots/meta/{k}.csv``, ``data/report/losses.csv``), :class:`FocusRow`
-  (``plots/metafocus/r{r}.csv``), :class:`EvaluationRow`
+  :class:`TrainingLossRow` (``plots/learn/{k}-r{r}.csv``, ``data/report/losses.csv``), :class:`EvaluationRow`
   (``plots/evaluation/{t}.csv``, ``reports/evaluation.csv``), :class:`RatingRow` (``plots/ratings/{t}.csv``),
   :class:`ComparisonRow` (``plots/comparisons/{t}.csv``).
   The header is the fields' names (a field's ``column`` metadata overrides one: ``player 1``), in field
@@ -28,7 +27,6 @@ __all__ = [
     "ComparisonRow",
     "CurveRow",
     "EvaluationRow",
-    "FocusRow",
     "JobRecord",
     "LossRow",
     "MatchSummary",
@@ -116,8 +114,9 @@ class ArenaRow:
 
 @dataclass(frozen=True)
 class TrainingLossRow:
-    """One training run's last epoch, for the report (``plots/meta/{k}-r{r}.csv``, ``data/report/losses.csv``):
-    series ``joat``/``multitask``/``expert-{v}``, stage ``inner``/``meta_train``/``multitask``/``expert``."""
+    """One training run's last epoch, for the report (``plots/learn/{k}-r{r}.csv``, ``data/report/losses.csv``):
+    series a learner's name (``joat``, ``multitask``) or ``expert-{v}``, stage what trained (``mmc.meta.LossPoint``:
+    ``inner``/``meta_train``/``multitask``, or ``expert``)."""
 
     series: str
     replicate: int
@@ -127,22 +126,6 @@ class TrainingLossRow:
     policy: float
     value: float
     total: float
-
-
-@dataclass(frozen=True)
-class FocusRow:
-    """One masked adaptation of the MetaFocus stage (``plots/metafocus/r{r}.csv``): the task, the sampled mask (one
-    character per trunk channel, ``1`` kept), its keep-probabilities' mean, the reward and the baseline it was
-    judged against."""
-
-    replicate: int
-    iteration: int
-    variant: str
-    mask: str
-    kept: int
-    keep_probability: float
-    reward: float
-    baseline: float
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The skeleton every stage flow shares, so that a stage module holds only its loop and its summary.
 
-A stage (``expert``, ``meta_train``, ``multitask``, ``metafocus``, ``adapt``, ``evaluate``) is a Prefect flow that
+A stage (``expert``, a learner's (``learn``), ``adapt``, ``evaluate``) is a Prefect flow that
 calls one ``mmc`` entry point with its job store as the runner. Around that call every stage does the same chores,
 done here once (fmind/mlops-python-package's ``jobs/base.py`` is the model): :func:`open_stage` gets the flow's
 logger, limits the flow's own process to one torch thread, opens the stage's :class:`~pipelines.jobs.JobStore`
@@ -56,7 +56,7 @@ def open_stage(
 ) -> Iterator[Stage]:  # fmt: skip
     """The :class:`Stage` of ``stage@variant`` (of training replicate ``replicate``) under ``root``, inside a flow.
 
-    ``jobs`` is the job store's ``(stage folder, name)`` (``("meta", "joat-r0")``: ``data/jobs/meta/joat-r0``),
+    ``jobs`` is the job store's ``(stage folder, name)`` (``("learn", "joat-r0")``: ``data/jobs/learn/joat-r0``),
     keyed with the hash of the library code ``code`` (``pipelines.paths``); ``params`` are logged to the child run
     flattened (:func:`logged_params`). On a normal exit the store logs its counts and prunes its stale files.
     """

@@ -12,18 +12,35 @@ pipeline definition; a test checks that every study's ``dvc.yaml`` is the one th
 
 DVC runs the ``dvc.yaml`` of the folder it is started in, so ``dvc repro`` at the project runs the default study
 alone; ``make study STUDY=gomoku`` (``cd studies/gomoku && python -m pipelines study``) runs the family's.
+
+The learners' stages (one ``NAME`` stage per learner of the study's ``learners``, run once per replicate:
+``joat@0``) are generated in every study's ``dvc.yaml``, the project's included (between two marker lines), from the
+study's own ``params.yaml`` and each learner's declaration (:func:`learner_stages`): its code (a built-in learner's
+library modules, an installed one's package folder and distribution metadata), the params it reads, the network of
+the learner it starts from, its outputs. ``python -m pipelines study`` (``make study``) rewrites them when they are
+stale, so naming a new learner in ``params.yaml`` is enough.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import yaml
 
-from pipelines.paths import family_package
+from pipelines.paths import family_package, learn_code
 
-__all__ = ["STUDIES", "check_studies", "family_dvc_yaml", "study_folders", "write_studies"]
+__all__ = [
+    "STUDIES",
+    "check_studies",
+    "family_dvc_yaml",
+    "learner_stages",
+    "project_dvc_yaml",
+    "refresh_study",
+    "study_folders",
+    "write_studies",
+]
 
 STUDIES = "studies"
 """The folder of the family studies under the project, one subfolder per study named after its family."""
@@ -41,6 +58,98 @@ HEADER = """\
 """
 
 
+BEGIN = "  # --- the learners' stages: GENERATED from params.yaml's learners by `python -m pipelines studies` ---"
+END = "  # --- end of the learners' stages ---"
+"""The marker lines around the learners' stages in the project's ``dvc.yaml`` (the rest of it is written by hand)."""
+LEARN_COMMAND = "python -m pipelines learn "
+PIPELINE_CODE = (
+    "pipelines/config.py", "pipelines/study_rules.py", "pipelines/files.py", "pipelines/jobs.py", "pipelines/stage.py",
+    "pipelines/paths.py", "pipelines/records.py", "pipelines/starts.py", "pipelines/learn.py",
+)  # fmt: skip
+"""The pipeline modules a learner's stage runs (its outputs' writers)."""
+
+
+def learner_stages(params: Path) -> dict[str, Any]:
+    """The DVC stages of the learners of the study whose ``params.yaml`` is ``params``, by learner name, in its
+    order: each runs ``python -m pipelines learn NAME R`` for every replicate, depends on its code, its params and
+    the network of the learner it starts from, and writes its network, state, curves and metrics."""
+    from mmc.meta import get_learner
+    from pipelines.config import load_params
+    from pipelines.starts import has_state
+
+    study = load_params(params)
+    stages: dict[str, Any] = {}
+    item = "${item}"
+    for name in study.learners.names:
+        learner = get_learner(name)
+        parent = learner.starts_from
+        deps = [f"models/starts/r{item}/{parent}.pt", f"models/starts/r{item}/{parent}.json"] if parent else []
+        deps += [*learn_code(study.family, name), *_metadata(learner), *PIPELINE_CODE]
+        read = learner.params or ("seed", "device", "network", "search", "train", "meta")
+        model = f"models/starts/r{item}/{name}"
+        outs: list[Any] = [{f"data/jobs/learn/{name}-r{item}": {"persist": True}}, f"{model}.pt", f"{model}.json"]
+        outs += [f"{model}.state.pt"] if has_state(learner) else []
+        outs += [{f"plots/learn/{name}-r{item}{end}.csv": {"cache": False}} for end in ("", "-steps")]
+        stages[name] = {
+            "foreach": "${replicates}",
+            "do": {
+                "cmd": f"{LEARN_COMMAND}{name} {item}",
+                "deps": deps,
+                "params": [*read, "learners.budget", f"learners.{name}"],
+                "outs": outs,
+                "metrics": [{f"metrics/learn/{name}-r{item}.json": {"cache": False}}],
+            },
+        }
+    return stages
+
+
+def _metadata(learner: Any) -> list[str]:
+    """The metadata file (name and version) of the distribution that installed ``learner``, if one did and it is not
+    this project: a new version reruns its stage."""
+    from importlib.metadata import distribution as find
+    from importlib.metadata import packages_distributions
+
+    top = type(learner).__module__.partition(".")[0]
+    if top == "mmc":
+        return []
+    found = []
+    for name in packages_distributions().get(top, [])[:1]:
+        files = [f for f in find(name).files or () if f.name == "METADATA"]
+        found += [Path(str(files[0].locate())).resolve().as_posix()] if files else []
+    return found
+
+
+def _is_learner_stage(stage: dict[str, Any]) -> bool:
+    return str(stage.get("do", stage).get("cmd", "")).startswith(LEARN_COMMAND)
+
+
+def _stages_text(stages: dict[str, Any]) -> str:
+    text = yaml.safe_dump(stages, sort_keys=False, width=120) if stages else ""
+    return "".join(f"  {line}\n" if line else "\n" for line in text.splitlines())
+
+
+def project_dvc_yaml(project: Path) -> str:
+    """The project's ``dvc.yaml`` with its learners' stages made from its ``params.yaml`` (between the markers)."""
+    text = (Path(project) / "dvc.yaml").read_text()
+    if BEGIN not in text or END not in text:
+        raise ValueError(f"{Path(project) / 'dvc.yaml'} has lost its learner stage markers ({BEGIN!r})")
+    head, rest = text.split(BEGIN + "\n", 1)
+    _, tail = rest.split(END, 1)
+    return f"{head}{BEGIN}\n{_stages_text(learner_stages(Path(project) / 'params.yaml'))}{END}{tail}"
+
+
+def refresh_study(root: Path, project: Path) -> Path | None:
+    """Rewrite the ``dvc.yaml`` of the study at ``root`` (the project's, or a family's folder) if its learners'
+    stages are stale; the file, or ``None`` if it was current."""
+    root, project = Path(root).resolve(), Path(project).resolve()
+    path = root / "dvc.yaml"
+    text = project_dvc_yaml(project) if root == project else family_dvc_yaml(project, root.name)
+    if path.is_file() and path.read_text() == text:
+        return None
+    path.write_text(text)
+    return path
+
+
 def study_folders(project: Path) -> list[Path]:
     """The family studies of ``project``: every ``studies/{family}`` folder with a ``params.yaml``."""
     return sorted(p.parent for p in (Path(project) / STUDIES).glob("*/params.yaml"))
@@ -50,10 +159,19 @@ def family_dvc_yaml(project: Path, family: str) -> str:
     """The text of ``studies/{family}/dvc.yaml``: the project's stages with their code deps relative to that
     folder and the family's rules package in place of the default study's."""
     stages = yaml.safe_load((Path(project) / "dvc.yaml").read_text())
-    up = os.path.relpath(project, Path(project) / STUDIES / family).replace(os.sep, "/")
-    for stage in stages["stages"].values():
+    folder = Path(project) / STUDIES / family
+    up = os.path.relpath(project, folder).replace(os.sep, "/")
+    mine = learner_stages(folder / "params.yaml")
+    ordered: dict[str, Any] = {}
+    for name, stage in stages["stages"].items():
+        if _is_learner_stage(stage):
+            ordered |= mine  # the family's learners in place of the project's
+        else:
+            ordered[name] = stage
+    for stage in ordered.values():
         body = stage.get("do", stage)
         body["deps"] = [_dep(dep, family, up) for dep in body.get("deps", [])]
+    stages["stages"] = ordered
     return HEADER.format(family=family) + yaml.safe_dump(stages, sort_keys=False, width=120)
 
 
@@ -68,8 +186,13 @@ def _dep(dep: str, family: str, up: str) -> str:
 
 
 def write_studies(project: Path) -> list[Path]:
-    """Write every family study's ``dvc.yaml``; the files that changed."""
+    """Write the project's ``dvc.yaml`` learner stages and every family study's ``dvc.yaml``; the files that
+    changed."""
     changed = []
+    own = Path(project) / "dvc.yaml"
+    if own.read_text() != (text := project_dvc_yaml(project)):
+        own.write_text(text)
+        changed.append(own)
     for folder in study_folders(project):
         path, text = folder / "dvc.yaml", family_dvc_yaml(project, folder.name)
         if not path.is_file() or path.read_text() != text:
@@ -79,8 +202,9 @@ def write_studies(project: Path) -> list[Path]:
 
 
 def check_studies(project: Path) -> list[Path]:
-    """The family studies' ``dvc.yaml`` files that differ from what :func:`family_dvc_yaml` makes."""
-    stale = []
+    """The ``dvc.yaml`` files that differ from what :func:`project_dvc_yaml` and :func:`family_dvc_yaml` make."""
+    own = Path(project) / "dvc.yaml"
+    stale = [] if own.read_text() == project_dvc_yaml(project) else [own]
     for folder in study_folders(project):
         path = folder / "dvc.yaml"
         if not path.is_file() or path.read_text() != family_dvc_yaml(project, folder.name):

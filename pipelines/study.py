@@ -37,6 +37,11 @@ __all__ = ["evaluation_lines", "params_after", "report_failure", "run_study"]
 
 def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
     """Run ``dvc dvc_args`` under a new parent run; DVC's exit status."""
+    from pipelines.studies import refresh_study
+
+    if (rewritten := refresh_study(paths.root, paths.project)) is not None:
+        learners = ", ".join(study.learners.names)
+        print(f"{paths.relative(rewritten)}: the learners' stages rewritten from params.yaml (learners: {learners})")
     services.ensure_prefect(paths)
     tracking.close_orphans(paths)
     command = ["dvc", *(dvc_args or ["repro"])]

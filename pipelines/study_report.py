@@ -1,7 +1,7 @@
 """Stage ``report``: gather the study's results into the report's input files, render ``reports/study.html``.
 
 Inputs (``reports/README.md`` has the contract): the losses of every training run of every replicate (the
-experts' ``plots/losses/{v}-r{r}.csv``, the meta stages' ``plots/meta/{k}-r{r}.csv``) as
+experts' ``plots/losses/{v}-r{r}.csv``, the learners' ``plots/learn/{k}-r{r}.csv``) as
 ``data/report/losses.csv``; every target's evaluation rows as ``reports/evaluation.csv`` (the study's summary
 table, seed format); the ratings, curves and comparisons of every target as ``data/report/{ratings,curves,
 comparisons}.csv``; a sample game (JOAT of the first replicate after the largest adaptation against greedy, in
@@ -23,9 +23,8 @@ from mlflow.tracking import MlflowClient
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
-from mmc.meta import KINDS
 from mmc.play import GameRecord, write_records
-from mmc.starts import JOAT, model_label
+from mmc.starts import Start, model_label
 from pipelines import timing, tracking
 from pipelines.config import StudyConfig
 from pipelines.files import write_json, write_text
@@ -62,8 +61,8 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
         for row in read_rows(paths.loss_curve(v, r), LossRow)
     ]
     for replicate in study.replicates:
-        for kind in KINDS:
-            losses += read_rows(paths.meta_losses(kind, replicate), TrainingLossRow)
+        for name in study.learners.names:
+            losses += read_rows(paths.learn_losses(name, replicate), TrainingLossRow)
     write_rows(paths.report_losses, TrainingLossRow, losses)
     table = _gather(study, paths.evaluation_table, EvaluationRow)
     write_rows(paths.summary_table, EvaluationRow, table)
@@ -104,11 +103,13 @@ def _gather(study: StudyConfig, path: Callable[[str], Path], cls: type[R]) -> li
 
 
 def _sample_game(paths: Paths, study: StudyConfig) -> GameRecord:
-    """JOAT (or the first start) of the first replicate after the largest budget against greedy (or the first
-    opponent), in the first held-out target (or the first target): the cell's first game."""
+    """The first contender (a learner's start that is no baseline: JOAT; else the first start) of the first
+    replicate after the largest budget against greedy (or the first opponent), in the first held-out target (or the
+    first target): the cell's first game."""
     held_out = [t for t in study.targets if t not in study.meta.train_variants]
     target = (held_out or study.targets)[0]
-    start = JOAT if JOAT in study.adapt.starts else study.adapt.starts[0]
+    starts = [Start(s) for s in study.adapt.starts]
+    start = next((s for s in starts if not s.baseline and s.zero_shot), starts[0])
     opponents = study.opponents(target)
     opponent = "greedy" if "greedy" in opponents else opponents[0]
     label = model_label(start, max(study.adapt.budgets), study.replicates[0])

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from mmc.evaluate import RateConfig
 from mmc.evaluate import slug as opponent_slug
 from mmc.games import get_game, get_variant, initial_state, legal_moves
-from mmc.meta import MetaConfig, MetaFocusConfig, TaskDistribution, same_game
+from mmc.meta import TaskDistribution, same_game
 from mmc.nn import NetworkConfig
 from mmc.play import close_player, parse_player
 from mmc.play.fairy import plays
@@ -25,7 +25,7 @@ __all__ = [
     "check_anchors",
     "check_family",
     "check_full_games",
-    "check_metafocus",
+    "check_learners",
     "check_moves_left",
     "check_opponents",
     "check_playable",
@@ -123,14 +123,37 @@ def check_full_games(key: str, max_plies: int, targets: Sequence[str]) -> None:
                             f"{named}raise it to {plies}")  # fmt: skip
 
 
-def check_metafocus(meta: MetaConfig, metafocus: MetaFocusConfig) -> None:
-    if metafocus.tasks > len(meta.train_variants):
-        raise RuleError(
-            "metafocus.tasks", f"must be <= the {len(meta.train_variants)} meta.train_variants, got {metafocus.tasks}"
-        )
+def _check_trained(learners: Sequence[str], starts: Sequence[str]) -> None:
+    """Every start of ``adapt.starts`` that is a learner's is one the study trains (``learners``): ``RuleError``
+    saying so, or naming an unknown one with the installed ones."""
+    from mmc.meta import LearnerError, get_learner
+
+    for name in starts:
+        if name not in learners and not name.startswith("expert-") and name != "scratch":
+            try:
+                get_learner(name)
+            except LearnerError as error:
+                raise RuleError("adapt.starts", str(error)) from None
+            raise RuleError("adapt.starts", f"{name} is a learner the study does not train: name it under learners")
 
 
-def check_adapt(targets: Sequence[str], starts: Sequence[str], budgets: Sequence[int], experts: list[str]) -> None:
+def check_learners(learners: Sequence[str], starts: Sequence[str]) -> None:
+    """Each learner makes a start of ``adapt.starts`` or the network one of them starts from, and the one a learner
+    starts from is among the learners; ``RuleError`` naming the learner otherwise."""
+    from mmc.meta import get_learner
+
+    needed = set(starts) | {p for s in starts if s in learners and (p := get_learner(s).starts_from)}
+    for name in learners:
+        parent = get_learner(name).starts_from
+        if parent is not None and parent not in learners:
+            raise RuleError(f"learners.{name}", f"starts from {parent}'s network: name {parent} under learners too")
+        if name not in needed:
+            raise RuleError(f"learners.{name}", "makes no start of adapt.starts: add it there, or remove it here")
+
+
+def check_adapt(
+    targets: Sequence[str], starts: Sequence[str], budgets: Sequence[int], experts: list[str], learners: list[str]
+) -> None:
     if not targets:
         raise RuleError("adapt.targets", "must name at least one variant")
     for variant in targets:
@@ -138,8 +161,9 @@ def check_adapt(targets: Sequence[str], starts: Sequence[str], budgets: Sequence
     if len(set(targets)) < len(targets):
         raise RuleError("adapt.targets", f"names a variant twice: {list(targets)}")
     check_playable("adapt.targets", targets)
+    _check_trained(learners, starts)
     try:
-        check_starts(starts, experts, budgets)
+        check_starts(starts, experts, budgets, learners)
     except StartError as error:
         raise RuleError("adapt.starts", str(error)) from None
 

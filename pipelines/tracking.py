@@ -223,6 +223,13 @@ def _parts(variant: str, replicate: int | None, prefix: str) -> list[str]:
     return [*([variant] if variant else []), *([f"{prefix}{replicate}"] if replicate is not None else [])]
 
 
+def _dvc_stage(stage: str, variant: str, replicate: int | None) -> str:
+    """The DVC stage a run is of: ``expert@gardner-0``; a learner's stage is named by the learner (``joat@0``)."""
+    if stage == "learn":
+        return f"{variant}@" + "-".join(_parts("", replicate, ""))
+    return f"{stage}@" + "-".join(_parts(variant, replicate, ""))
+
+
 @contextmanager
 def stage_run(
     paths: Paths, stage: str, variant: str, flow_run_id: str | None, replicate: int | None = None
@@ -243,13 +250,13 @@ def stage_run(
         "mmc.kind": "stage",
         "mmc.stage": stage,
         "variant": variant,
-        "dvc_stage": os.environ.get("DVC_STAGE", f"{stage}@" + "-".join(_parts(variant, replicate, ""))),
+        "dvc_stage": os.environ.get("DVC_STAGE", _dvc_stage(stage, variant, replicate)),
         "prefect_flow_run_id": flow_run_id or "",
         **({"replicate": str(replicate)} if replicate is not None else {}),
     }
     if parent:
         tags["mlflow.parentRunId"] = parent
-    name = "-".join((stage, *_parts(variant, replicate, "r")))
+    name = "-".join((*([stage] if stage != "learn" else []), *_parts(variant, replicate, "r")))  # a learner: joat-r0
     run = client.create_run(experiment, run_name=name, tags=tags)
     run_id = str(run.info.run_id)
     status = RunStatus.to_string(RunStatus.FAILED)

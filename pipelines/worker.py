@@ -48,7 +48,7 @@ from typing import Any
 
 __all__ = ["STAGES", "code_fingerprint", "hand_over", "record_path", "running", "serve"]
 
-STAGES = frozenset({"expert", "meta_train", "multitask", "metafocus", "adapt", "evaluate", "report"})
+STAGES = frozenset({"expert", "learn", "adapt", "evaluate", "report"})
 """The commands of ``python -m pipelines`` that are stages (``dvc.yaml``), and so may run in the worker."""
 
 SHARED_ENV = ("PREFECT_API_URL", "PREFECT_HOME")
@@ -72,7 +72,7 @@ def record_path(root: Path) -> Path:
 
 def code_fingerprint() -> str:
     """A SHA-256 over the code a stage runs: every file of ``mmc`` and ``pipelines`` under :data:`CODE` and of the
-    installed packages that add games or players (``mmc.games``, ``mmc.players`` entry points), and the
+    installed packages that add games, players or learners (``mmc.games``, ``mmc.players``, ``mmc.learners``), and the
     interpreter. Any edit, added or removed file changes it (tens of milliseconds: no import)."""
     digest = hashlib.sha256(sys.executable.encode())
     files = [p for package in ("mmc", "pipelines") for p in sorted((CODE / package).rglob("*.py"))]
@@ -87,7 +87,7 @@ def code_fingerprint() -> str:
 
 def _plugin_distributions() -> list[metadata.Distribution]:
     found: dict[str, metadata.Distribution] = {}
-    for group in ("mmc.games", "mmc.players"):
+    for group in ("mmc.games", "mmc.players", "mmc.learners"):
         for point in metadata.entry_points(group=group):
             if point.dist is not None:
                 found[point.dist.metadata["Name"]] = point.dist
@@ -375,8 +375,7 @@ def _import_stages() -> None:
     import pipelines.adapt
     import pipelines.evaluate
     import pipelines.expert
-    import pipelines.meta
-    import pipelines.metafocus
+    import pipelines.learn
     import pipelines.study_report  # noqa: F401
 
 

@@ -1,5 +1,7 @@
-"""Meta-learning across variants: JOAT (first-order Reptile) and its multitask baseline, task sampling, few-shot
-adaptation, and MetaFocus (which trunk channels adapt to a task, learned with REINFORCE).
+"""Meta-learning across variants: the learner protocol (:mod:`mmc.meta.learners`: what makes a start, from this
+package or any installed one), JOAT (first-order Reptile) and its multitask baseline, task sampling, few-shot
+adaptation, and MetaFocus (which trunk channels adapt to a task, learned with REINFORCE); the built-in learners are
+:mod:`mmc.meta.builtin`.
 
 >>> from mmc.seeding import root
 >>> for step in meta_train("joat", net, MetaConfig(), SearchConfig(simulations=48), TrainConfig(), root(0)):
@@ -19,6 +21,19 @@ from mmc.meta.joat import (
     meta_train,
     multitask_generation,
     task_batch,
+)
+from mmc.meta.learners import (
+    BudgetError,
+    Learned,
+    Learner,
+    LearnerError,
+    LearnerSetup,
+    LossPoint,
+    NoSettings,
+    Service,
+    TrainingTasks,
+    get_learner,
+    installed_learners,
 )
 from mmc.meta.metafocus import (
     FocusConfig,
@@ -44,16 +59,27 @@ __all__ = [
     "AdaptConfig",
     "Adaptation",
     "Adapted",
+    "BudgetError",
     "FocusConfig",
     "FocusModel",
     "FocusStep",
+    "Learned",
+    "Learner",
+    "LearnerError",
+    "LearnerSetup",
+    "LossPoint",
     "MetaConfig",
     "MetaFocusConfig",
     "MetaGeneration",
+    "NoSettings",
+    "Service",
     "TaskDistribution",
+    "TrainingTasks",
     "adapt",
     "adapt_many",
     "focus_mask",
+    "get_learner",
+    "installed_learners",
     "joat_generation",
     "load_focus",
     "log_likelihood",

@@ -4,9 +4,9 @@ meta-generation.
 JOAT (the seed's multi-variant architecture): every task of the batch adapts a copy of theta with one
 AlphaZero iteration (:func:`mmc.meta.adapt_many`), then ``theta <- theta + epsilon * (mean theta'_i - theta)``
 (:func:`mmc.meta.meta_aggregate`). Multitask: the same task batches, the same self-play budget, but one
-network trained once on the pooled data (no inner/outer split). This is the one implementation: the study's
-``meta_train`` and ``multitask`` stages call :func:`meta_train` with a runner that fans the jobs out and keeps
-them on disk.
+network trained once on the pooled data (no inner/outer split). This is the one implementation: the built-in
+learners ``joat`` and ``multitask`` (:mod:`mmc.meta.builtin`) call :func:`meta_train` with the platform's service,
+whose runner (in the study) fans the jobs out and keeps them on disk.
 
 Random streams, from the ``seed`` argument (``mmc.seeding``): the task batch of meta-generation ``g`` from
 ``("tasks", g)``; task ``t``'s self-play from ``("task", g, t, "self-play")`` and its inner update from

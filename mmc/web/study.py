@@ -6,10 +6,10 @@ read-only. Every path a request names is looked up among the files found here; n
 A registered model (``joat@r0``: name and alias) is resolved through the registry: the alias names a version,
 the version the run that logged it, and that run's tags (``mmc.stage``, ``variant``, ``replicate``, set by
 ``pipelines.tracking.stage_run``) the checkpoint the stage wrote under ``models/`` (``expert`` ->
-``champion/r{R}/{variant}.pt``; ``meta_train``, ``multitask``, ``metafocus`` -> ``starts/r{R}/{variant or
-stage}.pt``). The registered artifact itself is a pickled ``torch.nn.Module``, which ``mmc`` never unpickles
-(checkpoints load with ``weights_only=True``). With no such alias in the registry, ``NAME@rN`` falls back to the
-same layout by name.
+``champion/r{R}/{variant}.pt``; ``learn`` (a learner's stage, its name the variant tag) ->
+``starts/r{R}/{variant}.pt``). The registered artifact itself is a pickled ``torch.nn.Module``, which ``mmc`` never
+unpickles (checkpoints load with ``weights_only=True``). With no such alias in the registry, ``NAME@rN`` falls back
+to the same layout by name.
 
 A family's study (``studies/gomoku`` of a project, ``pipelines.studies``) is served from its folder
 (``mmc serve --project studies/gomoku``): its models and records are there, the MLflow store is the project's (the
@@ -46,8 +46,10 @@ RECORD_SUFFIXES = (".pgn",)
 """Game record files (``mmc.play.records``) as the study writes them."""
 _REGISTRY = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+)@(?P<alias>[A-Za-z0-9_-]+)$")
 _REPLICATE = re.compile(r"^r(?P<replicate>\d+)$")
-_ADAPTED = re.compile(r"^adapted/(?P<target>[a-z_]+)/r(?P<replicate>\d+)/(?P<start>[a-z_-]+)_b(?P<budget>\d+)\.pt$")
-_START = re.compile(r"^(?P<folder>starts|champion)/r(?P<replicate>\d+)/(?P<name>[a-z_]+)\.pt$")
+_ADAPTED = re.compile(
+    r"^adapted/(?P<target>[a-z0-9_]+)/r(?P<replicate>\d+)/(?P<start>[a-z0-9_-]+)_b(?P<budget>\d+)\.pt$"
+)
+_START = re.compile(r"^(?P<folder>starts|champion)/r(?P<replicate>\d+)/(?P<name>[a-z0-9_]+)\.pt$")
 FLOW_RUN_TAG = "prefect_flow_run_id"
 """The tag ``pipelines.tracking.stage_run`` puts on a stage's MLflow run: the Prefect flow run that ran it."""
 MAX_RECORD_FILES = 5000
@@ -272,8 +274,8 @@ class Run:
             return None
         if self.stage == "expert" and self.variant:
             return f"champion/r{self.replicate}/{self.variant}.pt"
-        if self.stage in ("meta_train", "multitask", "metafocus"):
-            return f"starts/r{self.replicate}/{self.variant or self.stage}.pt"
+        if self.stage == "learn" and self.variant:
+            return f"starts/r{self.replicate}/{self.variant}.pt"
         return None
 
 
@@ -296,8 +298,7 @@ def _producer(model: str) -> tuple[str, str, int] | None:
         replicate = int(match["replicate"])
         if match["folder"] == "champion":
             return "expert", match["name"], replicate
-        stage = {"joat": "meta_train"}.get(match["name"], match["name"])
-        return stage, match["name"], replicate
+        return "learn", match["name"], replicate
     match = _ADAPTED.match(model)
     if match:
         return "adapt", match["target"], int(match["replicate"])
@@ -325,6 +326,6 @@ def self_play_prefix(model: str) -> str | None:
         return f"adapt/{match['target']}-r{match['replicate']}/self-play-{label}"
     match = _START.match(model)
     if match:
-        folder = "expert" if match["folder"] == "champion" else "meta"
+        folder = "expert" if match["folder"] == "champion" else "learn"
         return f"{folder}/{match['name']}-r{match['replicate']}/"
     return None

@@ -44,15 +44,23 @@ def mlflow_runs(root: Path) -> list[Any]:
     return list(reversed(client.search_runs([experiment.experiment_id], max_results=500)))
 
 
+DELETE = object()
+"""A change's value that removes its key (``{"learners.multitask": DELETE}``)."""
+
+
 def write_params(root: Path, source: Path, changes: dict[str, Any]) -> Path:
-    """``source`` with dotted-key ``changes`` applied, written as ``root/params.yaml``."""
+    """``source`` with dotted-key ``changes`` applied (a value :data:`DELETE` removes the key), written as
+    ``root/params.yaml``."""
     data = yaml.safe_load(source.read_text())
     for key, value in changes.items():
         *parents, last = key.split(".")
         node = data
         for part in parents:
             node = node[part]
-        node[last] = value
+        if value is DELETE:
+            del node[last]
+        else:
+            node[last] = value
     root.mkdir(parents=True, exist_ok=True)
     (root / "params.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
     return root / "params.yaml"

@@ -153,8 +153,19 @@ BAD = [
         f"params.yaml: meta.train_variants: {_UNPLAYABLE}",
     ),
     ("expert.variants", {"monochromatic": {}}, f"params.yaml: expert.variants: {_UNPLAYABLE}"),
-    ("metafocus.tasks", 7, "params.yaml: metafocus.tasks: must be <= the 6 meta.train_variants, got 7"),
-    ("metafocus.reward_games", 0, "params.yaml: metafocus.reward_games: must be"),
+    ("learners.metafocus.tasks", 7, "params.yaml: learners.metafocus: learner 'metafocus': tasks must be <= the 6"),
+    ("learners.metafocus.reward_games", 0, "params.yaml: learners.metafocus.reward_games: must be"),
+    ("learners.metafocus.speed", 1, "params.yaml: learners.metafocus.speed: unknown key"),
+    ("learners.joat", {"epsilon": 1}, "params.yaml: learners.joat.epsilon: unknown key"),
+    ("learners.maml", {}, "params.yaml: learners.maml: unknown learner 'maml' (installed: joat, metafocus, multit"),
+    ("learners.Maml", {}, "params.yaml: learners.Maml: learner name 'Maml' must be 1-32 lower-case letters, digits"),
+    ("learners.scratch", {}, "params.yaml: learners.scratch: scratch plays no games and has no stage"),
+    ("learners.budget", 100, "params.yaml: learners.joat: learner 'joat' plays 1536 self-play games (meta.generat"),
+    ("learners.budget", _DELETE, "params.yaml: learners.budget: missing key"),
+    ("learners.budget", -1, "params.yaml: learners.budget: must be an int >= 0, got -1"),
+    ("learners.multitask", _DELETE, "params.yaml: adapt.starts: multitask is a learner the study does not train"),
+    ("adapt.starts", ["joat", "multitask", "scratch"], "params.yaml: learners.metafocus: makes no start of adapt.sta"),
+    ("adapt.starts", ["joat", "maml"], "params.yaml: adapt.starts: unknown learner 'maml' (installed: joat,"),
     ("adapt.starts", ["metafocus"], "params.yaml: adapt.starts: metafocus needs joat among the starts"),
     ("adapt.budgets", [0], "params.yaml: adapt.starts: metafocus needs a budget > 0 in adapt.budgets"),
     ("adapt.budgets", [0, -5], "params.yaml: adapt.budgets: must be distinct self-play game counts >= 0"),
@@ -328,7 +339,7 @@ def test_the_code_deps_hold_the_game_layer_the_stages_run() -> None:
     the jobs it computes), but the other families' packages: they are registered, and the chess study never runs
     them."""
     script = (
-        "import sys, pipelines.expert, pipelines.meta, pipelines.adapt, pipelines.evaluate\n"
+        "import sys, pipelines.expert, pipelines.learn, pipelines.adapt, pipelines.evaluate\n"
         "print('\\n'.join(m.__file__ for m in list(sys.modules.values()) if getattr(m, '__file__', None)))"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
@@ -344,11 +355,11 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
     """The stages' deps cover the code their results depend on; params cover every expert key; outs are Paths'."""
     stages = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
     expert, evaluate, adapt = stages["expert"], stages["evaluate"]["do"], stages["adapt"]
-    meta_train, multitask = stages["meta_train"]["do"], stages["multitask"]["do"]
+    meta_train, multitask = stages["joat"]["do"], stages["multitask"]["do"]
     # the training stages run once per replicate; the evaluation, once per target, rates every replicate
     assert expert["matrix"] == {"variant": "${expert.variants}", "replicate": "${replicates}"}
     assert adapt["matrix"] == {"target": "${adapt.targets}", "replicate": "${replicates}"}
-    assert stages["meta_train"]["foreach"] == stages["multitask"]["foreach"] == "${replicates}"
+    assert stages["joat"]["foreach"] == stages["multitask"]["foreach"] == "${replicates}"
     assert stages["evaluate"]["foreach"] == "${adapt.targets}"
     assert set(expert_code("chess")) <= set(expert["deps"]) and set(evaluate_code("chess")) <= set(evaluate["deps"])
     assert set(meta_code("chess")) <= set(adapt["deps"])
@@ -357,9 +368,16 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
     assert set(expert["params"]) == {"seed", "device", "network", "search", "train",
                                      "expert.variants.${item.variant}", *expert_keys}  # fmt: skip
     train_keys = {f"train.{k}" for k in DEFAULT["train"] if k != "epochs"}  # meta.epochs, adapt.epochs replace it
-    assert set(meta_train["params"]) == {"seed", "device", "network", "search", *train_keys, "meta"}
+    budget = {"learners.budget"}
+    assert set(meta_train["params"]) == {"seed", "device", "network", "search", *train_keys, "meta", "learners.joat",
+                                         *budget}  # fmt: skip
     meta_keys = {f"meta.{k}" for k in DEFAULT["meta"] if k != "epsilon"}
-    assert set(multitask["params"]) == {"seed", "device", "network", "search", *train_keys, *meta_keys}
+    assert set(multitask["params"]) == {"seed", "device", "network", "search", *train_keys, *meta_keys,
+                                        "learners.multitask", *budget}  # fmt: skip
+    # MetaFocus starts from JOAT's network: its stage depends on that file, and on its own settings
+    metafocus = stages["metafocus"]["do"]
+    assert {"models/starts/r${item}/joat.pt", *meta_code("chess")} <= set(metafocus["deps"])
+    assert "learners.metafocus" in metafocus["params"] and "meta.train_variants" in metafocus["params"]
     adapt_keys = {f"adapt.{k}" for k in DEFAULT["adapt"] if k != "targets"}
     adapt_train = train_keys - {"train.threads"}  # the adaptations train side by side, with one thread each
     assert set(adapt["params"]) == {"seed", "device", "network", "search", *adapt_train, *adapt_keys}
@@ -411,13 +429,17 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
         assert {p.replace("gardner", "1") for p in out_paths(stage)} == {
             paths.relative(p)
             for p in (
-                paths.jobs("meta", f"{kind}-r1"),
+                paths.jobs("learn", f"{kind}-r1"),
                 paths.start_model(kind, 1),
                 paths.start_model(kind, 1).with_suffix(".json"),
-                paths.meta_losses(kind, 1),
-                paths.meta_metrics(kind, 1),
+                paths.learn_losses(kind, 1),
+                paths.learn_steps(kind, 1),
+                paths.learn_metrics(kind, 1),
             )
         }
+    assert paths.relative(paths.start_state("metafocus", 1)) in {
+        p.replace("${item}", "1") for p in stages["metafocus"]["do"]["outs"] if isinstance(p, str)
+    }
     assert out_paths(stages["report"]) == {
         paths.relative(p) for p in (paths.report_html, paths.summary_table, paths.report_inputs)
     }
@@ -471,7 +493,7 @@ def _gomoku(train_variants: Any, targets: list[str] | None = None, seed: int = 0
     connect4), two tasks a batch."""
     data = copy.deepcopy(GOMOKU)
     data["meta"]["train_variants"] = train_variants
-    data["meta"]["tasks"] = data["metafocus"]["tasks"] = 2
+    data["meta"]["tasks"] = data["learners"]["metafocus"]["tasks"] = 2
     data["seed"] = seed
     data["adapt"]["targets"] = ["gomoku_8x8", "connect4"] if targets is None else targets
     return data

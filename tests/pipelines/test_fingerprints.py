@@ -19,7 +19,7 @@ import yaml
 
 from mmc.meta import FocusModel, save_focus
 from mmc.nn import build_network, load_checkpoint, save_checkpoint
-from pipelines import adapt, evaluate, expert, meta, metafocus, starts
+from pipelines import adapt, evaluate, expert, starts
 from pipelines.adapt import adapt_flow
 from pipelines.config import flatten, load_params, parse_params
 from pipelines.jobs import digest
@@ -30,6 +30,7 @@ from .conftest import REPO, TINY_PARAMS
 from .helpers import task_runs, write_params
 
 DEFAULT = yaml.safe_load((REPO / "params.yaml").read_text())
+DEFAULT["learners"]["budget"] *= 100  # room for a key's change to play more games (meta.generations + 1)
 STAGES = yaml.safe_load((REPO / "dvc.yaml").read_text())["stages"]
 
 CHANGED = {
@@ -43,7 +44,7 @@ CHANGED = {
     "meta.probs": [0.25, 0.15, 0.15, 0.15, 0.15, 0.15],
     "meta.tasks": 3,
     "adapt.budgets": [0, 20],
-    "adapt.starts": ["joat", "scratch"],
+    "adapt.starts": ["joat", "metafocus", "multitask", "scratch"],
     "adapt.targets": ["gardner", "baby"],
     "evaluate.opponents": ["random", "unadapted"],
     "runner.kind": "thread",
@@ -69,8 +70,20 @@ ONE_VALUE = {"evaluate.search.random_opening_plies", "evaluate.search.endgame_st
 """Keys with one valid value: self-play's curriculum is 0 in the evaluation (``mmc.evaluate.EvaluateConfig``)."""
 NOT_READ = {
     ("multitask", "meta.epsilon"): "the multitask baseline has no outer step (mmc.meta.multitask_generation)",
-    ("meta_train", "train.epochs"): "meta.epochs replaces it (mmc.meta.MetaConfig.training)",
+    ("joat", "train.epochs"): "meta.epochs replaces it (mmc.meta.MetaConfig.training)",
     ("multitask", "train.epochs"): "meta.epochs replaces it (mmc.meta.MetaConfig.training)",
+    # a learner is given the study's sections whole (mmc.meta.LearnerSetup); MetaFocus reads a part of them
+    **{
+        ("metafocus", f"network.{key}"): "it adapts joat's network (its stage's dep), it builds none"
+        for key in DEFAULT["network"]
+    },
+    **{
+        ("metafocus", f"meta.{key}"): "it draws its tasks from meta.train_variants alone, uniformly"
+        for key in DEFAULT["meta"]
+        if key != "train_variants"
+    },
+    ("metafocus", "train.epochs"): "its own epochs replace it (mmc.meta.MetaFocusConfig.training)",
+    ("metafocus", "train.threads"): "its adaptations train side by side, with one thread each",
     **{
         ("expert", f"{section}.{key}"): f"the expert recipe's expert.{section}.{key} replaces it"
         for section in ("search", "train")
@@ -119,7 +132,9 @@ def _project(tmp_path: Path) -> Paths:
         for index, path in enumerate(starts):
             net = build_network(study.network, seed=index + 10 * replicate)
             save_checkpoint(net, net.config, path)
-        save_focus(FocusModel(study.network.filters), paths.focus_model(replicate))
+        save_checkpoint(load_checkpoint(paths.start_model("joat", replicate))[0],
+                        study.network, paths.start_model("metafocus", replicate))  # fmt: skip
+        save_focus(FocusModel(study.network.filters), paths.start_state("metafocus", replicate))
         for start in ("joat", "metafocus", "multitask", "expert-gardner", "scratch"):
             for budget in (0, 20, 100):
                 net = build_network(study.network, seed=budget + len(start) + 1000 * replicate)
@@ -132,17 +147,15 @@ def _inputs(stage: str, data: dict[str, Any], paths: Paths) -> str:
     study = parse_params(data)
     if stage == "expert":
         return digest(expert.inputs(study, "gardner", 1))
-    if stage in ("meta_train", "multitask"):
-        return digest(meta.inputs(study, "joat" if stage == "meta_train" else "multitask", 1))
-    if stage == "metafocus":
-        return digest(metafocus.inputs(study, paths, 1))
+    if stage in study.learners.names:
+        return digest(starts.learner_setup(study, paths, stage, 1))
     if stage == "adapt":
         return digest(adapt.inputs(study, paths, "gardner", 1))
     given = evaluate.inputs(study, paths, "gardner")
     return digest((given, evaluate.rating_inputs(study, given.cells, given.variant, given.seed)))
 
 
-@pytest.mark.parametrize("stage", ["expert", "meta_train", "multitask", "metafocus", "adapt", "evaluate"])
+@pytest.mark.parametrize("stage", ["expert", "joat", "multitask", "metafocus", "adapt", "evaluate"])
 def test_a_stage_inputs_change_exactly_with_its_dvc_params(
     stage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -154,7 +167,7 @@ def test_a_stage_inputs_change_exactly_with_its_dvc_params(
     def load_once(path: Path) -> Any:
         return loaded[path] if path in loaded else loaded.setdefault(path, load_checkpoint(path))
 
-    for module in (evaluate, metafocus, starts):
+    for module in (evaluate, starts):
         monkeypatch.setattr(module, "load_checkpoint", load_once)
     before = _inputs(stage, copy.deepcopy(DEFAULT), paths)
     assert before == _inputs(stage, copy.deepcopy(DEFAULT), paths), "the same params give the same inputs"
@@ -189,11 +202,14 @@ def test_each_replicate_trains_from_its_own_seed(tmp_path: Path) -> None:
     """Replicates differ in their seeds and initial networks, nothing else; a replicate's inputs do not depend on
     which other replicates the study runs."""
     study = parse_params(copy.deepcopy(DEFAULT))
-    for inputs in (lambda r: expert.inputs(study, "gardner", r), lambda r: meta.inputs(study, "joat", r)):
-        first, second = inputs(0), inputs(1)
-        configs = [digest((x.config, x.search, x.training)) for x in (first, second)]
-        assert digest(first) != digest(second) and configs[0] == configs[1]  # same configs
-        assert first.device == second.device  # and device
+    first, second = expert.inputs(study, "gardner", 0), expert.inputs(study, "gardner", 1)
+    configs = [digest((x.config, x.search, x.training)) for x in (first, second)]
+    assert digest(first) != digest(second) and configs[0] == configs[1] and first.device == second.device
+    one, other = (starts.learner_setup(study, Paths(tmp_path), "joat", r) for r in (0, 1))
+    assert digest(one.seed) != digest(other.seed) and digest(one.initial_network()) != digest(other.initial_network())
+    assert digest((one.meta, one.search, one.train, one.tasks, one.budget)) == digest(
+        (other.meta, other.search, other.train, other.tasks, other.budget)
+    )
     paths = _project(tmp_path)
     one, two = adapt.inputs(study, paths, "gardner", 0), adapt.inputs(study, paths, "gardner", 1)
     assert all(digest(a.seed) != digest(b.seed) for a, b in zip(one.adaptations, two.adaptations, strict=True))

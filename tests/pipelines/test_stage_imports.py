@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pipelines
 
-STAGES = {"expert", "meta", "metafocus", "adapt", "evaluate", "study_report"}
+STAGES = {"expert", "learn", "adapt", "evaluate", "study_report"}
 """The modules that declare a DVC stage's flow."""
 
 

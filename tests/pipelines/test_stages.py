@@ -20,14 +20,13 @@ from pipelines.config import load_params
 from pipelines.evaluate import evaluate_flow
 from pipelines.expert import expert_flow
 from pipelines.jobs import cell_records
-from pipelines.meta import meta_flow
-from pipelines.metafocus import metafocus_flow
+from pipelines.learn import learn_flow
 from pipelines.paths import Paths
 from pipelines.runners import task_runner
 from pipelines.starts import load_start
 
 from .conftest import TINY_PARAMS
-from .helpers import mlflow_runs, task_runs, write_params
+from .helpers import DELETE, mlflow_runs, task_runs, write_params
 
 
 def _expert(root: Path, **changes: object) -> str:
@@ -101,6 +100,8 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
     changes = {
         "runner.kind": "thread",
         "adapt.starts": ["joat", "scratch"],
+        "learners.multitask": DELETE,
+        "learners.metafocus": DELETE,
         "evaluate.games": 4,
         "evaluate.opponents": ["random", "unadapted", "fairy:nodes=1"],
     }
@@ -200,7 +201,7 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
     assert runs == {"adapt@atomic-0", "adapt@atomic-1", "evaluate@atomic"}
 
 
-def test_meta_flow_resumes_inside_a_meta_generation(prefect_server: str, tmp_path: Path) -> None:
+def test_joat_learner_resumes_inside_a_meta_generation(prefect_server: str, tmp_path: Path) -> None:
     """JOAT's finished jobs are kept: with one inner update of meta-generation 1 lost, only it is redone. Its tasks
     named as a distribution (both of the tiny study's, drawn from {gardner, dark, baby}) are recorded in the stage's
     metrics file and its MLflow run."""
@@ -209,34 +210,35 @@ def test_meta_flow_resumes_inside_a_meta_generation(prefect_server: str, tmp_pat
     study = load_params(write_params(tmp_path, TINY_PARAMS, {"runner.kind": "thread", "meta.train_variants": tasks}))
     assert study.meta.train_variants == ("gardner", "dark")
     runner = task_runner(study.runner)
-    assert meta_flow.with_options(task_runner=runner)("joat", 1, study, tmp_path, return_state=True).is_completed()
-    summary = json.loads(paths.meta_metrics("joat", 1).read_text())
+    assert learn_flow.with_options(task_runner=runner)("joat", 1, study, tmp_path, return_state=True).is_completed()
+    summary = json.loads(paths.learn_metrics("joat", 1).read_text())
     assert summary["train_variants"] == ["gardner", "dark"]
+    assert summary["budget"] == 16 and summary["budget_games"] == summary["selfplay_games"] == 2 * 2 * 2
     assert summary["distribution"] == "2 drawn from {gardner,dark,baby} less baby"
     logged = mlflow_runs(tmp_path)[-1].data.params
     assert json.loads(logged["meta.train_variants"]) == ["gardner", "dark"] and logged["distribution.draw"] == "2"
     theta = load_checkpoint(paths.start_model("joat", 1))[0]
-    jobs = paths.jobs("meta", "joat-r1")
+    jobs = paths.jobs("learn", "joat-r1")
     (jobs / "train-dark-gen001.pt").unlink()  # its record no longer checks out
     kept = {p: p.stat().st_mtime_ns for p in jobs.iterdir() if "train-dark-gen001" not in p.name}
-    state = meta_flow.with_options(task_runner=runner)("joat", 1, study, tmp_path, return_state=True)
+    state = learn_flow.with_options(task_runner=runner)("joat", 1, study, tmp_path, return_state=True)
     assert state.is_completed()
     assert {p: p.stat().st_mtime_ns for p in kept} == kept
     assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {"train-dark-gen001"}
     assert _same(theta, load_checkpoint(paths.start_model("joat", 1))[0])  # the same inner update, the same theta
 
 
-def test_metafocus_flow_publishes_its_model_and_steers_the_adaptation(prefect_server: str, tmp_path: Path) -> None:
-    """metafocus@0: every masked adaptation a task run, the meta-model and its masks published and registered; then
-    the ``metafocus`` start of adapt@T is JOAT trained on JOAT's own games with the mask the model gives T."""
+def test_metafocus_learner_publishes_its_model_and_steers_the_adaptation(prefect_server: str, tmp_path: Path) -> None:
+    """metafocus@0: every masked adaptation a task run, JOAT's network and the meta-model (its adaptation rule's
+    state) published, its masks written, the network registered; then the ``metafocus`` start of adapt@T is JOAT
+    trained on JOAT's own games with the mask the model gives T."""
     paths = Paths(tmp_path)
-    study = load_params(
-        write_params(tmp_path, TINY_PARAMS, {"runner.kind": "thread", "adapt.starts": ["joat", "metafocus"]})
-    )
+    changes = {"runner.kind": "thread", "adapt.starts": ["joat", "metafocus"], "learners.multitask": DELETE}
+    study = load_params(write_params(tmp_path, TINY_PARAMS, changes))
     runner = task_runner(study.runner)
     joat = build_network(study.network, seed=3)
     save_checkpoint(joat, joat.config, paths.start_model("joat", 0))
-    state = metafocus_flow.with_options(task_runner=runner)(0, study, tmp_path, return_state=True)
+    state = learn_flow.with_options(task_runner=runner)("metafocus", 0, study, tmp_path, return_state=True)
     assert state.is_completed(), state
     assert set(task_runs(prefect_server, str(state.state_details.flow_run_id))) == {
         f"{job}-{task}-gen00{i}"
@@ -244,19 +246,21 @@ def test_metafocus_flow_publishes_its_model_and_steers_the_adaptation(prefect_se
         for task in ("gardner", "dark")
         for job in ("self-play", "train", "reward")
     }
-    rows = paths.focus_masks(0).read_text().splitlines()
-    assert rows[0] == "replicate,iteration,variant,mask,kept,keep_probability,reward,baseline" and len(rows) == 1 + 4
+    rows = paths.learn_steps("metafocus", 0).read_text().splitlines()
+    assert rows[0] == "iteration,task,mask,kept,keep_probability,reward,baseline" and len(rows) == 1 + 4
     for row in rows[1:]:
-        mask, kept = row.split(",")[3:5]
+        mask, kept = row.split(",")[2:4]
         assert len(mask) == study.network.filters and mask.count("1") == int(kept)
-    assert json.loads(paths.focus_metrics(0).read_text())["adaptations"] == 4
-    model = load_focus(paths.focus_model(0))
-    assert model.config.channels == study.network.filters and model.config.positions == study.metafocus.positions
+    summary = json.loads(paths.learn_metrics("metafocus", 0).read_text())
+    assert summary["adaptations"] == 4 and summary["budget_games"] == 2 * 2 * (2 + 2)  # self-play and reward games
+    model = load_focus(paths.start_state("metafocus", 0))
+    settings = study.learners.settings["metafocus"]
+    assert model.config.channels == study.network.filters and model.config.positions == settings.positions
+    assert _same(load_checkpoint(paths.start_model("metafocus", 0))[0], joat)  # its network is JOAT's
     (run,) = mlflow_runs(tmp_path)
     assert run.data.tags["dvc_stage"] == "metafocus@0" and run.info.status == "FINISHED"
     assert [m.step for m in MlflowClient(paths.mlflow_uri).get_metric_history(run.info.run_id, "baseline")] == [0, 1]
-    loaded = mlflow.pytorch.load_model("models:/metafocus@r0")
-    assert _same(loaded, model)
+    assert _same(mlflow.pytorch.load_model("models:/metafocus@r0"), joat)
 
     state = adapt_flow.with_options(task_runner=runner)("extinction", 0, study, tmp_path, return_state=True)
     assert state.is_completed(), state

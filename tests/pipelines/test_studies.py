@@ -22,7 +22,7 @@ from mmc.play import read_records
 from pipelines.__main__ import main
 from pipelines.config import flatten, load_params
 from pipelines.paths import Paths, evaluate_code, expert_code, meta_code
-from pipelines.studies import check_studies, family_dvc_yaml, study_folders
+from pipelines.studies import check_studies, family_dvc_yaml, refresh_study, study_folders
 from pipelines.tracking import experiment_name, model_name
 
 from .conftest import REPO, TINY_PARAMS, make_project, project_files, tool_env
@@ -82,18 +82,29 @@ def test_a_family_dvc_yaml_runs_the_familys_code_from_its_folder(folder: Path) -
         assert len(body["deps"]) == len(base["deps"])
     deps = {name: {d.removeprefix("../../") for d in stage.get("do", stage)["deps"]} for name, stage in own.items()}
     assert set(expert_code(family)) <= deps["expert"] and set(evaluate_code(family)) <= deps["evaluate"]
-    assert set(meta_code(family)) <= deps["meta_train"] & deps["multitask"] & deps["adapt"] & deps["metafocus"]
+    assert set(meta_code(family)) <= deps["joat"] & deps["multitask"] & deps["adapt"] & deps["metafocus"]
 
 
 def test_a_stale_family_dvc_yaml_is_named(tmp_path: Path) -> None:
     (tmp_path / ".dvc").mkdir()
     (tmp_path / "dvc.yaml").write_text((REPO / "dvc.yaml").read_text())
+    (tmp_path / "params.yaml").write_text((REPO / "params.yaml").read_text())
     (tmp_path / "studies" / "gomoku").mkdir(parents=True)
-    (tmp_path / "studies" / "gomoku" / "params.yaml").write_text("seed: 0\n")
+    (tmp_path / "studies" / "gomoku" / "params.yaml").write_text((REPO / "studies/gomoku/params.yaml").read_text())
     assert check_studies(tmp_path) == [tmp_path / "studies" / "gomoku" / "dvc.yaml"]
     made = family_dvc_yaml(tmp_path, "gomoku")
     (tmp_path / "studies" / "gomoku" / "dvc.yaml").write_text(made)
     assert check_studies(tmp_path) == []
+    # a learner the study no longer names: its stage leaves the generated pipeline, in the project's file too
+    params = yaml.safe_load((tmp_path / "params.yaml").read_text())
+    del params["learners"]["metafocus"]
+    params["adapt"]["starts"].remove("metafocus")
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    assert check_studies(tmp_path) == [tmp_path / "dvc.yaml"]
+    assert refresh_study(tmp_path, tmp_path) == tmp_path / "dvc.yaml" and check_studies(tmp_path) == []
+    stages = yaml.safe_load((tmp_path / "dvc.yaml").read_text())["stages"]
+    assert list(stages)[:3] == ["expert", "joat", "multitask"] and "metafocus" not in stages
+    assert (tmp_path / "dvc.yaml").read_text().startswith((REPO / "dvc.yaml").read_text()[:200])  # its comments kept
 
 
 def test_a_family_studys_paths_keep_its_outputs_in_its_folder_and_share_the_projects_store(tmp_path: Path) -> None:
@@ -147,15 +158,15 @@ def _smallest(family: str) -> str:
     data["expert"]["variants"] = {expert: {}}
     data["expert"]["max_plies"] = plies
     data["meta"]["train_variants"] = trained
-    data["meta"]["tasks"] = data["metafocus"]["tasks"] = min(2, len(trained))
+    data["meta"]["tasks"] = data["learners"]["metafocus"]["tasks"] = min(2, len(trained))
     if family == "hexapawn":
         data["evaluate"]["opening_plies"] = 1  # games of 3 to 12 plies
     data["adapt"]["targets"] = [target]
     data["adapt"]["starts"] = ["joat", "metafocus", "multitask", f"expert-{expert}", "scratch"]
     data["evaluate"]["opponents"] = opponents
     data["rate"]["anchors"] = anchors
-    for section in ("meta", "metafocus", "adapt", "evaluate"):
-        data[section]["max_plies"] = plies
+    for section in (data["meta"], data["learners"]["metafocus"], data["adapt"], data["evaluate"]):
+        section["max_plies"] = plies
     return yaml.safe_dump(data, sort_keys=False)
 
 
@@ -185,7 +196,7 @@ def test_a_family_study_runs_end_to_end_in_its_folder(family: str, prefect_serve
     assert json.loads(paths.ratings(target).read_text())["starts"]
     lock = yaml.safe_load((folder / "dvc.lock").read_text())["stages"]
     assert f"../../mmc/games/{family}" in {d["path"] for d in lock[f"expert@{expert}-0"]["deps"]}
-    assert set(lock) == {f"{s}@0" for s in ("meta_train", "multitask", "metafocus")} | {
+    assert set(lock) == {f"{s}@0" for s in ("joat", "multitask", "metafocus")} | {
         f"expert@{expert}-0",
         f"adapt@{target}-0",
         f"evaluate@{target}",

@@ -54,8 +54,10 @@ def _dvc_status(project: Path) -> dict[str, object]:
     return dict(json.loads(done.stdout))
 
 
+LEARNERS = ("joat", "multitask", "metafocus")
+"""The tiny profile's learners: one stage each per replicate."""
 STAGES = {
-    *(f"{stage}@{r}" for stage in ("meta_train", "multitask", "metafocus") for r in (0, 1)),
+    *(f"{learner}@{r}" for learner in LEARNERS for r in (0, 1)),
     *(f"expert@gardner-{r}" for r in (0, 1)),
     *(f"adapt@{t}-{r}" for t in TARGETS for r in (0, 1)),
     *(f"evaluate@{t}" for t in TARGETS),
@@ -73,6 +75,8 @@ def stage_command(stage: str) -> list[str]:
     if name in ("expert", "adapt"):
         variant, _, replicate = item.rpartition("-")
         return [name, variant, replicate]
+    if name in LEARNERS:
+        return ["learn", name, item]
     return [name, *([item] if item else [])]
 
 
@@ -93,10 +97,10 @@ def test_make_study_end_to_end(prefect_server: str, tiny_study: TinyStudy, tmp_p
     # DVC: every stage locked, everything up to date, metrics and plots readable
     lock = yaml.safe_load((project / "dvc.lock").read_text())["stages"]
     assert set(lock) == STAGES
-    assert {o["path"] for o in lock["meta_train@1"]["outs"]} >= {"data/jobs/meta/joat-r1", "models/starts/r1/joat.pt"}
+    assert {o["path"] for o in lock["joat@1"]["outs"]} >= {"data/jobs/learn/joat-r1", "models/starts/r1/joat.pt"}
     assert lock["expert@gardner-1"]["params"]["params.yaml"]["expert.generations"] == 2
     assert lock["evaluate@los_alamos"]["params"]["params.yaml"]["replicates"] == [0, 1]
-    assert {o["path"] for o in lock["metafocus@1"]["outs"]} >= {"models/starts/r1/metafocus.pt"}
+    assert {o["path"] for o in lock["metafocus@1"]["outs"]} >= {"models/starts/r1/metafocus.state.pt"}
     assert _dvc_status(project) == {}
     shown = _run(project, "dvc", "metrics", "show", "--json").stdout
     assert '"fairy_nodes_1"' in shown and '"unadapted"' in shown and '"final_loss"' in shown
@@ -107,14 +111,14 @@ def test_make_study_end_to_end(prefect_server: str, tiny_study: TinyStudy, tmp_p
 
     # meta-training: every task's games and every training kept as finished jobs; the inner losses per generation
     for kind, trains in (("joat", ["gardner", "dark"]), ("multitask", ["pooled"])):
-        kept = {p.name.removesuffix(".done.json") for p in paths.jobs("meta", f"{kind}-r1").glob("*.done.json")}
+        kept = {p.name.removesuffix(".done.json") for p in paths.jobs("learn", f"{kind}-r1").glob("*.done.json")}
         assert kept == {
             f"{job}-{task}-gen00{g}"
             for g in (0, 1)
             for job, tasks in (("self-play", ["gardner", "dark"]), ("train", trains))
             for task in tasks
         }
-    losses = pd.read_csv(paths.meta_losses("joat", 0))
+    losses = pd.read_csv(paths.learn_losses("joat", 0))
     assert set(zip(losses["stage"], losses["variant"], strict=True)) == {
         ("inner", "gardner"), ("inner", "dark"), ("meta_train", "mean")
     }  # fmt: skip
@@ -225,19 +229,20 @@ def test_make_study_end_to_end(prefect_server: str, tiny_study: TinyStudy, tmp_p
     assert runs_json["parent"] == parent.info.run_id
     assert set(runs_json["children"].values()) == {r.info.run_id for r in children.values()}
     client = MlflowClient(paths.mlflow_uri)
-    meta_run = children["meta_train@1"].info.run_id
+    meta_run = children["joat@1"].info.run_id
     assert [m.step for m in client.get_metric_history(meta_run, "inner.dark.loss_total")] == [0, 1]
     mlflow.set_tracking_uri(paths.mlflow_uri)
     for name, path in starts.items():
         model = mlflow.pytorch.load_model(f"models:/{name}@r1")
         assert _same_weights(model, load_checkpoint(path)[0])
-    assert _same_weights(mlflow.pytorch.load_model("models:/metafocus@r1"), load_focus(paths.focus_model(1)))
+    assert _same_weights(mlflow.pytorch.load_model("models:/metafocus@r1"), load_checkpoint(starts["joat"])[0])
+    assert load_focus(paths.start_state("metafocus", 1)).config.channels == study.network.filters
     artifacts = {a.path for a in client.list_artifacts(children["adapt@dark-1"].info.run_id, "models/joat_b002")}
     assert artifacts == {"models/joat_b002/joat_b002.pt", "models/joat_b002/joat_b002.json"}
     assert {a.path for a in client.list_artifacts(children["report"].info.run_id, "report")} >= {"report/study.html"}
 
     # Prefect: each stage's flow run is the one its MLflow run names, with completed task runs
-    meta_id = children["meta_train@0"].data.tags["prefect_flow_run_id"]
+    meta_id = children["joat@0"].data.tags["prefect_flow_run_id"]
     assert flow_run(prefect_server, meta_id)["state_type"] == "COMPLETED"
     assert set(task_runs(prefect_server, meta_id)) == {
         f"{job}-{v}-gen00{g}" for g in (0, 1) for job in ("self-play", "train") for v in ("gardner", "dark")
@@ -261,8 +266,8 @@ def test_a_parameter_change_reruns_only_what_depends_on_it(tiny_study: TinyStudy
     write_params(project, TINY_PARAMS, {"evaluate.games": 4})
     assert set(_dvc_status(project)) == {f"evaluate@{t}" for t in TARGETS} | {"report"}
     write_params(project, TINY_PARAMS, {"meta.epsilon": 0.5})
-    assert set(_dvc_status(project)) == {"meta_train@0", "meta_train@1", "report"}  # multitask has no outer step
-    write_params(project, TINY_PARAMS, {"metafocus.learning_rate": 0.1})
+    assert set(_dvc_status(project)) == {"joat@0", "joat@1", "report"}  # multitask has no outer step
+    write_params(project, TINY_PARAMS, {"learners.metafocus.learning_rate": 0.1})
     assert set(_dvc_status(project)) == {"metafocus@0", "metafocus@1", "report"}
     write_params(project, TINY_PARAMS, {"adapt.targets": [*TARGETS, "baby"]})
     assert set(_dvc_status(project)) == {"adapt@baby-0", "adapt@baby-1", "evaluate@baby", "report"}
@@ -270,7 +275,7 @@ def test_a_parameter_change_reruns_only_what_depends_on_it(tiny_study: TinyStudy
     assert set(_dvc_status(project)) == {"expert@baby-0", "expert@baby-1", "report"}
     # a third replicate trains only itself; every evaluation rates it with the others
     write_params(project, TINY_PARAMS, {"replicates": [0, 1, 2]})
-    third = {"meta_train@2", "multitask@2", "metafocus@2", "expert@gardner-2", "report"}
+    third = {"joat@2", "multitask@2", "metafocus@2", "expert@gardner-2", "report"}
     third |= {f"adapt@{t}-2" for t in TARGETS} | {f"evaluate@{t}" for t in TARGETS}
     assert set(_dvc_status(project)) == third
     params.write_text(original)

@@ -60,14 +60,14 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
         "r1": _stage_run(
             client,
             experiment,
-            "meta_train-joat-r1",
-            **{"mmc.stage": "meta_train", "variant": "joat", "replicate": "1", "prefect_flow_run_id": FLOW_RUN},
+            "learn-joat-r1",
+            **{"mmc.stage": "learn", "variant": "joat", "replicate": "1", "prefect_flow_run_id": FLOW_RUN},
         ),
         "r0": _stage_run(
             client,
             experiment,
-            "meta_train-joat-r0",
-            **{"mmc.stage": "meta_train", "variant": "joat", "replicate": "0", "prefect_flow_run_id": ""},
+            "learn-joat-r0",
+            **{"mmc.stage": "learn", "variant": "joat", "replicate": "0", "prefect_flow_run_id": ""},
         ),
         "adapt": _stage_run(
             client,
@@ -130,15 +130,15 @@ def test_options_link_models_and_stages(study: tuple[Path, dict[str, str]]) -> N
     mlflow_run = f"http://127.0.0.1:5000/#/experiments/{runs['experiment']}/runs/{runs['r1']}"
     assert links["starts/r1/joat.pt"]["mlflow"] == mlflow_run
     assert links["starts/r1/joat.pt"]["prefect"] == f"http://127.0.0.1:4200/runs/flow-run/{FLOW_RUN}"
-    assert links["starts/r0/joat.pt"]["prefect"] is None and links["starts/r0/joat.pt"]["run"] == "meta_train-joat-r0"
+    assert links["starts/r0/joat.pt"]["prefect"] is None and links["starts/r0/joat.pt"]["run"] == "learn-joat-r0"
     adapted = links["adapted/mallet/r1/joat_b100.pt"]
     assert adapted["run"] == "adapt-mallet-r1" and adapted["prefect"].endswith("/runs/flow-run/abc")
     assert adapted["games"] == "/?tab=watch&player=joat-b100-r1"
     assert adapted["self_play"] == "/?tab=watch&stage=adapt%2Fmallet-r1%2Fself-play-joat-b100"
     assert links["starts/r0/joat.pt"]["self_play"] is None  # no such records
     stages = {s["run"]: s for s in options["stages"]}
-    assert set(stages) == {"meta_train-joat-r1", "meta_train-joat-r0", "adapt-mallet-r1"}
-    assert stages["meta_train-joat-r1"]["prefect"] == f"http://127.0.0.1:4200/runs/flow-run/{FLOW_RUN}"
+    assert set(stages) == {"learn-joat-r1", "learn-joat-r0", "adapt-mallet-r1"}
+    assert stages["learn-joat-r1"]["prefect"] == f"http://127.0.0.1:4200/runs/flow-run/{FLOW_RUN}"
 
 
 def test_the_games_link_lists_the_models_games(study: tuple[Path, dict[str, str]]) -> None:
@@ -181,8 +181,8 @@ def test_a_family_study_is_served_from_its_folder_over_the_projects_store(tmp_pa
     runs = {}
     for name in ("meta-minichess", "meta-minichess-gomoku"):
         experiment = client.create_experiment(name, artifact_location=(project / "mlartifacts").as_uri())
-        tags = {"mmc.stage": "meta_train", "variant": "joat", "replicate": "0"}
-        runs[name] = _stage_run(client, experiment, "meta_train-joat-r0", **tags)
+        tags = {"mmc.stage": "learn", "variant": "joat", "replicate": "0"}
+        runs[name] = _stage_run(client, experiment, "learn-joat-r0", **tags)
     client.create_registered_model("gomoku-joat")
     version = client.create_model_version("gomoku-joat", "runs:/x/model", run_id=runs["meta-minichess-gomoku"])
     client.set_registered_model_alias("gomoku-joat", "r0", version.version)
