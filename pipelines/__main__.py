@@ -140,7 +140,7 @@ def _learners() -> int:
 
     for name, learner in installed_learners().items():
         where, version = learner_code(learner)
-        source = f"{where.name} {version}" if version else "built in"
+        source = "built in" if type(learner).__module__.startswith("mmc.") else f"{where.name} {version}".strip()
         starts = f"; starts from {learner.starts_from}" if learner.starts_from else ""
         print(f"{name:<12} {learner.description} ({source}{starts})")
     return 0

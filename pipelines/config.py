@@ -232,6 +232,26 @@ class StudyConfig:
         return [spec for spec in self.rate.anchors if plays(spec, target)]
 
 
+class _RepeatedKey(yaml.YAMLError):
+    def __init__(self, key: str, problem: str) -> None:
+        self.key, self.problem = key, problem
+
+
+class _UniqueKeys(yaml.SafeLoader):
+    """YAML's safe loader, but a mapping that gives a key twice (two learners under one name) is an error, not the
+    last one silently winning."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise _RepeatedKey(str(key), f"given twice in one mapping (lines {seen[key]} and {line})")
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_params(path: str | Path = "params.yaml") -> StudyConfig:
     """Read and check the parameter file ``path``; :class:`ParamsError` names the key at fault."""
     path = Path(path)
@@ -240,7 +260,9 @@ def load_params(path: str | Path = "params.yaml") -> StudyConfig:
     except OSError as error:
         raise ParamsError(path.name, "", f"cannot be read ({error.strerror})") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_UniqueKeys)  # a SafeLoader that refuses a repeated key
+    except _RepeatedKey as error:
+        raise ParamsError(path.name, error.key, error.problem) from None
     except yaml.YAMLError as error:
         where = getattr(error, "problem_mark", None)
         line = f" at line {where.line + 1}" if where is not None else ""

@@ -193,6 +193,16 @@ def test_a_learners_settings_are_checked_before_any_work(tmp_path: Path) -> None
         assert str(refused.value).startswith(f"params.yaml: {message}"), str(refused.value)
 
 
+def test_two_learners_under_one_name_are_refused(tmp_path: Path) -> None:
+    """A name given twice under ``learners`` (YAML would keep the last one silently) stops the study in one line."""
+    text = TINY_PARAMS.read_text().replace("  joat: {}", "  joat: {}\n  joat: {epsilon: 0.5}", 1)
+    (tmp_path / "params.yaml").write_text(text)
+    first = next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("  joat:"))
+    with pytest.raises(ParamsError) as refused:
+        load_params(tmp_path / "params.yaml")
+    assert str(refused.value) == f"params.yaml: joat: given twice in one mapping (lines {first} and {first + 1})"
+
+
 @pytest.mark.xdist_group("pipelines")
 def test_a_bad_learner_fails_its_own_stage_naming_it(prefect_server: str, tmp_path: Path) -> None:
     """A learner that plays past its budget, returns a network of another shape, or raises: its stage fails with
