@@ -115,11 +115,13 @@ def _publish(
     paths: Paths, name: str, replicate: int, learned: Learned, service: Service, run: tracking.StageRun
 ) -> dict[str, Any]:
     learner = get_learner(name)
+    if has_state(learner) != (learned.state is not None):
+        said = "saves a state for its adaptation rule but returned none" if has_state(learner) else (
+            "returned a state but does not implement save_state()")  # fmt: skip
+        raise LearnerError(f"learner {name!r} {said}")
     net = learned.net
     save_checkpoint(net, net.config, paths.start_model(name, replicate))
     if has_state(learner):
-        if learned.state is None:
-            raise LearnerError(f"learner {name!r} saves a state for its adaptation rule but returned none")
         learner.save_state(learned.state, paths.start_state(name, replicate))
         run.log_artifact(paths.start_state(name, replicate), "state")
     write_rows(paths.learn_losses(name, replicate), TrainingLossRow, loss_rows(name, replicate, learned))

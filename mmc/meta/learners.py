@@ -302,9 +302,8 @@ class Learner:
         return adaptation
 
     def save_state(self, state: Any, path: Path) -> Path | None:
-        """Write ``state`` (:attr:`Learned.state`) to ``path``; the file written, ``None`` if there is none."""
-        if state is not None:
-            raise LearnerError(f"learner {self.name!r} returned a state but does not implement save_state()")
+        """Write ``state`` (:attr:`Learned.state`) to ``path``; the file written. A learner that brings its own
+        adaptation rule implements it (and :meth:`load_state`); the study then keeps the file beside its network."""
         return None
 
     def load_state(self, path: Path) -> Any:
