@@ -7,7 +7,7 @@ it starts from) and the platform's service (``mmc.meta.Service``) over the stage
 or match it runs is a Prefect task run, kept under ``data/jobs/learn/{k}-r{r}`` (a rerun computes only what is
 missing), and every game counts against ``learners.budget``. It calls the learner's ``learn`` once, checks the network
 it returns (the study's family and shape) and publishes it as ``models/starts/r{r}/{k}.pt`` (its adaptation rule's state
-as ``{k}.state.pt``), registered in MLflow as ``{k}`` with alias ``r{r}``; its loss curve goes to
+in the folder ``{k}.state``), registered in MLflow as ``{k}`` with alias ``r{r}``; its loss curve goes to
 ``plots/learn/{k}-r{r}.csv``, its steps to ``plots/learn/{k}-r{r}-steps.csv`` and its summary, with the games it
 played, to ``metrics/learn/{k}-r{r}.json``. A learner that raises, or breaks its contract, fails its stage with a line
 naming it; the other learners' finished stages stay.
@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -122,8 +123,12 @@ def _publish(
     net = learned.net
     save_checkpoint(net, net.config, paths.start_model(name, replicate))
     if has_state(learner):
-        learner.save_state(learned.state, paths.start_state(name, replicate))
-        run.log_artifact(paths.start_state(name, replicate), "state")
+        folder = paths.start_state(name, replicate)
+        shutil.rmtree(folder, ignore_errors=True)  # what an earlier run of another state left
+        folder.mkdir(parents=True)
+        learner.save_state(learned.state, folder)
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            run.log_artifact(path, (Path("state") / path.parent.relative_to(folder)).as_posix())
     write_rows(paths.learn_losses(name, replicate), TrainingLossRow, loss_rows(name, replicate, learned))
     write_text(paths.learn_steps(name, replicate), _steps_csv(learned.steps))
     summary = {**learned.summary, "budget": service.budget, "budget_games": service.played}

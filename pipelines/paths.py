@@ -15,8 +15,9 @@ name as ``mmc`` gives it: ``self-play-gardner-gen003-chunk01``)::
     metrics/expert/{v}-r{r}.json                  expert summary (dvc metrics)
     plots/losses/{v}-r{r}.csv, plots/arena/...    per-generation curves (dvc plots)
     models/starts/r{r}/{k}.pt|.json               learner k's network (stage k@r): a start of adaptation
-    models/starts/r{r}/{k}.state.pt               what its own adaptation rule reads, for a learner that has one
-                                                  (metafocus: its meta-model of channel keep-probabilities)
+    models/starts/r{r}/{k}.state/                 what its own adaptation rule reads, for a learner that has one
+                                                  (metafocus: focus.pt|.json, its meta-model of channel
+                                                  keep-probabilities)
     plots/learn/{k}-r{r}.csv                      its losses per generation (report input format)
     plots/learn/{k}-r{r}-steps.csv                one row per step of its loop, its own columns (metafocus: every
                                                   masked adaptation's mask, reward and baseline)
@@ -196,8 +197,8 @@ class Paths:
         return self.root / "models" / "starts" / f"r{replicate}" / f"{name}.pt"
 
     def start_state(self, name: str, replicate: int) -> Path:
-        """What learner ``name``'s own adaptation rule reads (``mmc.meta.Learner.save_state``)."""
-        return self.root / "models" / "starts" / f"r{replicate}" / f"{name}.state.pt"
+        """The folder of what learner ``name``'s own adaptation rule reads (``mmc.meta.Learner.save_state``)."""
+        return self.root / "models" / "starts" / f"r{replicate}" / f"{name}.state"
 
     def learn_losses(self, name: str, replicate: int) -> Path:
         return self.root / "plots" / "learn" / f"{replicate_name(name, replicate)}.csv"

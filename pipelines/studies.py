@@ -88,7 +88,7 @@ def learner_stages(params: Path) -> dict[str, Any]:
         read = learner.params or ("seed", "device", "network", "search", "train", "meta")
         model = f"models/starts/r{item}/{name}"
         outs: list[Any] = [{f"data/jobs/learn/{name}-r{item}": {"persist": True}}, f"{model}.pt", f"{model}.json"]
-        outs += [f"{model}.state.pt"] if has_state(learner) else []
+        outs += [f"{model}.state"] if has_state(learner) else []
         outs += [{f"plots/learn/{name}-r{item}{end}.csv": {"cache": False}} for end in ("", "-steps")]
         stages[name] = {
             "foreach": "${replicates}",

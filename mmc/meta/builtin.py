@@ -177,11 +177,11 @@ class MetaFocus(Learner):
         """JOAT's adaptation trains only the trunk channels the meta-model keeps for the target."""
         return replace(adaptation, focus=state)
 
-    def save_state(self, state: Any, path: Path) -> Path | None:
-        return save_focus(state, path)
+    def save_state(self, state: Any, folder: Path) -> None:
+        save_focus(state, folder / "focus.pt")
 
-    def load_state(self, path: Path) -> FocusModel:
-        return load_focus(path)
+    def load_state(self, folder: Path) -> FocusModel:
+        return load_focus(folder / "focus.pt")
 
 
 class Scratch(Learner):

@@ -301,13 +301,13 @@ class Learner:
         its own rule makes it, given its saved ``state``; the default keeps the study's one AlphaZero iteration."""
         return adaptation
 
-    def save_state(self, state: Any, path: Path) -> Path | None:
-        """Write ``state`` (:attr:`Learned.state`) to ``path``; the file written. A learner that brings its own
-        adaptation rule implements it (and :meth:`load_state`); the study then keeps the file beside its network."""
-        return None
+    def save_state(self, state: Any, folder: Path) -> None:
+        """Write ``state`` (:attr:`Learned.state`) into the empty folder ``folder``, as files of its choosing. A
+        learner that brings its own adaptation rule implements it and :meth:`load_state`; the study keeps the folder
+        beside its network (``{name}.state``)."""
 
-    def load_state(self, path: Path) -> Any:
-        """The state :meth:`save_state` wrote to ``path``."""
+    def load_state(self, folder: Path) -> Any:
+        """The state :meth:`save_state` wrote into ``folder``."""
         return None
 
     @property

@@ -133,6 +133,8 @@ class Study:
             return []
         found = []
         for weights in sorted(base.rglob("*.pt")):
+            if any(part.endswith(".state") for part in weights.relative_to(base).parts):
+                continue  # a learner's adaptation rule's state (MetaFocus's meta-model), no network
             if weights.with_suffix(".json").is_file() and weights.resolve().is_relative_to(base):
                 found.append(weights.relative_to(base).as_posix())
         return found

@@ -134,7 +134,7 @@ def _project(tmp_path: Path) -> Paths:
             save_checkpoint(net, net.config, path)
         save_checkpoint(load_checkpoint(paths.start_model("joat", replicate))[0],
                         study.network, paths.start_model("metafocus", replicate))  # fmt: skip
-        save_focus(FocusModel(study.network.filters), paths.start_state("metafocus", replicate))
+        save_focus(FocusModel(study.network.filters), paths.start_state("metafocus", replicate) / "focus.pt")
         for start in ("joat", "metafocus", "multitask", "expert-gardner", "scratch"):
             for budget in (0, 20, 100):
                 net = build_network(study.network, seed=budget + len(start) + 1000 * replicate)

@@ -253,7 +253,7 @@ def test_metafocus_learner_publishes_its_model_and_steers_the_adaptation(prefect
         assert len(mask) == study.network.filters and mask.count("1") == int(kept)
     summary = json.loads(paths.learn_metrics("metafocus", 0).read_text())
     assert summary["adaptations"] == 4 and summary["budget_games"] == 2 * 2 * (2 + 2)  # self-play and reward games
-    model = load_focus(paths.start_state("metafocus", 0))
+    model = load_focus(paths.start_state("metafocus", 0) / "focus.pt")
     settings = study.learners.settings["metafocus"]
     assert model.config.channels == study.network.filters and model.config.positions == settings.positions
     assert _same(load_checkpoint(paths.start_model("metafocus", 0))[0], joat)  # its network is JOAT's

@@ -100,7 +100,7 @@ def test_make_study_end_to_end(prefect_server: str, tiny_study: TinyStudy, tmp_p
     assert {o["path"] for o in lock["joat@1"]["outs"]} >= {"data/jobs/learn/joat-r1", "models/starts/r1/joat.pt"}
     assert lock["expert@gardner-1"]["params"]["params.yaml"]["expert.generations"] == 2
     assert lock["evaluate@los_alamos"]["params"]["params.yaml"]["replicates"] == [0, 1]
-    assert {o["path"] for o in lock["metafocus@1"]["outs"]} >= {"models/starts/r1/metafocus.state.pt"}
+    assert {o["path"] for o in lock["metafocus@1"]["outs"]} >= {"models/starts/r1/metafocus.state"}
     assert _dvc_status(project) == {}
     shown = _run(project, "dvc", "metrics", "show", "--json").stdout
     assert '"fairy_nodes_1"' in shown and '"unadapted"' in shown and '"final_loss"' in shown
@@ -236,7 +236,7 @@ def test_make_study_end_to_end(prefect_server: str, tiny_study: TinyStudy, tmp_p
         model = mlflow.pytorch.load_model(f"models:/{name}@r1")
         assert _same_weights(model, load_checkpoint(path)[0])
     assert _same_weights(mlflow.pytorch.load_model("models:/metafocus@r1"), load_checkpoint(starts["joat"])[0])
-    assert load_focus(paths.start_state("metafocus", 1)).config.channels == study.network.filters
+    assert load_focus(paths.start_state("metafocus", 1) / "focus.pt").config.channels == study.network.filters
     artifacts = {a.path for a in client.list_artifacts(children["adapt@dark-1"].info.run_id, "models/joat_b002")}
     assert artifacts == {"models/joat_b002/joat_b002.pt", "models/joat_b002/joat_b002.json"}
     assert {a.path for a in client.list_artifacts(children["report"].info.run_id, "report")} >= {"report/study.html"}
