@@ -53,9 +53,10 @@ def learn_flow(name: str, replicate: int, study: StudyConfig, root: Path) -> dic
     _, version = learner_code(learner)
     settings = study.learners.settings.get(name)
     own = dataclasses.asdict(settings) if dataclasses.is_dataclass(settings) and not isinstance(settings, type) else {}
+    drawn = {} if study.distribution is None else {"distribution": study.distribution}  # meta: the variants drawn
     params = logged_params(study, replicate, {"learner": name, **({"version": version} if version else {})},
                            budget=study.learners.budget, settings=own, network=study.network, meta=study.meta,
-                           search=study.search, train=study.train, runner=study.runner)  # fmt: skip
+                           **drawn, search=study.search, train=study.train, runner=study.runner)  # fmt: skip
     jobs = (STAGE, replicate_name(name, replicate))
     with open_stage(study, root, STAGE, variant=name, replicate=replicate, jobs=jobs,
                     code=learn_code(study.family, name), params=params) as stage:  # fmt: skip
