@@ -18,14 +18,20 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "hexapawn"
 
 
-def install_example(root: Path) -> Path:
-    """The package built from a copy of its folder (the build writes beside its sources) and installed into
+def install_package(folder: Path, root: Path) -> Path:
+    """The package of ``folder`` built from a copy of it (the build writes beside its sources) and installed into
     ``root/site``, as ``pip install --target`` lays it out, with no network; that folder."""
     source = root / "source"
-    shutil.copytree(EXAMPLE, source)
+    shutil.copytree(folder, source)
     site = root / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
                     "--target", str(site), str(source)], check=True, capture_output=True, timeout=300)  # fmt: skip
+    return site
+
+
+def install_example(root: Path) -> Path:
+    """The example game package installed into ``root/site`` (:func:`install_package`); that folder."""
+    site = install_package(EXAMPLE, root)
     assert (site / "hexapawn" / "game.py").is_file() and list(site.glob("mmc_hexapawn-*.dist-info"))
     return site
 

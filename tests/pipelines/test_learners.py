@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -38,13 +37,11 @@ REPTILE = {"generations": 2, "tasks": 2, "games": 2, "epochs": 1, "outer_lr": 0.
 
 
 def install_learner(root: Path) -> Path:
-    """The example learner built from a copy of its folder and installed into ``root/site`` (``pip install
-    --target``), with no network; that folder."""
-    source = root / "source"
-    shutil.copytree(EXAMPLE, source)
-    site = root / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index",
-                    "--target", str(site), str(source)], check=True, capture_output=True, timeout=300)  # fmt: skip
+    """The example learner installed into ``root/site`` as a user installs it (``pip install --target``, with no
+    network); that folder."""
+    from tests.test_example_package import install_package
+
+    site = install_package(EXAMPLE, root)
     assert (site / "reptile_adam" / "__init__.py").is_file() and list(site.glob("mmc_reptile_adam-*.dist-info"))
     return site
 
