@@ -221,7 +221,7 @@ def test_each_replicate_trains_from_its_own_seed(tmp_path: Path) -> None:
 
 def test_changing_adapt_epochs_trains_the_adaptations_again(prefect_server: str, tmp_path: Path) -> None:
     paths = Paths(tmp_path)
-    changes: dict[str, Any] = {"runner.kind": "thread", "adapt.starts": ["scratch"]}
+    changes: dict[str, Any] = {"runner.kind": "thread", "adapt.starts": ["scratch"], "learners": {"budget": 0}}
     study = load_params(write_params(tmp_path, TINY_PARAMS, changes))
     runner = task_runner(study.runner)
     flow = adapt_flow.with_options(task_runner=runner)

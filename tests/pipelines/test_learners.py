@@ -110,7 +110,8 @@ def test_an_installed_learner_is_studied_beside_joat_to_the_report(prefect_serve
     assert "reptile_adam-b2-r0" in html  # its models on the ladder and in the tables
     # nothing of the project names it
     for folder in ("mmc", "pipelines", "reports"):
-        assert not any("reptile" in p.read_text(errors="ignore").lower() for p in (REPO / folder).rglob("*.py"))
+        assert not any("reptile_adam" in p.read_text(errors="ignore") for p in (REPO / folder).rglob("*.py"))
+    assert "reptile_adam" not in (REPO / "reports" / "study.ipynb").read_text()
 
 
 @dataclass(frozen=True)
