@@ -6,7 +6,7 @@ baseline, MetaFocus and scratch are the built-in learners (:mod:`mmc.meta.builti
 its own through the entry point group ``mmc.learners``::
 
     [project.entry-points."mmc.learners"]
-    reptile_adam = "reptile_adam:LEARNER"        # a mmc.meta.Learner (an instance, or a subclass made with no args)
+    my_learner = "my_package:LEARNER"            # a mmc.meta.Learner (an instance, or a subclass made with no args)
 
 The study gives a learner a :class:`LearnerSetup` (the training task distribution and how to draw from it, the
 budget, the network configuration, the search and training settings, the learner's own settings, a seed, the
