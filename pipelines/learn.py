@@ -27,7 +27,7 @@ from typing import Any
 from prefect import flow, get_run_logger
 
 from mmc.fanout import Job
-from mmc.meta import Learned, LearnerError, Service, get_learner
+from mmc.meta import Learned, Learner, LearnerError, Service, get_learner
 from mmc.meta.learners import check_network, learner_code
 from mmc.nn import save_checkpoint
 from mmc.play import write_records
@@ -74,7 +74,7 @@ def learn_flow(name: str, replicate: int, study: StudyConfig, root: Path) -> dic
             raise LearnerError(f"learner {name!r} returned a {type(learned).__name__}, not a mmc.meta.Learned")
         check_network(name, learned.net, study.network)
         stage.logger.info("%s r%d: %d of %d self-play games played", name, replicate, service.played, service.budget)
-        return _publish(stage.paths, name, replicate, learned, service, stage.run)
+        return _publish(stage.paths, learner, replicate, learned, service, stage.run)
 
 
 class _StepLog:
@@ -114,9 +114,9 @@ def _steps_csv(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _publish(
-    paths: Paths, name: str, replicate: int, learned: Learned, service: Service, run: tracking.StageRun
+    paths: Paths, learner: Learner, replicate: int, learned: Learned, service: Service, run: tracking.StageRun
 ) -> dict[str, Any]:
-    learner = get_learner(name)
+    name = learner.name
     if has_state(learner) != (learned.state is not None):
         said = "saves a state for its adaptation rule but returned none" if has_state(learner) else (
             "returned a state but does not implement save_state()")  # fmt: skip

@@ -106,17 +106,11 @@ def learner_stages(params: Path) -> dict[str, Any]:
 def _metadata(learner: Any) -> list[str]:
     """The metadata file (name and version) of the distribution that installed ``learner``, if one did and it is not
     this project: a new version reruns its stage."""
-    from importlib.metadata import distribution as find
-    from importlib.metadata import packages_distributions
+    from mmc.meta.learners import learner_distribution
 
-    top = type(learner).__module__.partition(".")[0]
-    if top == "mmc":
-        return []
-    found = []
-    for name in packages_distributions().get(top, [])[:1]:
-        files = [f for f in find(name).files or () if f.name == "METADATA"]
-        found += [Path(str(files[0].locate())).resolve().as_posix()] if files else []
-    return found
+    dist = learner_distribution(learner)
+    files = [] if dist is None else [f for f in dist.files or () if f.name == "METADATA"]
+    return [Path(str(files[0].locate())).resolve().as_posix()] if files else []
 
 
 def _is_learner_stage(stage: dict[str, Any]) -> bool:

@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -54,6 +54,9 @@ from mmc.play.selfplay import SelfPlayResult
 from mmc.search import SearchConfig
 from mmc.seeding import derive, int_seed
 from mmc.train import TrainConfig, Trained, trained_copy
+
+if TYPE_CHECKING:
+    from importlib.metadata import Distribution
 
 __all__ = [
     "LEARNERS_GROUP",
@@ -73,6 +76,7 @@ __all__ = [
     "installed_learners",
     "job_games",
     "learner_code",
+    "learner_distribution",
     "learner_settings",
     "register_learner",
 ]
@@ -437,17 +441,23 @@ def get_learner(name: str) -> Learner:
     return found[name]
 
 
+def learner_distribution(learner: Learner) -> Distribution | None:
+    """The installed distribution that ``learner``'s top-level package comes from; ``None`` for this package's own
+    learners and for a module no distribution installed."""
+    from importlib.metadata import PackageNotFoundError, distribution, packages_distributions
+
+    top = type(learner).__module__.partition(".")[0]
+    names = [] if top == "mmc" else packages_distributions().get(top, [])
+    try:
+        return distribution(names[0]) if names else None
+    except PackageNotFoundError:
+        return None
+
+
 def learner_code(learner: Learner) -> tuple[Path, str]:
     """Where ``learner``'s code lives, its top-level package's folder (or its module's file), and the version of the
-    distribution that installed it (``""`` where none did)."""
-    top = type(learner).__module__.partition(".")[0]
-    module = sys.modules[top]
+    distribution that installed it (``""`` for this package's own learners, or where none did)."""
+    module = sys.modules[type(learner).__module__.partition(".")[0]]
     file = Path(module.__file__ or "").resolve()
-    where = file.parent if hasattr(module, "__path__") else file
-    from importlib.metadata import PackageNotFoundError, packages_distributions, version
-
-    dists = packages_distributions().get(top, [])
-    try:
-        return where, version(dists[0]) if dists else ""
-    except PackageNotFoundError:
-        return where, ""
+    dist = learner_distribution(learner)
+    return (file.parent if hasattr(module, "__path__") else file), ("" if dist is None else dist.version)
