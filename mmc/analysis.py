@@ -17,10 +17,13 @@ score treated as a proportion over ``games``.
 from __future__ import annotations
 
 import html
+import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from mmc.games import get_game
 from mmc.play import GameRecord, replay, wilson_interval
@@ -35,6 +38,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ADAPTED",
+    "FRAGILE",
+    "FRAGILE_NOTE",
     "MATCH_COLUMNS",
     "UNINFORMATIVE_NOTE",
     "VERDICT_COLOURS",
@@ -262,7 +267,17 @@ UNINFORMATIVE_NOTE = (
     "the same search) at budget 0 by more than the smallest difference that comparison detects: those starts learned "
     "too little for their difference to say anything of how they were trained."
 )
-"""The headlines' last line when a cell is :data:`mmc.rating.UNINFORMATIVE`."""
+"""The headlines' last line but one when a cell is :data:`mmc.rating.UNINFORMATIVE`."""
+FRAGILE = "fragile"
+"""The label of a verdict that does not hold (:func:`mmc.rating.holds`); :data:`mmc.rating.UNINFORMATIVE` wins."""
+FRAGILE_NOTE = (
+    "A verdict is fragile where a rerun would repeat it with probability below 0.8 (its interval leaves out 0 by too "
+    "little) or leaving out any one training replicate (with two, taking each replicate alone) would not give it: the "
+    "run checks every verdict so on the games it played, no game more. Such verdicts are the ones that flip when "
+    "meta-training stops a generation earlier or later (BENCHMARKS.md, issue 61); read them as a direction to confirm "
+    "with more replicates, not a finding."
+)
+"""The headlines' last line when a verdict is :data:`FRAGILE`."""
 
 
 @dataclass(frozen=True)
@@ -308,7 +323,10 @@ class Verdicts:
             f'<thead><tr><th rowspan="2" style="{edge}">a - b (Elo)</th>{heads}</tr><tr>{stages}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table>"
             f'<p style="font-size: 12px">Each cell: the mean difference in Elo points over the training replicates, '
-            f"below it its 95 % interval; {legend}; - not compared.</p>"
+            f"below it its 95 % interval, then the probability of improvement P(a&gt;b) (how often a replicate of a is "
+            f"rated above one of b; 0.5: no tendency) and, from 5 replicates, the interquartile mean (IQM) of the "
+            f"replicates' differences; {legend}; <b>{FRAGILE}</b> (striped): a verdict a rerun would repeat with "
+            f"probability below 0.8, or that leaving out any one replicate would not give; - not compared.</p>"
         )
 
 
@@ -339,7 +357,9 @@ def verdict_summary(
         difference, low, high, detectable, spread = (
             float(row[k]) for k in ("difference", "low", "high", "detectable", "spread")
         )
-        cells[key] = Comparison(difference, low, high, str(row["verdict"]), detectable, int(row["replicates"]), spread)
+        improvement, iqm = float(row.get("improvement", 0.5)), _number(row.get("iqm"))
+        cells[key] = Comparison(difference, low, high, str(row["verdict"]), detectable, int(row["replicates"]), spread,
+                                improvement, iqm, _flag(row.get("holds", True), row))  # fmt: skip
     comparisons = tuple(dict.fromkeys(label for label, _, _ in cells))
     headlines = [_headline(c, targets, stages, cells) for c in comparisons]
     missing = [t for t in targets if not any(key[1] == t for key in cells)]
@@ -347,6 +367,8 @@ def verdict_summary(
         headlines.append(f"No comparison was made in {_words(missing)}.")
     if any(cell.verdict == UNINFORMATIVE for cell in cells.values()):
         headlines.append(UNINFORMATIVE_NOTE)
+    if any(_fragile(cell) for cell in cells.values()):
+        headlines.append(FRAGILE_NOTE)
     held = tuple(t for t in targets if t in held_out)
     return Verdicts(comparisons, targets, held, stages, cells, tuple(headlines), _resolution(stages, cells))
 
@@ -378,9 +400,9 @@ def _headline(
         found = {t: cells[(comparison, t, stage)] for t in targets if (comparison, t, stage) in cells}
         if not found:
             continue
-        groups = {v: [t for t, cell in found.items() if cell.verdict == v] for v in VERDICTS}
-        # the most frequent verdict first; sorted is stable, so ties keep VERDICTS' order
-        ranked = sorted((v for v in VERDICTS if groups[v]), key=lambda v: -len(groups[v]))
+        groups = {v: [t for t, cell in found.items() if _said(cell) == v] for v in _LABELS}
+        # the most frequent verdict first; sorted is stable, so ties keep _LABELS' order
+        ranked = sorted((v for v in _LABELS if groups[v]), key=lambda v: -len(groups[v]))
         said = []
         for v in ranked:
             where = groups[v]
@@ -414,13 +436,45 @@ def _resolution(stages: Sequence[tuple[str, int]], cells: Mapping[tuple[str, str
         rests = "one training replicate per model, so the intervals cover the games only, not training noise"
     else:
         many = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
-        rests = (f"{many} training replicates per model (the intervals cover game and training noise; with so few "
-                 "replicates the bootstrap understates the training part)")  # fmt: skip
+        rests = (f"{many} training replicates per model (the intervals cover game and training noise; measured on "
+                 "the gomoku study with ten replicates, two-replicate intervals contained the ten replicates' mean in "
+                 "95 % of draws, and in 82 % in the worst cell)")  # fmt: skip
     return (
         f"The smallest difference this study can tell from 0 (half the width of a paired 95% interval) is "
         f"{_words(said)}: a smaller observed difference reads as no detectable difference (a true difference of "
         f"that size is found about half the time, one 1.4 times as large four times in five). It rests on {rests}."
     )
+
+
+_LABELS = (BETTER, WORSE, f"{BETTER} ({FRAGILE})", f"{WORSE} ({FRAGILE})", NO_DIFFERENCE, UNINFORMATIVE)
+"""What a headline groups targets by: the verdicts, a fragile one apart from one that holds."""
+
+
+def _fragile(cell: Comparison) -> bool:
+    """Whether the cell's verdict is labelled fragile: a verdict that does not hold, unless uninformative."""
+    return not cell.holds and cell.verdict in (BETTER, WORSE)
+
+
+def _said(cell: Comparison) -> str:
+    """The verdict as the headline says it: ``worse (fragile)`` for a fragile one."""
+    return f"{cell.verdict} ({FRAGILE})" if _fragile(cell) else cell.verdict
+
+
+def _number(value: Any) -> float | None:
+    """A row's optional number: ``None`` for a missing one (empty in the CSV, NaN in pandas)."""
+    if value is None or value == "":
+        return None
+    number = float(value)
+    return None if math.isnan(number) else number
+
+
+def _flag(value: Any, row: Mapping[str, Any]) -> bool:
+    """A row's ``holds`` (a bool, or ``True``/``False`` as text); ``ValueError`` naming the row otherwise."""
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    if value in ("True", "False"):
+        return value == "True"
+    raise ValueError(f"holds must be True or False, got {value!r} in {dict(row)}")
 
 
 def _span(cells: Iterable[Comparison]) -> str:
@@ -432,10 +486,16 @@ def _span(cells: Iterable[Comparison]) -> str:
 def _cell_html(cell: Comparison | None, edge: str) -> str:
     if cell is None:
         return f'<td style="{edge}; text-align: center; color: #888">-</td>'
+    fragile = _fragile(cell)
+    style = f"{edge}; text-align: center; background: {VERDICT_COLOURS[cell.verdict]}"
+    if fragile:  # the verdict's colour, striped: it does not hold
+        style += f"; background: repeating-linear-gradient(135deg, {VERDICT_COLOURS[cell.verdict]} 0 6px, #fff 6px 9px)"
+    iqm = "" if cell.iqm is None else f"; IQM {cell.iqm:+.0f}"
     return (
-        f'<td style="{edge}; text-align: center; background: {VERDICT_COLOURS[cell.verdict]}" title="{cell.verdict}">'
-        f"{_MARKS[cell.verdict]}{cell.difference:+.0f}<br>"
-        f'<span style="font-size: 11px">{cell.low:+.0f} to {cell.high:+.0f}</span></td>'
+        f'<td style="{style}" title="{_said(cell)}">'
+        f"{_MARKS[cell.verdict]}{cell.difference:+.0f}" + (f" <b>{FRAGILE}</b>" if fragile else "") + "<br>"
+        f'<span style="font-size: 11px">{cell.low:+.0f} to {cell.high:+.0f}<br>'
+        f"P(a&gt;b) {cell.improvement:.2f}{iqm}</span></td>"
     )
 
 

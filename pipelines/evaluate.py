@@ -15,7 +15,9 @@ writes W/D/L, score and Wilson 95 % interval per cell (``metrics/evaluate/{t}.js
 of the study's table in the seed's format (``plots/evaluation/{t}.csv``). Over the replicates
 (``mmc.rating.replicated`` and ``compare``, a two-level bootstrap: games and training runs) come each start's mean Elo
 per budget (``plots/curves/{t}.csv``) and the paired comparisons with their verdicts (``plots/comparisons/{t}.csv``: a
-comparison is ``uninformative`` where one of its starts did not beat scratch at budget 0, ``mmc.rating.learned``); all
+comparison is ``uninformative`` where one of its starts did not beat scratch at budget 0, ``mmc.rating.learned``;
+each states its probability of improvement, its interquartile mean from 5 replicates, and whether its verdict holds
+when any one replicate is left out, ``mmc.rating.holds``: a verdict that does not is fragile); all
 of them in ``metrics/rate/{t}.json`` (``dvc metrics``) and MLflow ``elo.*``, ``difference.*``.
 """
 
@@ -233,16 +235,21 @@ def _publish_ratings(
         a_name, b_name = model_label(*a), model_label(*b)
         numbers = (round(c.difference, 1), round(c.low, 1), round(c.high, 1))
         said, why = learning_verdict(a[0], b[0], c, margins)
+        iqm = None if c.iqm is None else round(c.iqm, 1)
         row = ComparisonRow(target, a[1], a_name, b_name, *numbers, said, round(c.detectable, 1),
-                            c.replicates, round(c.spread, 1), why)  # fmt: skip
+                            c.replicates, round(c.spread, 1), why, round(c.improvement, 3), iqm, c.holds)  # fmt: skip
         compared.append(row)
-        logger.info("%s %s - %s: %+.0f Elo (95%% %+.0f..%+.0f): %s", target, a_name, b_name, *numbers, said)
+        logger.info("%s %s - %s: %+.0f Elo (95%% %+.0f..%+.0f): %s%s, P(improvement) %.2f", target, a_name, b_name,
+                    *numbers, said, "" if c.holds else " (fragile)", c.improvement)  # fmt: skip
     rated = {r.player: {k: getattr(r, k) for k in ("elo", "low", "high", "games")} for r in rows}
     by_start = {
         model_label(c.start, c.budget): {k: getattr(c, k) for k in ("elo", "low", "high", "spread")} for c in curves
     }
     by_pair = {
-        f"{c.a} - {c.b}": {k: getattr(c, k) for k in ("difference", "low", "high", "verdict", "detectable", "learned")}
+        f"{c.a} - {c.b}": {
+            k: getattr(c, k)
+            for k in ("difference", "low", "high", "verdict", "detectable", "learned", "improvement", "iqm", "holds")
+        }
         for c in compared
     }
     write_json(paths.ratings(target), {"elo": rated, "starts": by_start, "comparisons": by_pair})

@@ -203,6 +203,14 @@ class ComparisonRow:
     """Whether the starts learned, the reason for an ``uninformative`` verdict: each start's budget-0 margin over
     scratch and that margin's half-width (``joat +135 > 60; multitask +6 <= 58``); empty where no scratch was rated
     at budget 0 (``mmc.starts.scratch_margins``)."""
+    improvement: float = 0.5
+    """The probability of improvement: how often a replicate of ``a`` is rated above one of ``b``
+    (``mmc.rating.probability_of_improvement``)."""
+    iqm: float | None = None
+    """The interquartile mean of the replicates' differences, from 5 replicates (``mmc.rating.interquartile_mean``);
+    empty below."""
+    holds: bool = True
+    """Whether the verdict survives leaving out any one replicate (``mmc.rating.holds``); ``False``: *fragile*."""
 
 
 def columns(cls: type[Any]) -> list[str]:
@@ -231,4 +239,10 @@ def read_rows(path: Path, cls: type[R]) -> list[R]:
 
 def _typed(text: str, annotation: Any) -> Any:
     kind = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "str")
+    if kind == "float | None":
+        return None if text == "" else float(text)
+    if kind == "bool":
+        if text not in ("True", "False"):
+            raise ValueError(f"expected True or False, got {text!r}")
+        return text == "True"
     return {"int": int, "float": float}.get(kind, str)(text)

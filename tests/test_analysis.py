@@ -12,6 +12,7 @@ import pytest
 from mmc import play
 from mmc.analysis import (
     ADAPTED,
+    FRAGILE_NOTE,
     MATCH_COLUMNS,
     VERDICT_COLOURS,
     ZERO_SHOT,
@@ -174,8 +175,9 @@ def test_the_resolution_is_the_median_half_width_per_budget_and_names_the_replic
         "(the median over 27 comparisons; 60 to 110)"
     )
     assert summary.resolution.endswith("It rests on 2 training replicates per model (the intervals cover game and "
-                                       "training noise; with so few replicates the bootstrap understates the training "
-                                       "part).")  # fmt: skip
+                                       "training noise; measured on the gomoku study with ten replicates, "
+                                       "two-replicate intervals contained the ten replicates' mean in 95 % of draws, "
+                                       "and in 82 % in the worst cell).")  # fmt: skip
 
 
 def test_a_single_replicate_and_a_single_target() -> None:
@@ -201,11 +203,45 @@ def test_each_verdict_gets_its_colour_in_offline_html() -> None:
     page = verdict_summary(rows, targets=["gardner", "dark"], held_out=["dark"]).to_html()
     cells = re.findall(r'<td style="[^"]*background: (#[0-9a-f]{6})" title="([^"]+)">(.*?)</td>', page)
     assert [(colour, title) for colour, title, _ in cells] == [(VERDICT_COLOURS[v], v) for v in VERDICTS]
-    assert cells[0][2] == '▲ +150<br><span style="font-size: 11px">+40 to +260</span>'
+    assert cells[0][2] == '▲ +150<br><span style="font-size: 11px">+40 to +260<br>P(a&gt;b) 0.50</span>'
     assert len(set(VERDICT_COLOURS.values())) == 4
     assert "dark (held out)" in page and page.count(">-</td>") == 4  # dark: no comparisons, its cells marked
     assert "adapted (20 games)" in page and "zero-shot" not in page
     assert "<script" not in page and "http" not in page and "<link" not in page
+
+
+def test_a_fragile_verdict_is_labelled_in_the_table_and_the_headline() -> None:
+    """A verdict that does not hold (``holds`` False) reads ``worse (fragile)`` in its headline, apart from the
+    targets where it holds, and its cell says fragile (striped); uninformative takes precedence; the note says what
+    the check is and what it costs. Each cell shows the probability of improvement and, when given, the IQM."""
+    rows = [
+        {**_row("gardner", "joat-b20", "multitask-b20", -150, -260, -40), "improvement": 0.0, "holds": True},
+        {**_row("dark", "joat-b20", "multitask-b20", -120, -230, -10), "improvement": 0.25, "holds": "False"},
+        {**_row("mallet", "joat-b20", "multitask-b20", -100, -200, -5), "improvement": 0.25, "holds": False,
+         "verdict": "uninformative"},
+        {**_row("atomic", "joat-b20", "multitask-b20", 30, -60, 120), "improvement": 0.6, "iqm": 25.0,
+         "holds": True, "replicates": 5},
+    ]  # fmt: skip
+    summary = verdict_summary(rows, targets=["gardner", "dark", "mallet", "atomic"])
+    assert summary.headlines[0] == (
+        "JOAT - multitask: after adaptation (20 games), worse in 1 of 4 targets (gardner) by 150 Elo, worse (fragile) "
+        "in 1 of 4 targets (dark) by 120 Elo, no detectable difference in 1 of 4 targets (atomic) and uninformative in "
+        "1 of 4 targets (mallet)."
+    )
+    assert summary.headlines[-1] == FRAGILE_NOTE and "no game more" in FRAGILE_NOTE and "0.8" in FRAGILE_NOTE
+    cell = summary.cells[("JOAT - multitask", "dark", ADAPTED)]
+    assert (cell.verdict, cell.holds, cell.improvement, cell.iqm) == (WORSE, False, 0.25, None)
+    assert summary.cells[("JOAT - multitask", "atomic", ADAPTED)].iqm == 25.0
+    page = summary.to_html()
+    titles = re.findall(r'<td style="[^"]*" title="([^"]+)">', page)
+    assert titles == ["worse", "worse (fragile)", "uninformative", "no detectable difference"]
+    dark = page.split('title="worse (fragile)">')[1].split("</td>")[0]
+    assert dark.startswith("▼ -120 <b>fragile</b>") and "P(a&gt;b) 0.25" in dark
+    assert "repeating-linear-gradient" in page.split('title="worse (fragile)"')[0].rsplit("<td", 1)[1]
+    assert "IQM +25" in page.split('title="no detectable difference">')[1].split("</td>")[0]
+    assert page.count("<b>fragile</b>") == 2  # the dark cell and the legend: mallet is uninformative
+    holding = [{**row, "holds": True} for row in rows]
+    assert FRAGILE_NOTE not in verdict_summary(holding).headlines
 
 
 def test_no_comparisons_and_bad_rows() -> None:
@@ -219,6 +255,8 @@ def test_no_comparisons_and_bad_rows() -> None:
         verdict_summary([good, good])
     with pytest.raises(ValueError, match="START-bBUDGET: 'joat'"):
         verdict_summary([{**good, "a": "joat"}])
+    with pytest.raises(ValueError, match="holds must be True or False, got 'maybe'"):
+        verdict_summary([{**good, "holds": "maybe"}])
 
 
 def _playable(variant: str) -> bool:

@@ -12,18 +12,24 @@ import pytest
 from mmc.play.arena import MatchResult
 from mmc.rating import (
     BETTER,
+    HOLD_AGREEMENT,
     NO_DIFFERENCE,
     VERDICTS,
     WORSE,
+    Comparison,
     Pairing,
     Ratings,
     compare,
     elo_difference,
     expected_score,
     fit_ratings,
+    holds,
+    interquartile_mean,
     pairing,
+    probability_of_improvement,
     replicate_summary,
     replicated,
+    rerun_agreement,
     verdict,
 )
 
@@ -295,3 +301,96 @@ def test_a_comparison_of_starts_that_did_not_learn_is_uninformative() -> None:
     assert summary.headlines[0].startswith("JOAT - multitask: after adaptation (50 games), uninformative in gardner;")
     assert summary.headlines[-1] == UNINFORMATIVE_NOTE
     assert 'title="uninformative">? ' in summary.to_html()
+
+
+def test_the_probability_of_improvement_counts_every_pair_of_replicates() -> None:
+    assert probability_of_improvement([10.0, 20.0], [0.0, 5.0]) == 1.0
+    assert probability_of_improvement([0.0, 5.0], [10.0, 20.0]) == 0.0
+    assert probability_of_improvement([1.0, 2.0], [0.0, 3.0]) == 0.5  # 2 of 4 pairs
+    assert probability_of_improvement([1.0, 3.0, 5.0], [2.0]) == pytest.approx(2 / 3)
+    assert probability_of_improvement([1.0], [1.0]) == 0.5  # a tie counts half
+    with pytest.raises(ValueError, match="replicates on both sides"):
+        probability_of_improvement([], [1.0])
+
+
+def test_the_interquartile_mean_is_the_middle_half() -> None:
+    assert interquartile_mean([1.0, 2.0, 3.0, 4.0]) == 2.5
+    assert interquartile_mean([float(v) for v in range(8)]) == 3.5  # 2, 3, 4, 5
+    assert interquartile_mean([-1000.0, 2.0, 3.0, 4.0, 1000.0]) == 3.0  # the outliers trimmed
+    assert interquartile_mean([1.0, 2.0, 3.0, 4.0, 100.0]) == 3.0  # 0.15 x 2 + 0.2 x 3 + 0.15 x 4 over 0.5
+    assert interquartile_mean([7.0]) == 7.0
+    with pytest.raises(ValueError, match="no values"):
+        interquartile_mean([])
+
+
+def _differences_pool(differences: list[float], seed: int) -> tuple[Ratings, list[str], list[str]]:
+    """Replicates ``a-rR`` at ``100 + differences[R]`` and ``b-rR`` at 100, 400 games a pair: the game noise small
+    beside the differences."""
+    return _replicated_pool([100.0 + d for d in differences], [100.0] * len(differences), 400, seed)
+
+
+@pytest.mark.parametrize(
+    ("differences", "verdict_", "held"),
+    [
+        ([300.0, 260.0, 280.0], BETTER, True),  # every replicate says so
+        ([300.0, 280.0, 0.0], BETTER, False),  # better, but leave out either of the first two and 0 is in
+        ([-250.0, -270.0], WORSE, True),  # two replicates: each alone says worse
+        ([-250.0, 0.0], None, False),  # one of two replicates carries it (whatever the pair's interval says)
+        ([0.0, 0.0, 0.0], NO_DIFFERENCE, True),  # no difference claims nothing
+    ],
+)
+def test_a_verdict_holds_when_no_single_replicate_carries_it(
+    differences: list[float], verdict_: str | None, held: bool
+) -> None:
+    ratings, a, b = _differences_pool(differences, len(differences))
+    c = compare(ratings, a, b, np.random.default_rng(5))
+    if verdict_ is not None:
+        assert c.verdict == verdict_
+    assert c.holds is (held or c.verdict == NO_DIFFERENCE)
+    again = holds(ratings, a, b, np.random.default_rng(6), difference=c.difference, low=c.low, high=c.high)
+    assert again is c.holds
+
+
+def test_a_verdict_on_the_edge_of_its_interval_is_fragile() -> None:
+    """A rerun repeats a verdict whose interval only just leaves out 0 about half the time: fragile, though every
+    replicate agrees; the same replicates further from 0 hold."""
+    assert rerun_agreement(-100.0, -200.0, 0.0) == pytest.approx(0.5)
+    assert rerun_agreement(100.0, 0.0, 200.0) == pytest.approx(0.5)
+    assert rerun_agreement(-300.0, -400.0, -200.0) > 0.99 > rerun_agreement(-130.0, -230.0, -30.0) > 0.5
+    edge = ("a-r0", "a-r1")
+    assert not holds(*_differences_pool([-250.0, -250.0], 2)[:1], edge, ("b-r0", "b-r1"), np.random.default_rng(0),
+                     difference=-120.0, low=-230.0, high=-10.0)  # fmt: skip
+    far = holds(*_differences_pool([-250.0, -250.0], 2)[:1], edge, ("b-r0", "b-r1"), np.random.default_rng(0),
+                difference=-250.0, low=-300.0, high=-200.0)  # fmt: skip
+    assert far and HOLD_AGREEMENT == 0.8
+
+
+def test_a_verdict_of_one_replicate_cannot_hold_and_the_check_leaves_the_interval_alone() -> None:
+    ratings, a, b = _differences_pool([300.0], 1)
+    c = compare(ratings, a, b, np.random.default_rng(2))
+    assert c.verdict == BETTER and not c.holds and c.iqm is None and c.improvement == 1.0
+    ratings, a, b = _differences_pool([300.0, 280.0, 0.0, 260.0, 290.0], 9)
+    c = compare(ratings, a, b, np.random.default_rng(3))
+    # the interval is drawn as before the check existed: the check draws from a stream spawned from the generator
+    plain = replicated(ratings, a, np.random.default_rng(3), minus=b)
+    assert (c.difference, c.low, c.high) == (plain.value, plain.low, plain.high)
+    points = sorted(ratings.elo[x] - ratings.elo[y] for x, y in zip(a, b, strict=True))
+    assert c.iqm == pytest.approx((0.15 * points[1] + 0.2 * points[2] + 0.15 * points[3]) / 0.5)
+    assert c.improvement == pytest.approx(probability_of_improvement([ratings.elo[x] for x in a],
+                                                                     [ratings.elo[y] for y in b]))  # fmt: skip
+
+
+def test_a_pooled_spread_widens_an_interval_to_the_t_interval() -> None:
+    from mmc.rating import Spread, pooled, widened
+
+    assert pooled([[1.0, 3.0], [10.0, 14.0]]) == Spread(math.sqrt((2 + 8) / 2), 2)  # deviations about each mean
+    assert pooled([[5.0], []]) is None  # no comparison with two replicates: nothing to pool
+    narrow = Comparison(-100.0, -150.0, -50.0, WORSE, 50.0, 2, 30.0, 0.0, None, True)
+    wide = widened(narrow, Spread(40.0, 4))
+    half = 2.776445 * 40 / math.sqrt(2)  # t(4) at 97.5 %
+    assert (wide.low, wide.high) == pytest.approx((-100 - half, -100 + half)) and wide.verdict == WORSE
+    assert wide.detectable == pytest.approx(half)
+    covering = widened(narrow, Spread(80.0, 4))  # the t interval now reaches past 0
+    assert covering.verdict == NO_DIFFERENCE and covering.holds and covering.high > 0
+    assert widened(narrow, Spread(1.0, 100)) == narrow  # never narrower than the bootstrap's
+    assert widened(narrow, None) is narrow

@@ -20,6 +20,7 @@ from mmc.meta.joat import (
     joat_generation,
     meta_train,
     multitask_generation,
+    tail_average,
     task_batch,
 )
 from mmc.meta.learners import (
@@ -95,6 +96,7 @@ __all__ = [
     "sample_tasks",
     "save_focus",
     "study_tasks",
+    "tail_average",
     "task_batch",
     "task_features",
     "task_seed",

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from mmc.meta.adapt import Adaptation
-from mmc.meta.joat import MetaConfig, MetaGeneration, meta_train
+from mmc.meta.joat import MetaConfig, MetaGeneration, meta_train, tail_average
 from mmc.meta.learners import Learned, Learner, LearnerError, LearnerSetup, LossPoint, Service
 from mmc.meta.metafocus import FocusModel, FocusStep, MetaFocusConfig, load_focus, metafocus_train, save_focus
 
@@ -63,9 +63,11 @@ class _MetaTrained(Learner):
             generations.append(generation)
             service.log(generation.index, _generation_metrics(generation))
         last = generations[-1]
+        net = tail_average([g.net for g in generations[-setup.meta.average :]])
         plays = Counter(variant for g in generations for variant in g.tasks)
         summary = {
             "generations": len(generations),
+            "averaged_generations": setup.meta.average,
             **({"epsilon": setup.meta.epsilon} if self.kind == "joat" else {}),
             "selfplay_games": sum(len(p.records) for g in generations for p in g.self_play.values()),
             "selfplay_examples": sum(len(e) for g in generations for p in g.self_play.values() for e in p.examples),
@@ -80,7 +82,7 @@ class _MetaTrained(Learner):
             for g in generations
         ]  # fmt: skip
         sample = [record for played in last.self_play.values() for record in played.records[:SAMPLE_GAMES]]
-        return Learned(last.net, None, self._losses(generations), steps, summary, sample)
+        return Learned(net, None, self._losses(generations), steps, summary, sample)
 
     def _losses(self, generations: Sequence[MetaGeneration]) -> list[LossPoint]:
         raise NotImplementedError
@@ -114,6 +116,7 @@ class Multitask(_MetaTrained):
     params = (
         "seed", "device", "network", "search", *_TRAIN_SHARED, "train.threads", "meta.train_variants", "meta.probs",
         "meta.tasks", "meta.generations", "meta.games", "meta.epochs", "meta.concurrent", "meta.max_plies",
+        "meta.average",
     )  # fmt: skip
     """Not ``meta.epsilon``: the baseline has no outer step."""
 

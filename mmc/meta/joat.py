@@ -43,6 +43,7 @@ __all__ = [
     "joat_generation",
     "meta_train",
     "multitask_generation",
+    "tail_average",
     "task_batch",
 ]
 
@@ -74,6 +75,10 @@ class MetaConfig:
     """Self-play games searched together in one job."""
     max_plies: Count = 150
     """Ply cap of self-play games."""
+    average: Count = 1
+    """The learner's network is the mean of the weights of its last ``average`` meta-generations
+    (:func:`tail_average`: tail averaging, as stochastic weight averaging, so that where training stops moves the
+    start less); 1 is the last generation's network. At most ``generations``."""
 
     def __post_init__(self) -> None:
         check_fields(self)
@@ -91,6 +96,8 @@ class MetaConfig:
             raise ConfigError("MetaConfig", "train_variants", f"must be variants of one game family, got {found}")
         if len(set(variants)) < len(variants):
             raise ConfigError("MetaConfig", "train_variants", f"names a variant twice: {list(variants)}")
+        if self.average > self.generations:
+            raise ConfigError("MetaConfig", "average", f"must be <= generations={self.generations}, got {self.average}")
         if self.tasks > len(variants):
             raise ConfigError("MetaConfig", "tasks", f"must be <= the {len(variants)} train_variants, got {self.tasks}")
         if self.probs is not None:
@@ -200,3 +207,16 @@ def meta_train(
         generation = step(index, net, task_batch(config, seed, index), config, search, training, seed, device, run=run)
         net = generation.net
         yield generation
+
+
+def tail_average(nets: Sequence[PolicyValueNet]) -> PolicyValueNet:
+    """The mean of the weights of ``nets`` (the last meta-generations' networks, oldest first) as a new network in
+    eval mode: :func:`mmc.meta.meta_aggregate` with ``epsilon = 1`` onto the last one, so batch norm's running
+    statistics are averaged with the weights they describe. One network is returned as a copy of itself."""
+    if not nets:
+        raise ValueError("tail_average needs at least one network")
+    last = nets[-1]
+    net = copy.deepcopy(last)
+    if len(nets) > 1:
+        net.load_state_dict(meta_aggregate(last.state_dict(), [n.state_dict() for n in nets], 1.0))
+    return net.eval()

@@ -21,6 +21,7 @@ from mmc.meta import (
     meta_train,
     multitask_generation,
     sample_tasks,
+    tail_average,
     task_batch,
 )
 from mmc.nn import NetworkConfig, build_network
@@ -46,6 +47,22 @@ def test_epsilon_one_is_the_mean_and_zero_is_theta() -> None:
     assert torch.equal(meta_aggregate(theta, tasks, 0.5)["w"], torch.full((2, 2), 1.5))
     assert int(mean["bn.num_batches_tracked"]) == 13  # theta's 10 plus the tasks' mean increment (2 + 4) / 2
     assert torch.equal(theta["w"], torch.zeros(2, 2)), "theta is not modified"
+
+
+def test_the_tail_average_is_the_mean_of_the_last_networks_weights() -> None:
+    nets = [build_network(NetworkConfig(blocks=1, filters=8), seed=s) for s in range(3)]
+    for net in nets:  # batch norm's running statistics differ too, as after training
+        net.train()
+        net(torch.randn(4, net.config.in_planes, 5, 5))
+    averaged = tail_average(nets)
+    assert not averaged.training and averaged is not nets[-1]
+    for key, value in averaged.state_dict().items():
+        if value.is_floating_point():
+            torch.testing.assert_close(value, torch.stack([n.state_dict()[key] for n in nets]).mean(dim=0))
+    one = tail_average(nets[-1:])
+    assert one is not nets[-1] and all(torch.equal(v, nets[-1].state_dict()[k]) for k, v in one.state_dict().items())
+    with pytest.raises(ValueError, match="at least one network"):
+        tail_average([])
 
 
 def test_aggregate_rejects_mismatches() -> None:
@@ -138,7 +155,8 @@ def test_joat_and_multitask_share_task_batches_and_first_games() -> None:
 @pytest.mark.parametrize(
     ("change", "field"),
     [({"epsilon": 1.5}, "epsilon"), ({"tasks": 3}, "tasks"), ({"train_variants": ("gardner", "x")}, "train_variants"),
-     ({"probs": (1.0, 0.0)}, "probs"), ({"games": 0}, "games")],
+     ({"probs": (1.0, 0.0)}, "probs"), ({"games": 0}, "games"), ({"average": 3}, "average"),
+     ({"average": 0}, "average")],
 )  # fmt: skip
 def test_meta_config_names_the_bad_field(change: dict[str, object], field: str) -> None:
     with pytest.raises(ConfigError) as caught:
@@ -164,3 +182,23 @@ def test_only_the_trainings_that_run_alone_use_train_threads() -> None:
     multitask_generation(0, net, ["gardner", "atomic"], TINY_META, search, training, root(0), run=record)
     assert threads == {"train-gardner-gen000": 1, "train-atomic-gen000": 1, "train-pooled-gen000": 2}
     assert AdaptConfig().training(training).threads == 1
+
+
+@pytest.mark.parametrize("name", ["joat", "multitask"])
+def test_a_meta_learner_gives_the_tail_average_of_its_last_generations(name: str) -> None:
+    """``meta.average``: the learner's network is the mean of its last generations' weights, from the same run."""
+    from mmc.meta import LearnerSetup, NoSettings, Service, TrainingTasks, get_learner
+
+    meta = replace(TINY_META, generations=3, average=2)
+    network, search, training = NetworkConfig(blocks=1, filters=8), SearchConfig(simulations=2), TrainConfig(epochs=1)
+    setup = LearnerSetup(name, 0, TrainingTasks(meta.train_variants), 100, network, search, training, meta,
+                         NoSettings(), root(4))  # fmt: skip
+    learned = get_learner(name).learn(setup, Service(name, 100))
+    generations = list(meta_train(name, setup.initial_network(), meta, search, training, setup.seed))
+    expected = tail_average([g.net for g in generations[-2:]])
+    assert learned.summary["averaged_generations"] == 2
+    for key, value in expected.state_dict().items():
+        torch.testing.assert_close(learned.net.state_dict()[key], value)
+    assert not torch.equal(
+        learned.net.state_dict()["stem_conv.weight"], generations[-1].net.state_dict()["stem_conv.weight"]
+    )

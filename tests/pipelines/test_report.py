@@ -145,13 +145,14 @@ def make_inputs(folder: Path, family: str = "chess") -> dict[str, Path]:
     comparisons = _write_csv(
         folder / "comparisons.csv",
         ["game", "budget", "a", "b", "difference", "low", "high", "verdict", "detectable", "replicates", "spread",
-         "learned"],
-        [[game, 20, "joat-b20", "scratch-b20", 290, 180, 400, "better", 110, 1, 0, "joat +300 > 90"]
-         for game in (first, second)]
-        + [[game, 20, f"{s}-b20", f"{s}-b0", 20, -90, 130, "no detectable difference", 110, 1, 0, learned]
-           for game in (first, second) for s, learned in (("joat", "joat +300 > 90"), ("scratch", ""))]
+         "learned", "improvement", "iqm", "holds"],
+        # JOAT - scratch is better in both targets; in the second, leaving out a replicate would not say so: fragile
+        [[game, 20, "joat-b20", "scratch-b20", 290, 180, 400, "better", 110, 1, 0, "joat +300 > 90", 1.0, "",
+          game == first] for game in (first, second)]
+        + [[game, 20, f"{s}-b20", f"{s}-b0", 20, -90, 130, "no detectable difference", 110, 1, 0, learned, 0.5, "",
+            True] for game in (first, second) for s, learned in (("joat", "joat +300 > 90"), ("scratch", ""))]
         + [[game, 20, "joat-b20", "multitask-b20", 150, 60, 240, "uninformative", 90, 1, 0,
-            "joat +300 > 90; multitask +10 <= 85"] for game in (first, second)],
+            "joat +300 > 90; multitask +10 <= 85", 1.0, "", False] for game in (first, second)],
     )  # fmt: skip
     return {"params_path": params, "losses_path": losses, "evaluation_path": evaluation, "games_path": games,
             "runs_path": runs, "ratings_path": ratings, "curves_path": curves,
@@ -161,6 +162,7 @@ def make_inputs(folder: Path, family: str = "chess") -> dict[str, Path]:
 def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
     inputs = make_inputs(tmp_path / "inputs")
     out = render_report(NOTEBOOK, tmp_path / "report" / "study.html", inputs, timeout=300)
+    first, second = FAMILIES["chess"][0]
 
     assert out == (tmp_path / "report" / "study.html").resolve() and out.is_file()
     assert sorted(p.name for p in out.parent.iterdir()) == ["study.html"]  # no executed notebook left behind
@@ -175,15 +177,21 @@ def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
     # the answer first: generated findings from the comparisons, before any figure; the W/D/L table last
     findings = html.index("Findings")
     assert findings < html.index("<img alt=") < html.index("Wins, draws and losses")
-    assert "JOAT against scratch: better by +290 Elo (95% +180 to +400)" in html
+    assert "JOAT against scratch: better by +290 Elo (95% +180 to +400, P(improvement) 1.00)" in html
     assert "joat: no detectable difference (+20 Elo, 95% -90 to +130)" in html and "against joat" not in html
     # the answer at a glance opens the findings: the verdict table, a headline per comparison, the resolution
     table = html.index('class="verdict-table"')
     assert findings < table < html.index("JOAT - scratch: after adaptation") < html.index("Per target")
     assert html.index("Per target") < html.index("JOAT against scratch: better by")
-    better = rf'background: {VERDICT_COLOURS["better"]}" title="better">▲ \+290<br/?><span[^>]*>\+180 to \+400</span>'
-    assert len(re.findall(better, html)) == 2  # JOAT - scratch in gardner and rifle
-    assert "JOAT - scratch: after adaptation (20 games), better in both targets by 290 Elo." in html
+    better = (rf'background: {VERDICT_COLOURS["better"]}" title="better">▲ \+290<br/?><span[^>]*>\+180 to \+400'
+              r"<br/?>P\(a&gt;b\) 1.00</span>")  # fmt: skip
+    assert len(re.findall(better, html)) == 1  # JOAT - scratch in the first target; fragile in the second
+    assert len(re.findall(r'title="better \(fragile\)">▲ \+290 <b>fragile</b>', html)) == 1
+    assert (f"JOAT - scratch: after adaptation (20 games), better in 1 of 2 targets ({first}) by 290 Elo and better "
+            f"(fragile) in 1 of 2 targets ({second}) by 290 Elo.") in html  # fmt: skip
+    assert "A verdict is fragile where a rerun would repeat it with probability below 0.8" in html
+    assert "better by +290 Elo (95% +180 to +400, P(improvement) 1.00, fragile: a rerun or the replicates less" in html
+    assert "uninformative (+150 Elo" in html and "uninformative (fragile)" not in html  # uninformative wins
     assert "JOAT adapted - unadapted: after adaptation (20 games), no detectable difference in both targets." in html
     assert "is 110 Elo after 20 games of adaptation (the median over 8 comparisons; 90 to 110)" in html
     assert "It rests on one training replicate per model" in html and "<details>" in html
@@ -224,7 +232,7 @@ def test_the_report_renders_every_cell_for_every_family(family: str, tmp_path: P
         assert f"on {drawn} and " in html
         assert "(3 variants drawn at random from mnk_{4..5}x{4..5}_k3, tictactoe)" in html
     assert len(re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)) == 7
-    assert "JOAT against scratch: better by +290 Elo (95% +180 to +400)" in html
+    assert "JOAT against scratch: better by +290 Elo (95% +180 to +400, P(improvement) 1.00)" in html
     assert f"<strong>{second}</strong> (held out of meta-training)" in html and "<details>" in html
     # a comparison whose starts did not both learn: in the table, the headline and the per-target lines alike
     assert "JOAT - multitask: after adaptation (20 games), uninformative in both targets." in html
@@ -317,7 +325,7 @@ def test_the_report_checks_the_columns_the_stages_write() -> None:
     )
     assert ",".join(RATING_COLUMNS) == "game,player,kind,start,budget,replicate,elo,low,high,games"
     assert ",".join(COMPARISON_COLUMNS) == (
-        "game,budget,a,b,difference,low,high,verdict,detectable,replicates,spread,learned"
+        "game,budget,a,b,difference,low,high,verdict,detectable,replicates,spread,learned,improvement,iqm,holds"
     )
     assert ",".join(CURVE_COLUMNS) == "game,start,budget,elo,low,high,replicates,spread"
     assert ",".join(LOSS_COLUMNS) == "series,replicate,stage,variant,generation,policy,value,total"
