@@ -186,7 +186,12 @@ def test_adapt_then_evaluate_flows_alone_and_resume(prefect_server: str, tmp_pat
     paired = [ratings[f"joat-b2-r{r}"]["elo"] - ratings[f"scratch-b2-r{r}"]["elo"] for r in (0, 1)]
     assert rated["comparisons"]["joat-b2 - scratch-b2"]["difference"] == pytest.approx(sum(paired) / 2, abs=0.2)
     compared = paths.comparison_table("atomic").read_text().splitlines()
-    assert compared[0].endswith(",verdict,detectable,replicates,spread,learned") and compared[1].split(",")[-3] == "2"
+    assert compared[0].endswith(",verdict,detectable,replicates,spread,learned,improvement,iqm,holds")
+    row = compared[1].split(",")
+    assert row[-6] == "2" and 0 <= float(row[-3]) <= 1 and row[-2] == "" and row[-1] in ("True", "False")
+    for c in rated["comparisons"].values():  # each says how sure it is: no IQM from 2 replicates
+        assert 0 <= c["improvement"] <= 1 and c["iqm"] is None and isinstance(c["holds"], bool)
+        assert c["holds"] or c["verdict"] in ("better", "worse")
 
     # a rerun plays nothing; a changed evaluation setting replays every cell
     before = {p: p.stat().st_mtime_ns for p in paths.jobs("evaluate", "atomic").iterdir()}
