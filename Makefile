@@ -11,10 +11,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-# The study's servers listen on 127.0.0.1 only; pipelines/__init__.py sets the same defaults for direct runs.
-PREFECT_API_URL ?= http://127.0.0.1:4200/api
-MLFLOW_UI_PORT ?= 5000
-STUDY_ENV := PREFECT_HOME=$(CURDIR)/.prefect PREFECT_API_URL=$(PREFECT_API_URL) MLFLOW_UI_PORT=$(MLFLOW_UI_PORT) \
+# The study's servers listen on 127.0.0.1 only, and are its own (pipelines/__init__.py, pipelines/services.py): the
+# Prefect server and MLflow UI its pid files name (.prefect/server.pid, .mlflow-ui/ui.pid) while they run, else
+# ports 4200 and 5000 when free, else the first free ports above them (one line says who holds 4200 or 5000).
+# Nothing here sets an address: `make study PREFECT_API_URL=http://127.0.0.1:4300/api` or `make ui MLFLOW_UI_PORT=5001`
+# (make passes a variable given on its command line to the commands' environment) uses that server as it is, a
+# server shared on purpose.
+STUDY_ENV := PREFECT_HOME=$(CURDIR)/.prefect \
 	PREFECT_SERVER_ANALYTICS_ENABLED=false MLFLOW_DISABLE_TELEMETRY=true DVC_NO_ANALYTICS=1 PATH=$(CURDIR)/$(BIN):$$PATH
 
 .PHONY: setup test test-fast lint bench clean study ui stop engine play
@@ -70,11 +73,13 @@ engine:
 ui: setup
 	$(STUDY_ENV) $(BIN)/python -m pipelines services up --ui
 
-# make play: the web app over this study (mmc serve) on http://127.0.0.1:$(PLAY_PORT); Ctrl-C stops it.
+# make play: the web app over this study (mmc serve) on http://127.0.0.1:$(PLAY_PORT); Ctrl-C stops it. Its links
+# open this study's UIs: `python -m pipelines services urls` prints their addresses as mmc serve's options (those of
+# the servers make ui started, or the ones it would take), and starts nothing.
 PLAY_PORT ?= 8000
 play: setup
-	$(BIN)/mmc serve --port $(PLAY_PORT) --project $(CURDIR) --mlflow-url http://127.0.0.1:$(MLFLOW_UI_PORT) \
-		--prefect-url $(PREFECT_API_URL:/api=)
+	urls="$$($(STUDY_ENV) $(BIN)/python -m pipelines services urls)" && \
+		$(BIN)/mmc serve --port $(PLAY_PORT) --project $(CURDIR) $$urls
 
 stop:
 	$(STUDY_ENV) $(BIN)/python -m pipelines services down

@@ -5,13 +5,21 @@
     python -m pipelines learn LEARNER [R]      # stage LEARNER@R: a learner's start network (joat, multitask,
                                                # metafocus, one of learners in params.yaml)
     python -m pipelines learners               # list the installed learners (built in, and from other packages)
+    python -m pipelines benchmarks [NAME]      # list the frozen benchmarks (pipelines.benchmarks), or describe one
     python -m pipelines adapt TARGET [R]       # stage adapt@TARGET-R: every start x budget
     python -m pipelines evaluate TARGET        # stage evaluate@TARGET: every model x opponent, Elo, comparisons
     python -m pipelines report                 # stage report: reports/study.html
     python -m pipelines study [DVC ARGS...]    # parent MLflow run around `dvc repro` (make study)
+    python -m pipelines row [--benchmark NAME] # this finished study's row on its benchmark: reports/row.json
+    python -m pipelines check-row ROW          # refit ROW from this study's recorded games, replay a sample; exit 1
+                                               # and say what differs if it does not check out (pipelines.rows)
     python -m pipelines services up [--ui]     # start the Prefect server (and the MLflow UI); print the URLs
     python -m pipelines services down          # stop what `up` started
+    python -m pipelines services urls          # the study's UI addresses as `mmc serve` options (make play)
     python -m pipelines studies [--check]      # write (check) studies/*/dvc.yaml from dvc.yaml (pipelines.studies)
+    python -m pipelines init DIR --benchmark NAME | --family NAME [--learners A,B] [--set KEY=VALUE]
+                                               # a new study anywhere (pipelines.project); run it from DIR with
+                                               # `python -m pipelines study`
 
 Run from a family study's folder (``studies/gomoku``), every command works on that study: its params.yaml, its
 outputs, its MLflow experiment (``pipelines.studies``).
@@ -38,8 +46,6 @@ if TYPE_CHECKING:
     from pipelines.config import StudyConfig
     from pipelines.paths import Paths
 
-MLFLOW_UI_PORT = int(os.environ.get("MLFLOW_UI_PORT", "5000"))
-
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m pipelines", description=__doc__.split("\n\n")[0])
@@ -58,11 +64,32 @@ def _parser() -> argparse.ArgumentParser:
     learn.add_argument("variant", metavar="learner")
     learn.add_argument("replicate", nargs="?", type=int, help=replicate)
     commands.add_parser("learners", help="list the installed learners")
+    init = commands.add_parser("init", help="make a new study in DIR, outside this project (pipelines.project)")
+    init.add_argument("dir", help="a new or empty folder")
+    on = init.add_mutually_exclusive_group(required=True)
+    on.add_argument("--benchmark", help="a frozen benchmark (python -m pipelines benchmarks lists them)")
+    on.add_argument("--family", help="a game family (mmc variants lists them, installed games included)")
+    init.add_argument("--learners", default="", help="learners to add, comma-separated (python -m pipelines learners)")
+    init.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a params.yaml key (repeatable)")
+    init.add_argument(
+        "--size",
+        choices=["small", "tiny"],
+        default="small",
+        help="a family's profile: small (minutes a stage) or tiny (seconds: to try the pipeline)",
+    )
+    benchmarks = commands.add_parser("benchmarks", help="list the frozen benchmarks, or describe one")
+    benchmarks.add_argument("name", nargs="?", help="a benchmark (chess-v1): describe it")
     commands.add_parser("report", help="run stage report")
+    row = commands.add_parser("row", help="write this finished study's row on its benchmark (pipelines.rows)")
+    row.add_argument("--benchmark", help="the benchmark (default: the one params.yaml names or equals)")
+    row.add_argument("--out", default="reports/row.json", help="where (default: reports/row.json)")
+    checked = commands.add_parser("check-row", help="check a row against this study's models and recorded games")
+    checked.add_argument("row", help="the row's JSON file (an official one: pipelines/frozen/rows/NAME.json)")
+    checked.add_argument("--replays", type=int, help="match jobs replayed per target (default: pipelines.rows.REPLAYS)")
     study = commands.add_parser("study", help="run `dvc ARGS` (default: repro) under one MLflow parent run")
     study.add_argument("dvc_args", nargs=argparse.REMAINDER)
     services = commands.add_parser("services", help="the Prefect server and the MLflow UI")
-    services.add_argument("action", choices=["up", "down"])
+    services.add_argument("action", choices=["up", "down", "urls"])
     services.add_argument("--ui", action="store_true", help="also start the MLflow UI")
     studies = commands.add_parser("studies", help="write every family study's dvc.yaml from the project's")
     studies.add_argument("--check", action="store_true", help="only say which are stale (exit 1 if any)")
@@ -146,6 +173,97 @@ def _learners() -> int:
     return 0
 
 
+def _benchmarks(name: str | None) -> int:
+    """List the frozen benchmarks (``pipelines.benchmarks``), one a line, or describe ``name``; an unknown one is said
+    in one line (status 2)."""
+    from pipelines.benchmarks import BenchmarkError, benchmarks, describe, get_benchmark
+    from pipelines.rows import official_row
+
+    if name is None:
+        for benchmark in benchmarks().values():
+            row = official_row(benchmark.name)
+            made = f"official row: {row['code']['commit'][:7]}, {row['cpu']}" if row else "no official row yet"
+            print(f"{benchmark.name:<11} {benchmark.family:<7} {benchmark.description} ({made})")
+        return 0
+    try:
+        benchmark = get_benchmark(name)
+    except BenchmarkError as error:
+        print(f"pipelines: {error}", file=sys.stderr)
+        return 2
+    for line in describe(benchmark):
+        print(line)
+    row = official_row(benchmark.name)
+    print(f"  official row: {'none yet' if row is None else row['command']}")
+    return 0
+
+
+def _init(args: argparse.Namespace) -> int:
+    """``init``: make the study, or say in one line why not (status 2)."""
+    from pipelines.benchmarks import BenchmarkError
+    from pipelines.project import InitError, init_study
+
+    learners = [name for name in args.learners.split(",") if name]
+    try:
+        folder = init_study(Path(args.dir), benchmark=args.benchmark, family=args.family, learners=learners,
+                            settings=args.set, size=args.size)  # fmt: skip
+    except (InitError, BenchmarkError) as error:
+        print(f"pipelines: {error}", file=sys.stderr)
+        return 2
+    print(f"made the study {folder}: run it with `cd {folder} && python -m pipelines study`")
+    return 0
+
+
+def _row(paths: Paths, study: StudyConfig, name: str | None, out: Path) -> int:
+    """Write the study's row on benchmark ``name`` (or the one its params name or equal) to ``out``."""
+    from pipelines.benchmarks import BenchmarkError, get_benchmark, matching
+    from pipelines.rows import ROW_COMMAND, RowError, make_row, write_row
+
+    try:
+        benchmark = get_benchmark(name) if name else matching(study.raw)
+    except BenchmarkError as error:
+        print(f"pipelines: {error}", file=sys.stderr)
+        return 2
+    command = (
+        ROW_COMMAND.format(benchmark=benchmark.name)
+        if benchmark
+        else "python -m pipelines study && python -m pipelines row  # in the study's folder"
+    )
+    try:
+        row = make_row(paths, study, benchmark, command)
+    except RowError as error:
+        print(f"pipelines: {error}", file=sys.stderr)
+        return 2
+    written = write_row(paths.root / out, row)
+    on = f"benchmark {benchmark.name}" if benchmark else "the study's own definition (no benchmark)"
+    print(f"wrote {paths.relative(written)}: the row of {on} ({len(row['targets'])} targets, {len(row['models'])} "
+          "model files)")  # fmt: skip
+    return 0
+
+
+def _check_row(paths: Paths, study: StudyConfig, path: Path, replays: int | None) -> int:
+    """Check the row at ``path`` against this study (``pipelines.rows.check_row``): its notes, or one line saying what
+    differs (status 1)."""
+    import json
+
+    from pipelines.rows import REPLAYS, RowError, check_row
+
+    try:
+        row = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        print(f"pipelines: {path}: not a row ({error})", file=sys.stderr)
+        return 2
+    try:
+        notes = check_row(row, paths, study, replays=REPLAYS if replays is None else replays)
+    except RowError as error:
+        print(f"pipelines: {path}: refused: {error}", file=sys.stderr)
+        return 1
+    for note in notes:
+        print(note)
+    on = row["benchmark"] or "no benchmark"
+    print(f"{path}: accepted ({on}, made at {str(row['code'].get('commit'))[:12]} on {row['cpu']})")
+    return 0
+
+
 def _check_players(study: StudyConfig, source: str) -> None:
     """:func:`pipelines.study_rules.check_players`, its problem a :class:`ParamsError` naming ``source``."""
     from pipelines.config import ParamsError
@@ -179,9 +297,13 @@ def main(argv: list[str] | None = None) -> int:
 
     paths = Paths(Path.cwd())
     try:
-        if args.command == "services" and args.action == "down":
+        if args.command == "services" and args.action in ("down", "urls"):
             from pipelines import services
 
+            if args.action == "urls":  # where this study's servers answer, or will when `services up` starts them
+                prefect = os.environ["PREFECT_API_URL"].removesuffix("/api")
+                print(f"--prefect-url {prefect} --mlflow-url http://127.0.0.1:{services.mlflow_ui_port(paths)[0]}")
+                return 0
             stopped = services.stop(paths)
             print(f"stopped: {', '.join(stopped)}" if stopped else "nothing to stop")
             return 0
@@ -189,6 +311,10 @@ def main(argv: list[str] | None = None) -> int:
             return _studies(paths.project, check=args.check)
         if args.command == "learners":
             return _learners()
+        if args.command == "benchmarks":
+            return _benchmarks(args.name)
+        if args.command == "init":
+            return _init(args)
         study = load_params(Path(args.params))
         if paths.study != "default" and study.family != paths.study:
             raise ParamsError(
@@ -208,14 +334,19 @@ def main(argv: list[str] | None = None) -> int:
             from pipelines.study import print_urls
 
             services.ensure_prefect(paths)
-            if args.ui:
-                services.start_mlflow_ui(paths, MLFLOW_UI_PORT)
-            print_urls(paths, MLFLOW_UI_PORT, mlflow_running=args.ui)
+            port, why = (services.start_mlflow_ui(paths), "own") if args.ui else services.mlflow_ui_port(paths)
+            print_urls(paths, port, mlflow_running=why == "own")
+        elif args.command == "row":
+            return _row(paths, study, args.benchmark, Path(args.out))
+        elif args.command == "check-row":
+            return _check_row(paths, study, Path(args.row), args.replays)
         elif args.command == "study":
+            from pipelines.services import mlflow_ui_port
             from pipelines.study import print_urls, run_study
 
             code = run_study(paths, study, [a for a in args.dvc_args if a != "--"])
-            print_urls(paths, MLFLOW_UI_PORT)
+            port, why = mlflow_ui_port(paths)
+            print_urls(paths, port, mlflow_running=why == "own")
             return code
         else:
             _stage(args.command, getattr(args, "variant", None), getattr(args, "replicate", None), study, paths)

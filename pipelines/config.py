@@ -76,8 +76,8 @@ RUNNER_KINDS = ("process", "dask", "thread")
 NETWORK_KEYS = ("blocks", "filters", "value_hidden", "moves_left")
 """The network's settable shape; its input and output planes are those of the study's game family."""
 SECTIONS = (
-    "seed", "replicates", "device", "network", "search", "train", "expert", "meta", "learners", "adapt", "evaluate",
-    "rate", "runner",
+    "benchmark", "seed", "replicates", "device", "network", "search", "train", "expert", "meta", "learners", "adapt",
+    "evaluate", "rate", "runner",
 )  # fmt: skip
 UNADAPTED = "unadapted"
 """The evaluation opponent that is the adapted model's own starting model (cells with budget > 0 only)."""
@@ -199,6 +199,8 @@ class StudyConfig:
     distribution: TaskDistribution | None = None
     """The distribution ``meta.train_variants`` names, when it names one (``meta.train_variants`` is then the
     variants drawn from it: ``mmc.meta.study_tasks``); ``None`` for a list."""
+    benchmark: str | None = None
+    """The frozen benchmark the study runs (``pipelines.benchmarks``: its definition, checked), or ``None``."""
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     """The file as parsed, for logging."""
 
@@ -290,6 +292,7 @@ def _parse(data: Any) -> StudyConfig:
 
     mapping = _mapping(data, "")
     _keys(mapping, "", SECTIONS)
+    benchmark = _benchmark(mapping)
     seed = _value(mapping["seed"], "seed", int)
     replicates = _value(mapping["replicates"], "replicates", tuple[int, ...])
     rules.check_replicates(seed, replicates)
@@ -346,8 +349,26 @@ def _parse(data: Any) -> StudyConfig:
         rate,
         runner,
         distribution,
+        benchmark,
         raw=mapping,
     )
+
+
+def _benchmark(mapping: dict[str, Any]) -> str | None:
+    """The frozen benchmark the file names (``pipelines.benchmarks``), checked before anything else: an unknown name
+    or version, or a key that contradicts the benchmark, is refused naming the key."""
+    from pipelines.benchmarks import BenchmarkError, check_study, get_benchmark
+
+    name = _value(mapping["benchmark"], "benchmark", str | None)
+    if name is None:
+        return None
+    try:
+        benchmark = get_benchmark(name)
+    except BenchmarkError as error:
+        raise ConfigError("params", "benchmark", str(error)) from None
+    if (contradiction := check_study(mapping, benchmark)) is not None:
+        raise ConfigError("params", *contradiction)
+    return name
 
 
 def _meta(value: Any, seed: int) -> tuple[MetaConfig, TaskDistribution | None]:

@@ -53,7 +53,7 @@ from mmc.train import EpochLosses, Trained, load_examples, save_examples
 from pipelines import services, timing
 from pipelines.config import RunnerConfig
 from pipelines.files import file_hashes, remove_temporaries, tree_sha256
-from pipelines.paths import Paths
+from pipelines.paths import Paths, code_root
 from pipelines.records import JobRecord
 from pipelines.runners import job_pool, single_threaded
 
@@ -290,9 +290,15 @@ class JobStore:
     def _path(self, job: Job[Any], suffix: str) -> Path:
         return job_file(self.folder, job.name, suffix)
 
-    def _load(self, job: Job[Any], key: str) -> Any:
+    def recorded(self, job: Job[Any]) -> Any:
+        """The result kept under ``job``'s name whatever its fingerprint (what ``pipelines.rows`` refits a row from:
+        the recorded games, not what the code of today would key them by); ``None`` if none is kept or its files do
+        not match their record."""
+        return self._load(job, None)
+
+    def _load(self, job: Job[Any], key: str | None) -> Any:
         record = JobRecord.read(self.root, self._path(job, ".done.json"))
-        if record is None or record.fingerprint != key or record.name != job.name:
+        if record is None or (key is not None and record.fingerprint != key) or record.name != job.name:
             return None
         self.seconds[job.name] = record.seconds
         if record.result == "self-play":
@@ -412,7 +418,8 @@ def digest(value: Any) -> str:
 
 
 def job_store(paths: Paths, stage: str, name: str, code: tuple[str, ...], runner: RunnerConfig) -> JobStore:
-    """The :class:`JobStore` of stage ``stage`` for ``name`` (``paths.jobs``), keyed with the hash of ``code``."""
+    """The :class:`JobStore` of stage ``stage`` for ``name`` (``paths.jobs``), keyed with the hash of ``code`` (entries
+    under :func:`pipelines.paths.code_root`, the installed code's folder, not the study's)."""
     return JobStore(
-        paths.root, paths.jobs(stage, name), tree_sha256(paths.project, code), single_thread=single_threaded(runner)
+        paths.root, paths.jobs(stage, name), tree_sha256(code_root(), code), single_thread=single_threaded(runner)
     )

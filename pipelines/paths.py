@@ -31,7 +31,8 @@ name as ``mmc`` gives it: ``self-play-gardner-gen003-chunk01``)::
     plots/comparisons/{t}.csv                     JOAT - each other start, adapted - unadapted, paired by replicate:
                                                   Elo, interval (game and training noise), verdict
     reports/evaluation.csv                        every target's rows: the study's summary table
-    data/report/*.csv|sample.pgn|runs.json        the report's other inputs (losses, ratings, curves, comparisons)
+    data/report/*.csv|sample.pgn|runs.json        the report's other inputs (losses, ratings, curves, comparisons,
+    data/report/official.json                     the official row of the benchmark the study names or equals)
     reports/study.html                            the report (reports/study.ipynb executed)
     data/report.failed                            the report stage's error while it fails (make study names it)
     mlflow.db, mlartifacts/                       MLflow runs and artifacts (sqlite at an absolute URI)
@@ -54,6 +55,7 @@ from mmc.web.study import project_of, study_name
 
 __all__ = [
     "Paths",
+    "code_root",
     "evaluate_code",
     "expert_code",
     "family_package",
@@ -78,6 +80,15 @@ SHARED_CODE = (
 """Library code of every study before its game family's package (``mmc/games/{family}``)."""
 TRAINING_CODE = ("mmc/nn", "mmc/play", "mmc/search", "mmc/train")
 """Library code of every study after its family's package."""
+
+
+def code_root() -> Path:
+    """The folder that holds the installed ``mmc`` and ``pipelines`` packages: the checkout in a development install,
+    ``site-packages`` otherwise. Code entries (``mmc/nn``) are relative to it: a job's cache key hashes the code found
+    there, wherever the study's own folder is."""
+    import mmc
+
+    return Path(mmc.__file__).resolve().parent.parent
 
 
 def family_package(family: str) -> str:
@@ -273,6 +284,11 @@ class Paths:
     @property
     def report_curves(self) -> Path:
         return self.report_inputs / "curves.csv"
+
+    @property
+    def report_official(self) -> Path:
+        """The benchmark's official row the report sets beside the study's numbers (``pipelines.rows``)."""
+        return self.report_inputs / "official.json"
 
     @property
     def report_notebook(self) -> Path:

@@ -5,7 +5,7 @@
 
 The notebook's inputs are files only (its papermill parameters, documented in ``reports/README.md``):
 ``params_path``, ``losses_path``, ``evaluation_path``, ``games_path``, ``runs_path``, ``ratings_path``,
-``curves_path`` and ``comparisons_path``. Each is checked here
+``curves_path``, ``comparisons_path`` and ``official_path``. Each is checked here
 before the kernel starts, so a missing or malformed input fails in a second with a message naming the file.
 
 The HTML leaves out the code (readers see text, tables and figures) and needs no network: figures are PNGs
@@ -187,6 +187,15 @@ def _check_runs(name: str, path: Path) -> None:
     _require(all(isinstance(v, str) for v in children.values()), name, path, shape)
 
 
+def _check_official(name: str, path: Path) -> None:
+    try:
+        official = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ReportInputError(f"report input {name} ({path}): not JSON: {error}") from None
+    shape = 'expected {"benchmark": NAME or null, "how": ..., "row": {...} or null}'
+    _require(isinstance(official, dict) and "benchmark" in official and "row" in official, name, path, shape)
+
+
 INPUTS: Mapping[str, Callable[[str, Path], None]] = {
     "params_path": _check_params,
     "losses_path": _check_losses,
@@ -196,6 +205,7 @@ INPUTS: Mapping[str, Callable[[str, Path], None]] = {
     "ratings_path": _check_ratings,
     "curves_path": _check_curves,
     "comparisons_path": _check_comparisons,
+    "official_path": _check_official,
 }
 """The notebook's parameters (all file paths) and the check each file gets before execution."""
 

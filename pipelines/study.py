@@ -200,8 +200,10 @@ def evaluation_lines(paths: Paths, study: StudyConfig) -> list[str]:
 
 
 def print_urls(paths: Paths, mlflow_port: int, *, mlflow_running: bool = False) -> None:
-    """Where the UIs are: the MLflow address opens the experiment's training runs (``#/experiments/<id>/runs``),
-    not the GenAI overview a bare experiment address lands on."""
+    """Where this study's UIs are: its Prefect server at ``PREFECT_API_URL`` (the study's own, chosen when ``pipelines``
+    was imported), its MLflow UI on ``mlflow_port`` (``pipelines.services.mlflow_ui_port``). The MLflow address opens
+    the experiment's training runs (``#/experiments/<id>/runs``), not the GenAI overview a bare experiment address
+    lands on."""
     print(f"Prefect UI: {os.environ['PREFECT_API_URL'].removesuffix('/api')}", file=sys.stdout)
     _, experiment = tracking.configure(paths)
     where = "" if mlflow_running else " (make ui starts it)"

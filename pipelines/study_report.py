@@ -42,7 +42,7 @@ from pipelines.records import (
 )
 from pipelines.report import ReportError, ReportInputError, render_report
 
-__all__ = ["report_flow", "study_runs"]
+__all__ = ["official_beside", "report_flow", "study_runs"]
 
 STAGE = "report"
 R = TypeVar("R")
@@ -70,6 +70,7 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
     write_rows(paths.report_curves, CurveRow, _gather(study, paths.curve_table, CurveRow))
     write_rows(paths.report_comparisons, ComparisonRow, _gather(study, paths.comparison_table, ComparisonRow))
     write_records([_sample_game(paths, study)], paths.report_sample)
+    write_json(paths.report_official, official_beside(study))
     with tracking.stage_run(paths, STAGE, "study", flow_run.id) as run:
         write_json(paths.report_runs, study_runs(run.client, run.run_id))
         parameters = {
@@ -81,6 +82,7 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
             "ratings_path": paths.report_ratings,
             "curves_path": paths.report_curves,
             "comparisons_path": paths.report_comparisons,
+            "official_path": paths.report_official,
         }
         try:
             with clock.part("report"):
@@ -95,6 +97,21 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
         logger.info("report written to %s (%d evaluation rows)", paths.relative(html), len(table))
         run.log_metrics(timing.stage_metrics(clock.split([])))
     return html
+
+
+def official_beside(study: StudyConfig) -> dict[str, Any]:
+    """What the report sets beside the study's numbers: the frozen benchmark the study names or equals
+    (``pipelines.benchmarks.matching``), how (``named`` or ``equal``), and that benchmark's official row's numbers
+    and provenance (``pipelines.rows``), ``None`` where there is none."""
+    from pipelines.benchmarks import matching
+    from pipelines.rows import official_row
+
+    benchmark = matching(study.raw)
+    if benchmark is None:
+        return {"benchmark": None, "how": None, "row": None}
+    row = official_row(benchmark.name)
+    kept = None if row is None else {key: row[key] for key in ("code", "cpu", "command", "learners", "targets")}
+    return {"benchmark": benchmark.name, "how": "named" if study.benchmark else "equal", "row": kept}
 
 
 def _gather(study: StudyConfig, path: Callable[[str], Path], cls: type[R]) -> list[R]:

@@ -154,9 +154,14 @@ def make_inputs(folder: Path, family: str = "chess") -> dict[str, Path]:
         + [[game, 20, "joat-b20", "multitask-b20", 150, 60, 240, "uninformative", 90, 1, 0,
             "joat +300 > 90; multitask +10 <= 85", 1.0, "", False] for game in (first, second)],
     )  # fmt: skip
+    official = folder / "official.json"
+    row = {"code": {"commit": "0123456789abcdef"}, "cpu": "Test CPU", "command": "python -m pipelines row",
+           "learners": ["joat"], "targets": {first: {"elo": {"joat-b0": {"elo": 35.0, "low": -40.0, "high": 110.0}},
+                                                      "differences": {}}}}  # fmt: skip
+    official.write_text(json.dumps({"benchmark": "chess-v1", "how": "equal", "row": row}))
     return {"params_path": params, "losses_path": losses, "evaluation_path": evaluation, "games_path": games,
             "runs_path": runs, "ratings_path": ratings, "curves_path": curves,
-            "comparisons_path": comparisons}  # fmt: skip
+            "comparisons_path": comparisons, "official_path": official}  # fmt: skip
 
 
 def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
@@ -167,6 +172,9 @@ def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
     assert out == (tmp_path / "report" / "study.html").resolve() and out.is_file()
     assert sorted(p.name for p in out.parent.iterdir()) == ["study.html"]  # no executed notebook left behind
     html = out.read_text(encoding="utf-8")
+    # the benchmark's official row beside the study's Elo
+    assert "This study has the definition of <strong>chess-v1</strong>" in html and "Test CPU" in html
+    assert "<td>+35 (-40 to +110)</td>" in html and "<td>+40 (-40 to +120)</td>" in html
     # the Elo curves and the ladder, two loss figures, the heatmap, the score curves
     figures = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)
     assert len(figures) == 7 and figures[0].startswith("Elo versus adaptation budget") and "Elo axis" in figures[1]

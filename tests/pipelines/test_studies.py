@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html as htmllib
 import json
-import os
 import re
 import subprocess
 import sys
@@ -142,25 +141,19 @@ SMALLEST = {
     "jump": ("jump_6x6_p40", ["jump_6x6_p40", "jump_halma_p40"], "jump_diagonal_p40", ["greedy", "unadapted"],
              ["random", "greedy"], 40),  # races of 40 plies (a cap of 40 on jump_diagonal would be refused)
 }  # fmt: skip
-HEXAPAWN = ("hexapawn", ["hexapawn"], "octapawn", ["random", "greedy", "unadapted"], ["random", "greedy", "pawnrush"],
-            16)  # fmt: skip
-"""The smallest profile of the example package's game (``examples/hexapawn``, installed: ``mmc.plugins``)."""
 """Each family study's smallest profile that still runs every stage and every cell of the report: one replicate, one
 target (held out of meta-training), every start."""
 
 
 def _smallest(family: str) -> str:
-    """The tiny profile on ``family`` (:data:`SMALLEST`, or the example package's :data:`HEXAPAWN`): one replicate,
-    seconds a stage."""
-    expert, trained, target, opponents, anchors, plies = HEXAPAWN if family == "hexapawn" else SMALLEST[family]
+    """The tiny profile on ``family`` (:data:`SMALLEST`): one replicate, seconds a stage."""
+    expert, trained, target, opponents, anchors, plies = SMALLEST[family]
     data = yaml.safe_load(TINY_PARAMS.read_text())
     data["replicates"] = [0]
     data["expert"]["variants"] = {expert: {}}
     data["expert"]["max_plies"] = plies
     data["meta"]["train_variants"] = trained
     data["meta"]["tasks"] = data["learners"]["metafocus"]["tasks"] = min(2, len(trained))
-    if family == "hexapawn":
-        data["evaluate"]["opening_plies"] = 1  # games of 3 to 12 plies
     data["adapt"]["targets"] = [target]
     data["adapt"]["starts"] = ["joat", "metafocus", "multitask", f"expert-{expert}", "scratch"]
     data["evaluate"]["opponents"] = opponents
@@ -218,39 +211,6 @@ def test_a_family_study_runs_end_to_end_in_its_folder(family: str, prefect_serve
     assert f"<strong>{target}</strong> (held out of meta-training)" in html
     sample = read_records(paths.report_sample)[0]
     assert sample.variant == target and htmllib.escape(game_diagram(sample).splitlines()[0]) in html
-
-
-@pytest.mark.slow
-def test_an_installed_games_study_runs_end_to_end(prefect_server: str, tmp_path: Path) -> None:
-    """The example package's game (``examples/hexapawn``), installed outside the project, studied in
-    ``studies/hexapawn``: ``python -m pipelines studies`` writes its ``dvc.yaml`` with the installed package as the
-    rules' dependency, and every stage runs in fresh processes that find the game through its entry point."""
-    from tests.test_example_package import install_example
-
-    site = install_example(tmp_path / "hexapawn")
-    project = make_project(tmp_path / "project")
-    folder = project / "studies" / "hexapawn"
-    folder.mkdir(parents=True)
-    (folder / "params.yaml").write_text(_smallest("hexapawn"))
-    env = {**tool_env(), "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
-    written = subprocess.run([sys.executable, "-m", "pipelines", "studies"], cwd=project, env=env, capture_output=True,
-                             text=True, timeout=300)  # fmt: skip
-    assert written.returncode == 0, written.stderr
-    package = (site / "hexapawn").resolve().as_posix()
-    assert package in (folder / "dvc.yaml").read_text()
-    subprocess.run(["git", "add", "-A"], cwd=project, check=True)
-    subprocess.run(
-        ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "tiny"], cwd=project, check=True
-    )
-    done = subprocess.run([sys.executable, "-m", "pipelines", "study"], cwd=folder, env=env, capture_output=True,
-                          text=True, timeout=1800)  # fmt: skip
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "octapawn: Elo (greedy = 0; mean of 1 replicate(s), 95% interval): joat b0" in done.stdout
-    paths = Paths(folder)
-    assert paths.report_html.is_file() and paths.champion("hexapawn", 0).is_file()
-    lock = yaml.safe_load((folder / "dvc.lock").read_text())["stages"]
-    assert package in {d["path"] for d in lock["expert@hexapawn-0"]["deps"]}
-    assert "adapt to a new hexapawn variant within one iteration" in paths.report_html.read_text()
 
 
 def test_a_tests_project_leaves_out_what_a_study_wrote_in_the_checkout() -> None:
