@@ -272,8 +272,8 @@ def _commit_hashes(commit: str) -> dict[str, str] | None:
         return None
     with tempfile.TemporaryDirectory() as scratch:
         archive = Path(scratch) / "code.tar"
-        subprocess.run(["git", "archive", "-o", str(archive), commit, "mmc", "pipelines"], cwd=root, check=True,
-                       capture_output=True)  # fmt: skip
+        # the whole tree: pipelines/template's links point at the project's dvc.yaml and report notebook
+        subprocess.run(["git", "archive", "-o", str(archive), commit], cwd=root, check=True, capture_output=True)
         with tarfile.open(archive) as tar:
             tar.extractall(Path(scratch) / "code", filter="data")
         return _code_hashes(Path(scratch) / "code")

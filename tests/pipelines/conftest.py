@@ -104,7 +104,7 @@ def make_project(dest: Path, params: Path = TINY_PARAMS) -> Path:
         source = REPO / name
         if source.is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, dest / name)
+            shutil.copy2(source, dest / name, follow_symlinks=False)  # links stay links, as in a clone
     for cache in (REPO / "mmc").rglob("__pycache__"):
         shutil.copytree(cache, dest / cache.relative_to(REPO), dirs_exist_ok=True)
     shutil.copy2(params, dest / "params.yaml")

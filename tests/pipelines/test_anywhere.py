@@ -78,6 +78,7 @@ def _outside_study(folder: Path, other: Path, code: Path, site: Path, env: dict[
     checked = _run(["check-row", "reports/row.json"], folder, env)
     assert checked.returncode == 0, checked.stderr
     assert "match jobs replayed game by game: the same games" in checked.stdout
+    assert f"the code version: commit {row['code']['commit'][:12]} holds the code the row hashed" in checked.stdout
     assert checked.stdout.splitlines()[-1].startswith("reports/row.json: accepted (no benchmark, made at")
 
     def refused(tampered: dict[str, object]) -> str:
