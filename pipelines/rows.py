@@ -60,7 +60,9 @@ ROWS = FROZEN / "rows"
 """The official rows, ``{benchmark}.json``."""
 ROWS_FOLDER = "pipelines/frozen/rows"
 """:data:`ROWS` in the code's folder."""
-ROW_FORMAT = 1
+ROW_FORMAT = 2
+"""The row's layout and how its numbers are computed (2: the study's verdicts, ``uninformative`` included); the
+check refuses a row of another format."""
 REPLAYS = 2
 """Recorded match jobs per target that the check replays unless told otherwise."""
 ROW_COMMAND = (
@@ -192,13 +194,14 @@ def refit(
 def target_numbers(study: StudyConfig, ratings: Any, seed: np.random.SeedSequence) -> dict[str, Any]:
     """A row's numbers for a target: each start's mean Elo over the replicates at budget 0 and at the largest budget
     (where it has a model) with its 95 % interval, and the differences at those budgets (paired by replicate) with
-    their intervals, verdicts and whether they hold: the study's comparisons (``pipelines.evaluate.comparisons``) and
+    their intervals, verdicts (``uninformative`` where a start did not beat scratch, as the study says) and whether
+    they hold: the study's comparisons (``pipelines.evaluate.comparisons``) and
     each start's difference to multitask and to scratch; one decimal. ``seed`` is the evaluate stage's (:func:`refit`):
     the means and the study's comparisons are drawn as the stage drew them, so they are its published numbers; the
     other differences come from a stream of their own."""
-    from mmc.rating import replicate_summary, verdict
+    from mmc.rating import replicate_summary
     from mmc.seeding import derive, rng
-    from mmc.starts import adapted_models, model_label
+    from mmc.starts import adapted_models, learning_verdict, model_label, scratch_margins
     from pipelines.evaluate import comparisons
 
     kept = {0, max(study.adapt.budgets)}
@@ -216,12 +219,13 @@ def target_numbers(study: StudyConfig, ratings: Any, seed: np.random.SeedSequenc
     groups, paired = [names(m) for m in models], [(names(a), names(b)) for a, b in pairs]
     means, differences = replicate_summary(ratings, groups, paired, rng(seed))
     _, more = replicate_summary(ratings, [], [(names(a), names(b)) for a, b in extra], rng(derive(seed, "row")))
+    margins = scratch_margins(ratings, study.adapt.starts, replicates, rng(derive(seed, "learned")))  # the stage's
     elo = {model_label(*m): {"elo": round(e.value, 1), "low": round(e.low, 1), "high": round(e.high, 1)}
            for m, e in zip(models, means, strict=True) if m[1] in kept}  # fmt: skip
     compared = {
         f"{model_label(*a)} - {model_label(*b)}": {
             "difference": round(c.difference, 1), "low": round(c.low, 1), "high": round(c.high, 1),
-            "verdict": verdict(c.low, c.high), "holds": bool(c.holds),
+            "verdict": learning_verdict(a[0], b[0], c, margins)[0], "holds": bool(c.holds),
         }
         for (a, b), c in zip([*pairs, *extra], [*differences, *more], strict=True)
         if a[1] in kept and b[1] in kept
@@ -299,6 +303,9 @@ def check_row(row: dict[str, Any], paths: Paths, study: StudyConfig, *, replays:
     the first thing that differs, else the notes of what was checked."""
     from pipelines.benchmarks import BenchmarkError
 
+    if row.get("format") != ROW_FORMAT:
+        raise RowError(f"the row is of format {row.get('format')}, this code checks format {ROW_FORMAT}: make it again "
+                       "with `python -m pipelines row`")  # fmt: skip
     if row.get("benchmark") is not None:
         try:
             benchmark = get_benchmark(str(row["benchmark"]))

@@ -26,7 +26,7 @@ from pipelines.benchmarks import (
 from pipelines.config import ParamsError, load_params, parse_params
 from pipelines.paths import Paths, code_root
 from pipelines.project import InitError, init_study, propose
-from pipelines.rows import RowError, check_row
+from pipelines.rows import ROW_FORMAT, RowError, check_row
 from pipelines.studies import anywhere_dvc_yaml
 
 from .conftest import REPO, tool_env
@@ -180,7 +180,8 @@ def test_a_family_profile_holds_a_variant_out_and_runs_the_familys_budgets() -> 
 
 
 def _row(benchmark: Benchmark) -> dict[str, object]:
-    return {"benchmark": benchmark.name, "benchmark_hash": benchmark.hash, "params_hash": benchmark.hash,
+    return {"format": ROW_FORMAT, "benchmark": benchmark.name, "benchmark_hash": benchmark.hash,
+            "params_hash": benchmark.hash,
             "code": {"commit": None}, "models": {}, "games": {}, "targets": {}}  # fmt: skip
 
 
@@ -188,6 +189,8 @@ def test_a_row_from_another_version_than_it_claims_is_refused(tmp_path: Path) ->
     study = parse_params(get_benchmark("kinarow-v1").study_params())
     paths = Paths(tmp_path)
     row = _row(get_benchmark("kinarow-v1"))
+    with pytest.raises(RowError, match=r"^the row is of format 1, this code checks format"):
+        check_row({**row, "format": 1}, paths, study)
     row["benchmark_hash"] = FROZEN["chess-v1"]
     with pytest.raises(RowError, match=r"^the row claims kinarow-v1, but was made on another definition of it"):
         check_row(row, paths, study)
