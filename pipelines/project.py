@@ -16,6 +16,8 @@ own (``pipelines.services``). Its jobs are keyed with the installed code's hash 
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import shutil
 import subprocess
@@ -126,6 +128,18 @@ def propose(family: str, size: str = "small") -> dict[str, Any]:
     return params
 
 
+def _default_settings(name: str) -> dict[str, Any]:
+    """Learner ``name``'s settings as its settings dataclass defaults them (``mmc.meta.learners``), as plain values."""
+    from mmc.meta import get_learner
+    from mmc.meta.learners import LearnerError
+
+    try:
+        learner = get_learner(name)
+    except LearnerError as error:
+        raise InitError(f"--learners: {error}") from None
+    return dict(json.loads(json.dumps(dataclasses.asdict(learner.settings()))))
+
+
 class _Dumper(yaml.SafeDumper):
     """Sections as blocks, lists of plain values on one line (``replicates: [0, 1]``), as the project's files."""
 
@@ -154,10 +168,10 @@ def init_study(
     settings: Sequence[str] = (), size: str = "small",
 ) -> Path:  # fmt: skip
     """Make a study project in the new or empty ``folder`` (see the module docstring): on ``benchmark``, or on
-    ``family`` with :func:`propose`'s profile; ``learners`` added (installed ones: each with its own default settings,
-    given more with ``settings``); ``settings`` as ``KEY=VALUE`` (dotted keys, YAML values) over the profile. The
-    params are checked as every command checks them before anything is written: :class:`InitError` (or
-    ``pipelines.config.ParamsError``) in one line."""
+    ``family`` with :func:`propose`'s profile; ``learners`` added (installed ones included), each with its settings
+    dataclass's defaults; ``settings`` as ``KEY=VALUE`` (dotted keys, YAML values: ``learners.NAME.games=8``) over
+    the profile. The params are checked as every command checks them before anything is written: :class:`InitError`
+    (or ``pipelines.config.ParamsError``) in one line."""
     from pipelines.config import parse_params
 
     folder = Path(folder).expanduser().resolve()
@@ -167,10 +181,9 @@ def init_study(
         raise InitError("name a benchmark (--benchmark NAME) or a game family (--family NAME), not both")
     params = get_benchmark(benchmark).study_params() if benchmark else propose(str(family), size)
     for name in learners:
-        if name in params["learners"]:
-            continue
-        params["learners"][name] = {}
-        params["adapt"]["starts"].append(name)
+        if name not in params["learners"]:
+            params["learners"][name] = _default_settings(name)
+            params["adapt"]["starts"].append(name)
     for setting in settings:
         key, sep, text = setting.partition("=")
         if not sep or not key:

@@ -6,6 +6,7 @@ game family), refusing bad input in one line before it writes anything; a row's 
 from __future__ import annotations
 
 import copy
+import json
 import shutil
 import subprocess
 import sys
@@ -26,7 +27,7 @@ from pipelines.benchmarks import (
 from pipelines.config import ParamsError, load_params, parse_params
 from pipelines.paths import Paths, code_root
 from pipelines.project import InitError, init_study, propose
-from pipelines.rows import ROW_FORMAT, RowError, check_row
+from pipelines.rows import ROW_FORMAT, RowError, check_row, official_row
 from pipelines.studies import anywhere_dvc_yaml
 
 from .conftest import REPO, tool_env
@@ -157,7 +158,7 @@ def test_init_refuses_bad_input_in_one_line_before_it_writes(tmp_path: Path) -> 
         ([str(tmp_path / "c"), "--family", "go"], "pipelines: no game family 'go' (the families: chess, gomoku, jump, "
                                                   "jump_moves)"),
         ([str(tmp_path / "d"), "--family", "gomoku", "--learners", "nobody"],
-         "params.yaml: learners.nobody: unknown learner 'nobody' (installed: "),
+         "pipelines: --learners: unknown learner 'nobody' (installed: "),
     ]  # fmt: skip
     for args, line in cases:
         done = subprocess.run([*run, *args], cwd=tmp_path, env=tool_env(), capture_output=True, text=True, timeout=120)
@@ -227,3 +228,32 @@ def test_the_installed_package_ships_what_init_and_the_benchmarks_need(tmp_path:
         assert {f"pipelines/frozen/{name}.yaml" for name in FROZEN} <= names
         assert archive.read("pipelines/template/pipeline.yaml") == (REPO / "dvc.yaml").read_bytes()
         assert archive.read("pipelines/template/study.ipynb") == (REPO / "reports/study.ipynb").read_bytes()
+
+
+@pytest.mark.parametrize("name", list(FROZEN))
+def test_every_official_row_is_of_its_frozen_benchmark(name: str) -> None:
+    """The committed rows: each names its benchmark and its hash, the command that made it, a commit, a CPU, the
+    built-in learners, every target with each start's Elo zero-shot and adapted, and the hashes of its files."""
+    row = official_row(name)
+    assert row is not None, f"no official row of {name}"
+    benchmark = get_benchmark(name)
+    assert (row["format"], row["benchmark"], row["benchmark_hash"], row["params_hash"]) == (
+        ROW_FORMAT,
+        name,
+        benchmark.hash,
+        benchmark.hash,
+    )
+    assert row["code"]["commit"] and not row["code"]["modified"] and row["cpu"]
+    assert (
+        row["command"] == f"python -m pipelines init DIR --benchmark {name} && cd DIR && python -m pipelines "
+        "study && python -m pipelines row"
+    )
+    targets = benchmark.params["adapt"]["targets"]
+    assert list(row["targets"]) == targets and list(row["games"]) == targets
+    largest = max(benchmark.params["adapt"]["budgets"])
+    for numbers in row["targets"].values():
+        assert {"joat-b0", f"joat-b{largest}", "multitask-b0", f"multitask-b{largest}"} <= set(numbers["elo"])
+        assert f"joat-b{largest} - multitask-b{largest}" in numbers["differences"]
+        assert "joat-b0 - scratch-b0" in numbers["differences"]
+    assert all(len(digest) == 64 for digest in row["models"].values()) and row["models"]
+    assert json.dumps(row)  # plain JSON
