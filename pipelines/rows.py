@@ -7,7 +7,8 @@ its verdict and whether it holds). Around the numbers it carries what they came 
 (``pipelines.benchmarks``), the hash of the study's definition, the code version (the package, the git commit of
 the code when it is a checkout, and hashes of ``mmc/`` and ``pipelines/``), the CPU model, and the SHA-256 of every
 model under ``models/`` and of every evaluation record under ``data/jobs/evaluate/`` (each match job's games
-``.pgn`` and its ``.done.json``).
+``.pgn`` and its ``.done.json`` less its seconds: a rerun on the same kind of CPU makes the same files, so the
+official row of a benchmark checks a study anyone reran with the row's command).
 
 The numbers are not copied from the study's tables: they are refitted from the recorded games (:func:`refit`: the
 evaluate stage's own call, ``mmc.evaluate.evaluate_and_rate``, with a runner that hands back each recorded match
@@ -25,6 +26,7 @@ each names the command that made it (:data:`ROW_COMMAND`).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib.metadata
 import json
 import platform
@@ -60,9 +62,9 @@ ROWS = FROZEN / "rows"
 """The official rows, ``{benchmark}.json``."""
 ROWS_FOLDER = "pipelines/frozen/rows"
 """:data:`ROWS` in the code's folder."""
-ROW_FORMAT = 2
-"""The row's layout and how its numbers are computed (2: the study's verdicts, ``uninformative`` included); the
-check refuses a row of another format."""
+ROW_FORMAT = 3
+"""The row's layout and how its numbers and hashes are computed (2: the study's verdicts, ``uninformative``
+included; 3: a job record's hash leaves out its seconds); the check refuses a row of another format."""
 REPLAYS = 2
 """Recorded match jobs per target that the check replays unless told otherwise."""
 ROW_COMMAND = (
@@ -130,9 +132,25 @@ def _models(paths: Paths) -> dict[str, str]:
 
 
 def _games(paths: Paths, target: str) -> dict[str, str]:
+    """``{file: SHA-256}`` of ``target``'s evaluation records: each match job's games (``.pgn``) and its record
+    (``.done.json``) less the seconds it took, which a rerun of the same games does not repeat (:func:`_record_hash`).
+    """
     folder = paths.jobs("evaluate", target)
     files = sorted(p for p in folder.iterdir() if p.name.endswith((".pgn", ".done.json"))) if folder.is_dir() else []
-    return {paths.relative(p): sha256(p) for p in files}
+    return {paths.relative(p): sha256(p) if p.suffix == ".pgn" else _record_hash(p) for p in files}
+
+
+def _record_hash(path: Path) -> str:
+    """A SHA-256 of a job's ``.done.json`` as canonical JSON without its ``seconds``: its name, fingerprint, tallies
+    and file hashes (unreadable JSON: the file's bytes)."""
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return sha256(path)
+    if not isinstance(record, dict):
+        return sha256(path)
+    kept = {key: value for key, value in record.items() if key != "seconds"}
+    return hashlib.sha256(json.dumps(kept, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 class _Recorded:
