@@ -216,7 +216,8 @@ def _init(args: argparse.Namespace) -> int:
 def _row(paths: Paths, study: StudyConfig, name: str | None, out: Path) -> int:
     """Write the study's row on benchmark ``name`` (or the one its params name or equal) to ``out``."""
     from pipelines.benchmarks import BenchmarkError, get_benchmark, matching
-    from pipelines.rows import ROW_COMMAND, RowError, make_row, write_row
+    from pipelines.files import write_json
+    from pipelines.rows import ROW_COMMAND, RowError, make_row
 
     try:
         benchmark = get_benchmark(name) if name else matching(study.raw)
@@ -233,7 +234,7 @@ def _row(paths: Paths, study: StudyConfig, name: str | None, out: Path) -> int:
     except RowError as error:
         print(f"pipelines: {error}", file=sys.stderr)
         return 2
-    written = write_row(paths.root / out, row)
+    written = write_json(paths.root / out, row)
     on = f"benchmark {benchmark.name}" if benchmark else "the study's own definition (no benchmark)"
     print(f"wrote {paths.relative(written)}: the row of {on} ({len(row['targets'])} targets, {len(row['models'])} "
           "model files)")  # fmt: skip

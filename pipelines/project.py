@@ -159,10 +159,6 @@ def _put(params: dict[str, Any], key: str, value: Any) -> None:
     params[last] = value
 
 
-def _value(text: str) -> Any:
-    return yaml.safe_load(text)
-
-
 def init_study(
     folder: Path, *, benchmark: str | None = None, family: str | None = None, learners: Sequence[str] = (),
     settings: Sequence[str] = (), size: str = "small",
@@ -188,7 +184,7 @@ def init_study(
         key, sep, text = setting.partition("=")
         if not sep or not key:
             raise InitError(f"--set {setting!r}: not KEY=VALUE")
-        _put(params, key, _value(text))
+        _put(params, key, yaml.safe_load(text))
     parse_params(params, "params.yaml")  # every check a study makes before it starts
     folder.mkdir(parents=True, exist_ok=True)
     named = f"benchmark {benchmark}" if benchmark else f"the {family} family ({size} profile, python -m pipelines init)"

@@ -24,6 +24,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import yaml
@@ -175,11 +176,16 @@ def _check_games(name: str, path: Path) -> None:
         raise ReportInputError(f"report input {name} ({path}): {error}") from None
 
 
-def _check_runs(name: str, path: Path) -> None:
+def _json(name: str, path: Path) -> Any:
+    """The JSON of input ``name``; :class:`ReportInputError` naming it if the file is not JSON."""
     try:
-        runs = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ReportInputError(f"report input {name} ({path}): not JSON: {error}") from None
+
+
+def _check_runs(name: str, path: Path) -> None:
+    runs = _json(name, path)
     shape = 'expected {"parent": RUN_ID, "children": {"DVC_STAGE": RUN_ID, ...}}'
     _require(isinstance(runs, dict) and isinstance(runs.get("parent"), str), name, path, shape)
     children = runs.get("children")
@@ -188,10 +194,7 @@ def _check_runs(name: str, path: Path) -> None:
 
 
 def _check_official(name: str, path: Path) -> None:
-    try:
-        official = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ReportInputError(f"report input {name} ({path}): not JSON: {error}") from None
+    official = _json(name, path)
     shape = 'expected {"benchmark": NAME or null, "how": ..., "row": {...} or null}'
     _require(isinstance(official, dict) and "benchmark" in official and "row" in official, name, path, shape)
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from pipelines.benchmarks import FROZEN, Benchmark, check_study, definition_hash, get_benchmark
 from pipelines.config import StudyConfig
-from pipelines.files import sha256, tree_sha256, write_json
+from pipelines.files import sha256, tree_sha256
 from pipelines.paths import Paths, code_root
 
 __all__ = [
@@ -153,6 +153,11 @@ def _record_hash(path: Path) -> str:
     return hashlib.sha256(json.dumps(kept, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def _games_of(result: Any) -> list[Any]:
+    """The game records of a match job's result: one match's, or each of a model's matches' in turn."""
+    return [r for m in result for r in m.records] if isinstance(result, list) else list(result.records)
+
+
 class _Recorded:
     """The runner of a refit: each match job's recorded result (``pipelines.jobs.JobStore.recorded``), none played;
     a job of ``replay`` is also played again here and its games compared with the recorded ones."""
@@ -178,12 +183,9 @@ class _Recorded:
         picked = self.random.permutation(len(jobs))[: max(0, self.replay - len(self.replayed))]
         for index in sorted(picked):
             job = jobs[index]
-            value = compute(job, single_thread=True).value  # as the study's workers ran it
-            played = [r for m in value for r in m.records] if isinstance(value, list) else value.records
-            kept = results[index]
-            recorded = [r for m in kept for r in m.records] if isinstance(kept, list) else kept.records
+            played = compute(job, single_thread=True).value  # as the study's workers ran it
             self.replayed.append(job.name)
-            if played != recorded:
+            if _games_of(played) != _games_of(results[index]):
                 self.differ.append(job.name)
         return results
 
@@ -279,10 +281,6 @@ def make_row(paths: Paths, study: StudyConfig, benchmark: Benchmark | None, comm
     }
 
 
-def write_row(path: Path, row: dict[str, Any]) -> Path:
-    return write_json(path, row)
-
-
 def _commit_hashes(commit: str) -> dict[str, str] | None:
     """The hashes of ``mmc/`` and ``pipelines/`` as commit ``commit`` of the code's checkout holds them, or ``None``
     where the checkout does not have that commit (an installed copy)."""
@@ -350,16 +348,16 @@ def check_row(row: dict[str, Any], paths: Paths, study: StudyConfig, *, replays:
             notes.append(f"the code version: commit {code['commit'][:12]} holds the code the row hashed")
     else:
         notes.append("the code version: the row was made from an installed copy (no commit): not checked")
+    found = _models(paths)  # every model file, hashed once
     for name, digest in row["models"].items():
-        path = paths.root / name
-        if not path.is_file():
+        if name not in found:
             raise RowError(f"model {name}: missing")
-        if sha256(path) != digest:
-            raise RowError(f"model {name}: differs from the row's (SHA-256 {sha256(path)[:12]}, the row "
+        if found[name] != digest:
+            raise RowError(f"model {name}: differs from the row's (SHA-256 {found[name][:12]}, the row "
                            f"{digest[:12]})")  # fmt: skip
-    if set(_models(paths)) != set(row["models"]):
-        raise RowError(f"models: {sorted(set(_models(paths)) ^ set(row['models']))[0]} is in one of the study and "
-                       "the row only")  # fmt: skip
+    if set(found) != set(row["models"]):
+        raise RowError(f"models: {sorted(set(found) ^ set(row['models']))[0]} is in one of the study and the row "
+                       "only")  # fmt: skip
     notes.append(f"{len(row['models'])} model files match")
     same_kind = row.get("cpu") == cpu_model() and code.get("mmc") == here["mmc"]
     for target in study.targets:
@@ -375,8 +373,8 @@ def check_row(row: dict[str, Any], paths: Paths, study: StudyConfig, *, replays:
             raise RowError(f"{target}: replaying {differ[0]} with the recorded models gives other games than its "
                            "record")  # fmt: skip
         numbers = target_numbers(study, ratings, seed)
-        if (found := _differs(row["targets"].get(target, {}), numbers, f"{target}: ")) is not None:
-            raise RowError(found)
+        if (differs := _differs(row["targets"].get(target, {}), numbers, f"{target}: ")) is not None:
+            raise RowError(differs)
         notes.append(
             f"{target}: {len(games)} record files match; the Elo refitted from them is the row's"
             + (f"; {len(replayed)} match jobs replayed game by game: the same games" if replayed else "")
