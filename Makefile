@@ -20,7 +20,7 @@ STAMP := $(VENV)/.installed
 STUDY_ENV := PREFECT_HOME=$(CURDIR)/.prefect \
 	PREFECT_SERVER_ANALYTICS_ENABLED=false MLFLOW_DISABLE_TELEMETRY=true DVC_NO_ANALYTICS=1 PATH=$(CURDIR)/$(BIN):$$PATH
 
-.PHONY: setup test test-fast lint bench clean study ui stop engine play
+.PHONY: setup test test-fast lint bench clean study ui stop engine play docs docs-serve
 
 setup: $(STAMP)
 
@@ -28,20 +28,20 @@ $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "need $(PYTHON) on PATH"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q --no-compile -e '.[dev,study,env,web]'
+	$(BIN)/python -m pip install -q --no-compile -e '.[dev,study,env,web,docs]'
 	$(BIN)/python -m compileall -q -j 0 -x '/tests?/|/torch/testing/_internal/' $$($(BIN)/python -c 'import sysconfig; \
 		print(sysconfig.get_path("purelib"))') >/dev/null || echo "setup: a few installed files did not byte-compile"
 	$(BIN)/mmc compile --jobs 2
 	touch $(STAMP)
 
 lint: setup
-	$(BIN)/ruff check mmc pipelines tests benchmarks
-	$(BIN)/ruff format --check mmc pipelines tests benchmarks
+	$(BIN)/ruff check mmc pipelines tests benchmarks docs/hooks.py docs/griffe_rst.py
+	$(BIN)/ruff format --check mmc pipelines tests benchmarks docs/hooks.py docs/griffe_rst.py
 	$(BIN)/mypy --num-workers 2
 
 # --durations=30: the 30 slowest tests (setup, call or teardown) close the run, so that growth shows when it happens.
 test: setup
-	$(BIN)/ruff check mmc pipelines tests benchmarks
+	$(BIN)/ruff check mmc pipelines tests benchmarks docs/hooks.py docs/griffe_rst.py
 	$(BIN)/mypy --num-workers 2
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=30
 
@@ -52,7 +52,7 @@ test: setup
 FAST_SKIP := --ignore=tests/pipelines -m "not slow"
 
 test-fast: setup
-	$(BIN)/ruff check mmc pipelines tests benchmarks
+	$(BIN)/ruff check mmc pipelines tests benchmarks docs/hooks.py docs/griffe_rst.py
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q $(FAST_SKIP)
 
 STUDY ?=
@@ -83,6 +83,16 @@ play: setup
 
 stop:
 	$(STUDY_ENV) $(BIN)/python -m pipelines services down
+
+# make docs: the documentation site (mkdocs.yml, docs/) into site/, offline, every link and reference checked
+# (--strict); open site/index.html. make docs-serve: the same, served with live reload on http://127.0.0.1:8000.
+DOCS_ENV := NO_MKDOCS_2_WARNING=1
+
+docs: setup
+	$(DOCS_ENV) $(BIN)/mkdocs build --strict
+
+docs-serve: setup
+	$(DOCS_ENV) $(BIN)/mkdocs serve --strict -a 127.0.0.1:8000
 
 bench: setup
 	$(BIN)/python benchmarks/engine.py

@@ -1,7 +1,7 @@
 """Suite solve rates (benchmarks/data/mates.csv) and the self-play target on mates in one, solver off and on.
 
 An untrained params.yaml-sized network (seed: the first argument, 0 by default); run from the repository root,
-`python benchmarks/solver_suite.py`. Prints one line per setting (BENCHMARKS.md, "MCTS-Solver")."""
+`python benchmarks/solver_suite.py`. Prints one line per setting (BENCHMARKS.md, "MCTS-Solver on the suite")."""
 
 import sys
 import time

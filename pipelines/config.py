@@ -79,6 +79,35 @@ SECTIONS = (
     "benchmark", "seed", "replicates", "device", "network", "search", "train", "expert", "meta", "learners", "adapt",
     "evaluate", "rate", "runner",
 )  # fmt: skip
+SECTION_DOCS = {
+    "benchmark": "The frozen benchmark the study runs (``python -m pipelines benchmarks`` lists them), or ``null``. "
+    "Named, every key but ``device``, ``runner`` and added learners must equal the benchmark's definition.",
+    "seed": "The study's seed: the same file on the same kind of CPU gives the same models and games.",
+    "replicates": "Training replicates: every training stage runs once for each, from its own seed.",
+    "device": "Where self-play, training and evaluation run their networks: ``cpu``, ``cuda`` or ``auto``.",
+    "network": "The network's shape (``mmc.nn.NetworkConfig``); its input and output planes are the family's.",
+    "search": "The self-play search of the meta stages and the adaptations (``mmc.search.SearchConfig``); the experts "
+    "lay ``expert.search`` over it.",
+    "train": "The training of the meta stages and the adaptations (``mmc.train.TrainConfig``); the experts lay "
+    "``expert.train`` over it.",
+    "expert": "One AlphaZero loop per variant (``mmc.alphazero.AlphaZeroConfig``): the experts, the study's strongest "
+    "single-variant models.",
+    "expert.variants": "One expert stage per key, a variant id; its value (``{}`` or a mapping) overrides keys of "
+    "``expert``, ``expert.search`` or ``expert.train`` for that variant alone.",
+    "expert.search": "The expert recipe's search: the ``search`` keys every expert stage changes (``{}`` or ``null``: "
+    "none).",
+    "expert.train": "The expert recipe's training: the ``train`` keys every expert stage changes (``{}`` or ``null``: "
+    "none).",
+    "meta": "Meta-training (``mmc.meta.MetaConfig``): the variants it trains on and the JOAT and multitask settings.",
+    "learners": "The learners that make starts for the adaptation, one stage ``NAME@R`` each, their settings and "
+    "their common self-play budget. An installed package's learner is named here like a built-in one.",
+    "adapt": "Which starts are adapted to which targets, and how (``mmc.meta.AdaptConfig``).",
+    "evaluate": "How every adapted model is played against the opponents (``mmc.evaluate.EvaluateConfig``).",
+    "rate": "The Elo ladder of every target's models (``mmc.evaluate.RateConfig``).",
+    "runner": "Where the fanned-out jobs run; it never changes a result.",
+}
+"""What each section of ``params.yaml`` is (and the expert section's own keys), for the parameters' reference page
+that the documentation site generates from this module's definitions (``docs/hooks.py``)."""
 UNADAPTED = "unadapted"
 """The evaluation opponent that is the adapted model's own starting model (cells with budget > 0 only)."""
 
@@ -174,6 +203,7 @@ class StudyConfig:
     """The whole parameter file, checked."""
 
     seed: int
+    """The root of every random stream of the study (``mmc.seeding``): each stage, job and game derives its own."""
     replicates: tuple[int, ...]
     """Training replicates: every training stage (expert, each learner's, adapt) runs once for each, from
     its own seed (:meth:`training_seed`); the evaluation rates them together and pairs them."""

@@ -1,4 +1,4 @@
-"""Every MLflow metric name the study logs, built here and nowhere else (the README's table lists them).
+"""Every MLflow metric name the study logs, built here and nowhere else (docs/reference/outputs.md lists them).
 
 Names read ``{quantity}`` for a number of the whole run (``loss_policy``, ``selfplay_seconds``), ``{quantity}.{key}``
 for one of several variants, players or models of the run (``selfplay_draw_rate.gardner``, ``elo.joat-b100-r0``,

@@ -188,8 +188,8 @@ def init_study(
     parse_params(params, "params.yaml")  # every check a study makes before it starts
     folder.mkdir(parents=True, exist_ok=True)
     named = f"benchmark {benchmark}" if benchmark else f"the {family} family ({size} profile, python -m pipelines init)"
-    header = (f"# A study of {named}; what each key means: the meta-minichess README, \"Parameters\".\n"
-              "# Run it with `python -m pipelines study` here.\n\n")  # fmt: skip
+    header = (f"# A study of {named}; what each key means: the meta-minichess documentation, \"Parameters\"\n"
+              "# (docs/reference/params.md). Run it with `python -m pipelines study` here.\n\n")  # fmt: skip
     (folder / "params.yaml").write_text(header + yaml.dump(params, Dumper=_Dumper, sort_keys=False, width=120))
     (folder / "reports").mkdir()
     shutil.copyfile(TEMPLATE / "study.ipynb", folder / "reports" / "study.ipynb")

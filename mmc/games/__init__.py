@@ -7,13 +7,13 @@
 A variant id names its family (:func:`get_game`); the verbs here look the family up from the variant id or the
 state and call its own. Layout: ``mmc/games/protocol.py`` (the protocol), ``mmc/games/jit.py`` (compiled kernels
 and their cache) and one package per family, a family being one folder to read and a new game one folder to add
-(README, "Adding a game"):
+(docs/guides/add-a-game.md):
 
-- ``chess/``: the chess family of ``shared/spec/variants.md`` (Gardner minichess, its rule variants, Los Alamos
-  and 8x8 chess);
-- ``gomoku/``: the k-in-a-row family of ``shared/spec/gomoku.md`` (tic-tac-toe, gomoku from 6x6 to 15x15 under the
-  freestyle, exact and caro rules, Connect Four);
-- ``jump/``: the jump game of ``shared/spec/jump.md`` (steps, hop chains, captures, a race to the far side), and
+- ``chess/``: the chess family of ``docs/rules/chess.md`` and its variant pages (Gardner minichess, its rule
+  variants, Los Alamos and 8x8 chess);
+- ``gomoku/``: the k-in-a-row family of ``docs/rules/kinarow.md`` and its variant pages (tic-tac-toe, gomoku from
+  6x6 to 15x15 under the freestyle, exact and caro rules, Connect Four);
+- ``jump/``: the jump game of ``docs/rules/jump.md`` (steps, hop chains, captures, a race to the far side), and
   the same game under one action per complete move (the family ``jump_moves``, the encoding the chain's was measured
   against).
 

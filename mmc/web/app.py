@@ -133,6 +133,8 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
     preparation = Preparation([game.name for game in all_games()])
 
     async def index(request: Request) -> Response:
+        """The page itself (``static/index.html``): the Play tab (with its Inspect panel) and the Watch tab, driven
+        by the routes below."""
         return FileResponse(STATIC / "index.html")
 
     def run_links(run: Run) -> dict[str, str | None]:
@@ -161,6 +163,10 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
         return links
 
     async def options(request: Request) -> Response:
+        """What the page offers: ``families`` (name, description, players, generated-id rule), ``variants`` (every
+        playable variant: name, family, size, description, players), ``models`` (the study's checkpoints),
+        ``registered`` (MLflow registered models), ``model_links`` and ``stages`` (each run's MLflow and Prefect
+        links), ``kinds`` (the opponent spec forms), ``simulations`` (Inspect's default) and ``preparing``."""
         experiment = study.experiment_id()
         mlflow = f"{mlflow_url}/#/experiments/{experiment}/runs" if experiment else mlflow_url
         models = await run_in_threadpool(study.models)
@@ -186,16 +192,21 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
         })  # fmt: skip
 
     async def preparing(request: Request) -> Response:
+        """How far the app is with making every family ready to play (compiling its kernels), per family."""
         return JSONResponse(preparation.status())
 
     @_guarded
     async def variant(request: Request) -> Response:
+        """One variant by id, generated ids included: name, family, size, description, players; 400 if unknown."""
         name = request.path_params["variant_id"]
         state = await run_in_threadpool(start_state, name, None)  # GameError: unknown, malformed or unplayable
         return JSONResponse(variant_json(game_of(state), name))
 
     @_guarded
     async def new_game(request: Request) -> Response:
+        """Start a game. Body: ``variant``, ``opponent`` (a player spec, ``mmc.play.parse_player``), optional
+        ``color`` (the person's side), ``fen`` (a start position in the family's text) and ``seed``. Answers the game
+        (as ``GET /api/games/{game_id}``), the opponent's first move made if it moves first."""
         body = await _body(request)
         fen = body.get("fen") or None
         if fen is not None and not isinstance(fen, str):
@@ -210,10 +221,15 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
 
     @_guarded
     async def show_game(request: Request) -> Response:
+        """A game: ``id``, ``variant``, ``family``, ``players``, ``human``, ``opponent``, ``position`` (an SVG board
+        and its text), ``legal`` (the person's legal moves' texts) and ``paths`` (each one's click path), ``moves``,
+        ``last``, ``last_cells``, ``thought_plies`` and ``movers``."""
         return JSONResponse(games.get(request.path_params["game_id"]).json())
 
     @_guarded
     async def move(request: Request) -> Response:
+        """Play the person's move (body: ``{"move": TEXT}``, the family's move text), then the opponent's reply;
+        answers the game. 400 if the move is malformed, illegal or not the person's turn."""
         game = games.get(request.path_params["game_id"])
         text = _text(await _body(request), "move")
 
@@ -226,6 +242,8 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
 
     @_guarded
     async def look_back(request: Request) -> Response:
+        """Move ``ply`` (1-based) of a game: the position before it, the move, its cells and the opponent's search
+        when it played it (``thought``); with hidden information only once the game is over."""
         game = games.get(request.path_params["game_id"])
         ply = _int(request.path_params["ply"], "ply", 1, 10**6)
 
@@ -237,6 +255,9 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
 
     @_guarded
     async def inspect(request: Request) -> Response:
+        """A network's view of the game's position. Body: ``model`` (default: the opponent's), ``simulations``
+        (0: the raw network). Answers ``value``, ``moves`` (the best by visits then prior: ``move``, ``cell``,
+        ``prior``, ``visits``, ``q``), every legal move's ``priors``, ``visits`` and ``q``, and ``search_value``."""
         game = games.get(request.path_params["game_id"])
         body = await _body(request)
         model = body.get("model") or _opponent_model(game.opponent_spec)
@@ -256,6 +277,9 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
 
     @_guarded
     async def records(request: Request) -> Response:
+        """The study's recorded games (self-play and evaluation), at most 500: each one's ``file``, ``index``,
+        ``variant``, players, ``result``, ``termination`` and ``plies``. Query filters: ``variant``, ``player``,
+        ``opponent``, ``stage`` (a record file's prefix); ``truncated`` says whether more matched."""
         query = request.query_params
         wanted = {key: query.get(key, "").strip().lower() for key in ("variant", "player", "opponent", "stage")}
         listed: list[dict[str, Any]] = []
@@ -279,6 +303,8 @@ def create_app(project: str | Path = ".", *, mlflow_url: str = "http://127.0.0.1
 
     @_guarded
     async def record_game(request: Request) -> Response:
+        """One recorded game, to replay (query: ``file``, ``index``): its tags, players, moves, each move's cells,
+        every position as SVG and its caption."""
         files = await run_in_threadpool(study.record_files)
         name = request.query_params.get("file", "")
         if name not in files:

@@ -1,6 +1,7 @@
 """Bonus: a tiny placement game in which a player sometimes moves twice, defined only here, in the tests.
 
-It is the worked example of the README's "Adding a game": one module that builds a :class:`mmc.games.Game` and plugs
+It is a game wired field by field, as games were before ``build_game`` ("Add a game", docs/guides/add-a-game.md,
+shows the builder): one module that builds a :class:`mmc.games.Game` and plugs
 into search, self-play, training, matches, ``mmc.env`` and ``mmc.web`` with no edit under ``mmc/``. Register it for
 a test with ``register_game(GAME)`` (and ``unregister_game("bonus")`` after), or use the ``bonus_game`` fixture of
 ``tests/conftest.py``.

@@ -1,6 +1,6 @@
 """``mmc.games.build_game``, the one way a family is wired: it finds each field of ``Game`` in the family's modules,
 and refuses in one line a field it cannot find, one two modules define differently, and a keyword that is no field.
-A game wired field by field (``tests/games/bonus.py``, written to the README before the builder) keeps working, and
+A game wired field by field (``tests/games/bonus.py``, written before the builder) keeps working, and
 the builder wires it to the very same objects. The registry's ``move_notation(state, move)`` (no longer a second
 ``move_text``) names a move in its family's notation."""
 

@@ -464,11 +464,11 @@ def test_a_replicate_not_in_the_parameters_stops_before_any_work(tmp_path: Path)
     assert sorted(p.name for p in project.iterdir()) == ["params.yaml"]
 
 
-def test_the_larger_profile_in_the_readme_gives_valid_parameters() -> None:
-    """The README's `dvc exp run -S ...` line of the larger profile, applied to params.yaml, loads; every key it
-    sets exists and takes the value it says."""
-    lines = (REPO / "README.md").read_text().splitlines()
-    command = lines[lines.index("# LARGER_PROFILE (the README test checks that this line gives valid parameters)") + 1]
+def test_the_larger_profile_in_the_docs_gives_valid_parameters() -> None:
+    """The `dvc exp run -S ...` line of the larger profile ("Run a study", docs/guides/run-a-study.md), applied to
+    params.yaml, loads; every key it sets exists and takes the value it says."""
+    lines = (REPO / "docs" / "guides" / "run-a-study.md").read_text().splitlines()
+    command = lines[lines.index("# LARGER_PROFILE (a test checks that this line gives valid parameters)") + 1]
     words = shlex.split(command)
     assert words[:3] == ["dvc", "exp", "run"]
     data = copy.deepcopy(DEFAULT)

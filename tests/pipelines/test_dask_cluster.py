@@ -1,5 +1,5 @@
-"""The README's Dask recipe end to end: a ``dask scheduler`` and a ``dask worker`` started as separate programs
-outside the project, and a stage run through the command line with ``runner: {kind: dask, address: ...}``.
+"""The Dask recipe of docs/guides/dask.md end to end: a ``dask scheduler`` and a ``dask worker`` started as separate
+programs outside the project, and a stage run through the command line with ``runner: {kind: dask, address: ...}``.
 
 The cluster gets this virtual environment and nothing else: no project folder on its path, no Prefect
 variables (each task carries the flow's Prefect settings). It imports ``pipelines`` because the package installs it.

@@ -1,5 +1,5 @@
-"""The chess family: every variant of ``shared/spec/variants.md`` behind one small API, and as a game of the
-protocol (``mmc.games.chess.game.GAME``, registered by ``mmc.games``).
+"""The chess family: every variant of ``docs/rules/chess.md`` and its variant pages behind one small API, and as
+a game of the protocol (``mmc.games.chess.game.GAME``, registered by ``mmc.games``).
 
 >>> from mmc.games.chess import initial_state, legal_moves, apply_move, outcome
 >>> s = initial_state("gardner")

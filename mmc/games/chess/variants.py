@@ -2,8 +2,8 @@
 
 Every variant shares one move generator (``mmc.games.chess._kernels``). A variant only chooses, from a
 short fixed list, how a capture resolves, which moves the colour rule filters out, whether the king
-is royal (may not be left attacked) and what else ends the game. The rule book is
-``shared/spec/variants.md``; :data:`VARIANTS` gives each variant's data and hooks, with a one-line ``description``.
+is royal (may not be left attacked) and what else ends the game. The rule book is ``docs/rules/chess.md`` and the
+variant pages it links; :data:`VARIANTS` gives each variant's data and hooks, with a one-line ``description``.
 """
 
 from __future__ import annotations

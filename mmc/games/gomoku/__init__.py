@@ -1,4 +1,4 @@
-"""The k-in-a-row family (``shared/spec/gomoku.md``): tic-tac-toe, gomoku on 6x6 to 15x15 under the freestyle,
+"""The k-in-a-row family (``docs/rules/kinarow.md``): tic-tac-toe, gomoku on 6x6 to 15x15 under the freestyle,
 exact and caro rules, and Connect Four, behind one small API and as a game of the protocol
 (``mmc.games.gomoku.game.GAME``, registered by ``mmc.games``).
 

@@ -50,4 +50,4 @@ GAME = build_game(
     symmetries=_symmetries,
     generated_variants=variants.GENERATED_FORMS,
 )
-"""The k-in-a-row family (``shared/spec/gomoku.md``)."""
+"""The k-in-a-row family (``docs/rules/kinarow.md``)."""

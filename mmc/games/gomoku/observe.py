@@ -16,7 +16,8 @@ as it stands, from no player's side (the rules have no direction but gravity's, 
 Planes 6 and 7 tell the network the variant's rule (k, the exact and caro conditions, gravity's legal cells) in
 what it means for the next move, read with the rule's own line test (``_kernels.makes_line``): a network that
 meta-trains across boards and values of k reads the same two planes on every board, without them it sees
-positions that look alike under different rules (issue 47; BENCHMARKS.md, "Issue 47: the rule in the planes").
+positions that look alike under different rules (issue 47; BENCHMARKS.md, "Issue 47: the rule in the planes for
+gomoku").
 
 The planes of the player not to move (an environment's waiting agent) follow the same layout from its side (the
 legal cells do not depend on who is to move).

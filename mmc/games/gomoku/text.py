@@ -1,4 +1,4 @@
-"""Position and move texts of the k-in-a-row family (the rule book's "Text formats").
+"""Position and move texts of the k-in-a-row family (``docs/rules/kinarow.md``, "Text formats").
 
 A position is the board rank by rank from the top (rank H first), ranks separated by ``/``; in a rank ``x`` is a
 black stone, ``o`` a white stone and a decimal number (one or two digits) that many empty cells; then a space and

@@ -1,11 +1,11 @@
-"""The k-in-a-row variants as data (``shared/spec/gomoku.md``): a board, a line length ``k``, a winning rule and a
+"""The k-in-a-row variants as data (``docs/rules/kinarow.md``): a board, a line length ``k``, a winning rule and a
 gravity flag. No variant has code of its own: the kernels read these four values from the variant's rule table
 (:func:`build_table`).
 
 Besides the rule book's named variants, every freestyle or gravity game of the common base is a variant, named by
-its parameters (the rule book's "Generated variants"): ``mnk_WxH_kK`` (freestyle, ``mnk_7x5_k4``) and ``grav_WxH_kK``
-(gravity, ``grav_5x4_k3``), 3 <= W, H <= 15 and 3 <= K <= max(W, H). :data:`VARIANTS` holds them all: iterating it
-lists the named ones, looking an id up builds its generated variant (:func:`generated`).
+its parameters (``docs/rules/kinarow.md``, "Generated variants"): ``mnk_WxH_kK`` (freestyle, ``mnk_7x5_k4``) and
+``grav_WxH_kK`` (gravity, ``grav_5x4_k3``), 3 <= W, H <= 15 and 3 <= K <= max(W, H). :data:`VARIANTS` holds them all:
+iterating it lists the named ones, looking an id up builds its generated variant (:func:`generated`).
 """
 
 from __future__ import annotations

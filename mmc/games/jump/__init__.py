@@ -1,5 +1,5 @@
 """The jump game: pieces race to the far side by steps and chains of hops, capturing the opponent's pieces they hop
-over (the rule book ``shared/spec/jump.md``), and its variants, behind one small API and as a game of the protocol
+over (the rule book ``docs/rules/jump.md``), and its variants, behind one small API and as a game of the protocol
 (``mmc.games.jump.game.GAME``, registered by ``mmc.games``).
 
 >>> from mmc.games.jump import initial_state, legal_moves, apply_move, outcome

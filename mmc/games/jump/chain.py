@@ -10,8 +10,8 @@ large, and which has no fixed bound) never sizes an array. The price: the tree i
 alternate between the players (``ALTERNATES = False``: the protocol negates a value only where the player changes),
 and a decision the network makes once per complete move in the other encoding (one action per complete move) is
 made once per hop here. That encoding exists too (``mmc.games.jump.complete``, the family ``jump_moves``), and
-learning per CPU-minute was measured the same in both (BENCHMARKS.md, "The jump game's chain encoding, measured":
-+182 Elo at 4.3 CPU-minutes each, four seeds). The rules themselves (``mmc.games.jump.rules``: steps, hops,
+learning per CPU-minute was measured the same in both (BENCHMARKS.md, "Issue 33: the jump game chain encoding
+measured": +182 Elo at 4.3 CPU-minutes each, four seeds). The rules themselves (``mmc.games.jump.rules``: steps, hops,
 captures, the end) are shared and know nothing of either.
 
 **The position array** (``int8[BOARD_LEN]``) therefore carries the chain under way and the move counter::

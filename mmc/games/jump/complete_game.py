@@ -1,5 +1,5 @@
 """The jump game under one action per complete move, as a game of the protocol (``GAME``, family ``jump_moves``):
-the other side of issue 33's encoding comparison (BENCHMARKS.md, "The jump game's chain encoding, measured").
+the other side of issue 33's encoding comparison (BENCHMARKS.md, "Issue 33: the jump game chain encoding measured").
 
 The variants ``jump_moves`` and ``jump_6x6_moves`` are ``jump`` and ``jump_6x6`` (the same rules, states and
 position text, ``mmc.games.jump.state``; a position never has a chain under way here) played through the kernels of

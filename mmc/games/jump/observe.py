@@ -19,7 +19,8 @@ home edge (White's view flips the ranks, files unchanged, as chess does), so tha
 Planes 8 and 9 tell the network the variant's rule in what it means for the next action, read with the rule's own
 functions (``legal_moves_into``, ``step_target``, ``hop_landing``, ``hop_capture``): the directions a piece moves in
 (4 or 8) and whether a hop captures. Without them ``jump`` and ``jump_halma``, trained side by side, look alike, and
-``jump_diagonal``'s diagonal moves show nowhere in the input (BENCHMARKS.md, "Issue 47: the rule in the planes").
+``jump_diagonal``'s diagonal moves show nowhere in the input (BENCHMARKS.md, "Issue 47: the rule in the planes for
+jump").
 
 6x6 and 8x8 boards share the layout, so one fully-convolutional network reads every variant. The view of the
 player not to move (an environment's waiting agent) follows the same layout from its own side; a chain under way

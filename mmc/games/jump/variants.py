@@ -1,5 +1,5 @@
 """The jump game's variants as data: board size, the first player's start squares, the directions a piece moves in,
-whether a hop captures, and the move cap. The rule book is ``shared/spec/jump.md``.
+whether a hop captures, and the move cap. The rule book is ``docs/rules/jump.md`` ("Variants", "Generated variants").
 
 Every variant shares one move generator (``mmc.games.jump.rules``); a variant only chooses among the named hooks
 below. The second player's start is the first player's turned half a turn (point-symmetric), and each player's

@@ -1,7 +1,7 @@
 """Differential test against Fairy-Stockfish (``pyffish``) on seeded random games.
 
 What a user relies on, checked at every ply of at least 200 random games per variant that the oracle
-covers (the spec's "Oracle" section):
+covers (``docs/rules/chess.md``, "How the rules are checked"):
 
 - the legal move set equals Fairy-Stockfish's for our own FEN of the position;
 - when no move is left, the game ends as Fairy-Stockfish says: checkmate, stalemate or the variant's

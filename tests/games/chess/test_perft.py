@@ -2,7 +2,7 @@
 
 Perft counts the leaves of the legal-move tree, so one wrong move anywhere in the tree changes the
 number: this is the move generator's main correctness check. The counts come from Fairy-Stockfish and
-were cross-checked against pgx and a second engine build (see the spec's "Oracle" section).
+were cross-checked against pgx and a second engine build (``docs/rules/chess.md``, "How the rules are checked").
 
 The CSV is the repository's copy in ``tests/oracle/`` (kept equal to ``shared/oracle`` by
 ``tests/test_oracle_data.py``).

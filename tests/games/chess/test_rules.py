@@ -1,4 +1,4 @@
-"""Hand-checked FEN scenarios, one per rule line of ``shared/spec/variants.md``.
+"""Hand-checked FEN scenarios, one per rule of ``docs/rules/chess.md`` and its variant pages.
 
 Rifle, monochromatic and bichromatic have no oracle engine, so every rule of theirs is pinned here by
 a position whose full legal-move set (or the position after a move) was worked out by hand, square by

@@ -1,4 +1,4 @@
-"""A second, plain implementation of the k-in-a-row rules (``shared/spec/gomoku.md``), written for the tests only.
+"""A second, plain implementation of the k-in-a-row rules (``docs/rules/kinarow.md``), written for the tests only.
 
 Straightforward Python over a dict of stones, sharing nothing with ``mmc.games.gomoku`` but the rule book: the
 compiled kernels are checked against it (perft and outcomes on random positions) for the rules the engine oracle

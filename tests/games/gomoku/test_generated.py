@@ -1,6 +1,6 @@
-"""Generated variants of the k-in-a-row family (the rule book's "Generated variants"): ``mnk_WxH_kK`` and
-``grav_WxH_kK`` are formed and refused as the rule book says, everywhere a variant id is taken, and each equals its
-named twin. Their rules against Fairy-Stockfish are in ``test_oracle.py``."""
+"""Generated variants of the k-in-a-row family (``docs/rules/kinarow.md``, "Generated variants"):
+``mnk_WxH_kK`` and ``grav_WxH_kK`` are formed and refused as the rule book says, everywhere a variant id is taken,
+and each equals its named twin. Their rules against Fairy-Stockfish are in ``test_oracle.py``."""
 
 from __future__ import annotations
 

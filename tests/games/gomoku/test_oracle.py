@@ -4,8 +4,8 @@
 
 - the legal cells and the end of the game (a line: the player to move has lost; a full board: a draw) at every
   ply of seeded random games, and the engine's FEN of the position reached (pyffish);
-- perft, which counts a finished game as having no moves (the rule book's "Oracle"): from the start through pyffish
-  (its legal moves, recursively); from 30 random positions per variant to depth 3 through the binary's
+- perft, which counts a finished game as having no moves (``docs/rules/kinarow.md``, "Perft"): from the start
+  through pyffish (its legal moves, recursively); from 30 random positions per variant to depth 3 through the binary's
   ``go perft``, and from 30 positions late in random games, which end more branches, through it too (pyffish's
   legal moves, one call per node, took 195 s for those on the three boards; the binary takes a fraction of a
   second).

@@ -1,4 +1,4 @@
-"""A second, plain implementation of the jump game's rule book (``shared/spec/jump.md``), for the tests only.
+"""A second, plain implementation of the jump game's rule book (``docs/rules/jump.md``), for the tests only.
 
 Straightforward recursive Python over complete moves, sharing no code with ``mmc.games.jump`` but the variants'
 data (board size, directions, captures, cap): a position is a dict of pieces by ``(file, rank)``, a move the list of

@@ -1,4 +1,4 @@
-"""The jump game's rules, scenario by scenario (``shared/spec/jump.md``): chains, captures, passes, the end of the
+"""The jump game's rules, scenario by scenario (``docs/rules/jump.md``): chains, captures, passes, the end of the
 race and the cap, each variant's difference, and the position text with a chain under way."""
 
 from __future__ import annotations
