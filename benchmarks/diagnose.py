@@ -13,7 +13,7 @@ many moves (``go mate N``), reports the same length; it writes the suite (``mmc.
 checked in so that the benchmark is fixed.
 
 The diagnosis trains the study's expert loop for ``--variant`` (``pipelines.calls.expert_inputs`` and
-``mmc.alphazero.alphazero`` with ``params.yaml``'s recipe and replicate ``--seed``, as ``benchmarks/learning.py``)
+``mmc.loops.alphazero.alphazero`` with ``params.yaml``'s recipe and replicate ``--seed``, as ``benchmarks/learning.py``)
 and reports:
 
 (a) ``terminations.csv``: how games end -- each generation's self-play, and for every kept network its raw
@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
+from diagnosis import TERMINATIONS, calibration, game_positions, solved, target_mass, termination_counts
 from learning import (  # benchmarks/learning.py, beside this script (run as python benchmarks/diagnose.py)
     SUITE,
     PoolRunner,
@@ -53,16 +54,15 @@ from learning import (  # benchmarks/learning.py, beside this script (run as pyt
     write_csv,
 )
 
-from mmc.alphazero import alphazero, play_games
-from mmc.diagnosis import TERMINATIONS, calibration, game_positions, solved, target_mass, termination_counts
-from mmc.evaluate import EvaluateConfig
-from mmc.fanout import Job
+from mmc.core.fanout import Job
+from mmc.core.seeding import derive, rng
+from mmc.evaluation.evaluate import EvaluateConfig
 from mmc.games.chess.puzzles import Puzzle, playout_positions, read_puzzles, write_puzzles
+from mmc.loops.alphazero import alphazero, play_games
 from mmc.nn import NetworkEvaluator, PolicyValueNet
 from mmc.play import FairyPlayer, GameRecord, GreedyPlayer, PolicyPlayer, close_player, parse_player, play_match
 from mmc.play.search_players import MCTSPlayer
 from mmc.search import NetworkLeafEvaluator, SearchConfig
-from mmc.seeding import derive, rng
 from pipelines.calls import expert_inputs, keywords
 from pipelines.config import StudyConfig
 

@@ -116,7 +116,7 @@ def worker_warmup_seconds() -> float:
         "from mmc.nn import NetworkConfig, build_network\n"
         "from mmc.play.selfplay import self_play\n"
         "from mmc.search import NetworkLeafEvaluator, SearchConfig\n"
-        "net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)\n"
+        "net = build_network(NetworkConfig(game='chess', blocks=1, filters=8), seed=0)\n"
         "self_play(NetworkLeafEvaluator(net), 'gardner', 1, SearchConfig(simulations=8), np.random.default_rng(0))\n"
         "print(time.perf_counter() - t)\n"
     )

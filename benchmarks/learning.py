@@ -8,11 +8,11 @@ A recipe is the study's expert loop -- ``pipelines.calls.expert_inputs``: ``para
 expert sections and a replicate's seed, exactly what ``expert@gardner-R`` runs -- with some keys changed
 (:data:`RECIPES`; ``previous`` pins the recipe before issue 12, ``before-21`` the one before issue 21,
 ``current`` is ``params.yaml`` as it is). For each recipe and seed (a replicate) the benchmark runs
-``--generations`` generations of ``mmc.alphazero.alphazero`` on a pool of ``--workers`` processes of one torch
+``--generations`` generations of ``mmc.loops.alphazero.alphazero`` on a pool of ``--workers`` processes of one torch
 thread each, a training job taking its ``train.threads`` (as the study's process runner), and keeps the champion
 every ``--every`` generations together with the CPU time spent so far (the jobs' own process time plus this
-process's). Then every kept champion is rated in one pool with the study's rating (``mmc.evaluate.rate``: each
-model first plays greedy, then the anchors' ladder and the games nearest its estimate; greedy = 0, bootstrap 95 %
+process's). Then every kept champion is rated in one pool with the study's rating (``mmc.evaluation.evaluate.rate``:
+each model first plays greedy, then the anchors' ladder and the games nearest its estimate; greedy = 0, bootstrap 95 %
 intervals). Every kept champion also plays ``--greedy-games`` against greedy at the evaluation's settings (the
 study's "beats greedy" measure) and ``--policy-games`` with its raw policy (most probable move, no search)
 against random: issue 12's targets are 95 % wins and a 0.95 score, so a long ``--generations`` run shows the
@@ -47,18 +47,18 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
+from diagnosis import solved
 
-from mmc.alphazero import alphazero
-from mmc.diagnosis import solved
-from mmc.evaluate import Cell, Rated, evaluate, rate
-from mmc.fanout import Job, Runner
+from mmc.core.fanout import Job, Runner
+from mmc.core.seeding import derive, rng
+from mmc.evaluation.evaluate import Cell, Rated, evaluate, rate
+from mmc.evaluation.rating import pairing
 from mmc.games import get_game
 from mmc.games.chess.puzzles import read_puzzles
+from mmc.loops.alphazero import alphazero
 from mmc.nn import NetworkEvaluator, PolicyValueNet, save_checkpoint
 from mmc.play import MatchResult, PolicyPlayer, RandomPlayer, close_player, parse_player, play_match
-from mmc.rating import pairing
 from mmc.search import SearchConfig
-from mmc.seeding import derive, rng
 from pipelines.calls import expert_inputs, keywords
 from pipelines.config import StudyConfig, parse_params
 
@@ -211,9 +211,9 @@ RECIPES: dict[str, dict[str, Any]] = {
 
 def aimed_at(params: Mapping[str, Any], variant: str) -> dict[str, Any]:
     """``params`` (a parsed ``params.yaml``) with an expert of ``variant``: the study's expert recipe on it. A variant
-    of another game family than the study's (``jump_6x6_moves``, the jump game's other encoding, under the jump
-    study's params) becomes the study's only variant too (its meta-training task and target, its expert start), since
-    a study plays one family."""
+    of another game family than the study's (``jump_6x6_moves``, the jump game's other encoding, from the example
+    package ``examples/jump_moves`` once installed, under the jump study's params) becomes the study's only variant
+    too (its meta-training task and target, its expert start), since a study plays one family."""
     data = copy.deepcopy(dict(params))
     experts = data["expert"]["variants"]
     if get_game(variant).name != get_game(next(iter(experts))).name:
@@ -293,7 +293,7 @@ def _timed(fn: Callable[..., Any], kwargs: Mapping[str, Any]) -> tuple[Any, floa
 
 
 class PoolRunner:
-    """A ``mmc.fanout.Runner`` on a process pool that adds up the CPU time of the jobs it runs."""
+    """A ``mmc.core.fanout.Runner`` on a process pool that adds up the CPU time of the jobs it runs."""
 
     def __init__(self, workers: int) -> None:
         context = mp.get_context("spawn")
@@ -375,8 +375,9 @@ def mean_simulations(config: SearchConfig) -> float:
 def rate_pool(
     models: Mapping[str, PolicyValueNet], variant: str, study: StudyConfig, seed: np.random.SeedSequence, runner: Runner
 ) -> Rated:
-    """Every model of ``models`` rated in one pool on ``variant`` with the study's rating (``mmc.evaluate.rate``,
-    its anchors and settings): each first plays the rating's first opponent, then the ladder."""
+    """Every model of ``models`` rated in one pool on ``variant`` with the study's rating
+    (``mmc.evaluation.evaluate.rate``, its anchors and settings): each first plays the rating's first opponent, then the
+    ladder."""
     config = study.evaluate.config
     first = [Cell(name, net, study.rate.anchor) for name, net in models.items()]
     games = evaluate(first, variant, replace(config, games=study.rate.games), derive(seed, "first"), run=runner)

@@ -16,12 +16,12 @@ import time
 import numpy as np
 import torch
 
-from mmc.alphazero import AlphaZeroConfig, alphazero
+from mmc.core.seeding import root
+from mmc.loops.alphazero import AlphaZeroConfig, alphazero
 from mmc.nn import NetworkConfig, NetworkEvaluator, build_network
 from mmc.nn.network import PolicyValueNet
 from mmc.play import PolicyPlayer, RandomPlayer, play_match
 from mmc.search import SearchConfig
-from mmc.seeding import root
 from mmc.train import TrainConfig
 
 
@@ -48,7 +48,7 @@ def main() -> None:
     training = TrainConfig(epochs=args.epochs, batch_size=128, learning_rate=0.05,
                            value_discount=args.value_discount, threads=args.threads)  # fmt: skip
     start = time.time()
-    net = build_network(NetworkConfig(blocks=2, filters=32), seed=args.seed)
+    net = build_network(NetworkConfig(game="chess", blocks=2, filters=32), seed=args.seed)
     out: dict[str, object] = {**vars(args), "before": against_random(net)}
     for step in alphazero(net, "gardner", budget, search, training, root(args.seed)):
         out[f"g{step.index + 1}"] = against_random(step.champion)

@@ -52,15 +52,15 @@ import numpy as np
 import torch
 import yaml
 from diagnose import BUCKETS, SUITE, SUITE_VARIANTS, suite_rows, table  # benchmarks/diagnose.py, beside it
+from diagnosis import facing_bare_king, prior_fit, solved, termination_counts
 from learning import study_of, write_csv  # benchmarks/learning.py
 
-from mmc.diagnosis import facing_bare_king, prior_fit, solved, termination_counts
+from mmc.core.seeding import derive, int_seed, rng
 from mmc.games.chess import Color, Termination, apply_move, from_fen, legal_moves, outcome
 from mmc.games.chess.observe import OPPONENT_PIECES_PLANE, observation_planes
 from mmc.games.chess.puzzles import Puzzle, playout_positions, read_puzzles
 from mmc.nn import NetworkConfig, NetworkEvaluator, PolicyValueNet, build_network, load_checkpoint
 from mmc.play import GameRecord, PolicyPlayer, RandomPlayer, play_match, replay
-from mmc.seeding import derive, int_seed, rng
 from mmc.train import ExampleBuilder, Examples, concatenate, load_examples, train
 
 REPO = Path(__file__).resolve().parent.parent

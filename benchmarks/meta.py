@@ -30,8 +30,8 @@ batch, the games per task and the generations stay the study's, so N must be at 
 draws its own N variants (``tasks.csv``): a replicate's spread covers the draw as well as the training. Every seed's
 ``scratch`` (the untrained network the study rates, budget 0) joins each target's pool, and the sweep's table gives,
 per target, budget and N, JOAT - multitask paired by seed with its two-level bootstrap interval and verdict
-(``mmc.rating.compare``; ``uninformative`` where either start did not beat scratch at budget 0 by more than that
-margin's half-width, as the study's verdicts), written as ``sweep.csv``.
+(``mmc.evaluation.comparison.compare``; ``uninformative`` where either start did not beat scratch at budget 0 by more
+than that margin's half-width, as the study's verdicts), written as ``sweep.csv``.
 """
 
 from __future__ import annotations
@@ -59,15 +59,16 @@ from learning import (  # benchmarks/learning.py, beside this script
     write_csv,
 )
 
-from mmc.atomic import atomic_write
-from mmc.configs import ConfigError
+from mmc.core.atomic import atomic_write
+from mmc.core.configs import ConfigError
+from mmc.core.seeding import derive, int_seed
+from mmc.evaluation.comparison import UNINFORMATIVE, Comparison, compare, learned
+from mmc.evaluation.rating import Ratings
+from mmc.evaluation.starts import SCRATCH
 from mmc.games import get_family, get_game
 from mmc.meta import Adaptation, Service, adapt_many, get_learner
 from mmc.meta.tasks import TaskDistribution, task_seed
 from mmc.nn import PolicyValueNet, build_network, load_checkpoint, save_checkpoint
-from mmc.rating import UNINFORMATIVE, Comparison, Ratings, compare, learned
-from mmc.seeding import derive, int_seed
-from mmc.starts import SCRATCH
 from pipelines.adapt import STAGE as ADAPT_STAGE
 from pipelines.config import StudyConfig
 from pipelines.paths import Paths
@@ -297,9 +298,9 @@ def arms(params: Mapping[str, Any], recipes: Sequence[str], seeds: Sequence[int]
 def sweep(ratings: Ratings, found: Sequence[Arm], seeds: Sequence[int], target: str, budgets: Sequence[int],
           rng: np.random.Generator) -> list[dict[str, Any]]:  # fmt: skip
     """The sweep's rows on ``target``: per task count, budget and recipe other than multitask, ``recipe -
-    multitask`` paired by seed (``mmc.rating.compare``) with its verdict, ``uninformative`` unless both starts'
-    budget-0 models beat scratch's by more than that margin's half-width (``mmc.rating.learned``), and both
-    margins."""
+    multitask`` paired by seed (``mmc.evaluation.comparison.compare``) with its verdict, ``uninformative`` unless both
+    starts' budget-0 models beat scratch's by more than that margin's half-width
+    (``mmc.evaluation.comparison.learned``), and both margins."""
     base = [f"{SCRATCH}-s{s}-b0" for s in seeds]
 
     def margin(arm: str) -> Comparison:

@@ -8,8 +8,8 @@ import time
 
 import numpy as np
 import torch
+from diagnosis import solved, target_mass
 
-from mmc.diagnosis import solved, target_mass
 from mmc.games.chess.puzzles import read_puzzles
 from mmc.nn import NetworkConfig, build_network
 from mmc.play.search_players import MCTSPlayer
@@ -17,7 +17,9 @@ from mmc.search import NetworkLeafEvaluator, SearchConfig
 
 torch.set_num_threads(1)
 puzzles = read_puzzles("benchmarks/data/mates.csv")
-net = build_network(NetworkConfig(blocks=2, filters=32), seed=int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+net = build_network(
+    NetworkConfig(game="chess", blocks=2, filters=32), seed=int(sys.argv[1]) if len(sys.argv) > 1 else 0
+)
 evaluation = SearchConfig(simulations=24, dirichlet_fraction=0.25, temperature_plies=0)
 selfplay = SearchConfig(simulations=48)
 ones = [p for p in puzzles if p.mate_in == 1]

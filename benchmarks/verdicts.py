@@ -19,13 +19,13 @@ Then, per target, budget, design and stopping point, with the difference ``d_s =
 
 - **the reference**: the mean of ``d_s`` over all the seeds;
 - **coverage**: for ``--draws`` draws of n distinct seeds (n of ``--replicates``; every subset when there are fewer),
-  the study's interval (``mmc.rating.compare``: the two-level bootstrap over games and the n replicates) and how
-  often it contains the reference; the reference has its own error (its standard error is printed beside it), so
-  the rate is of containing the best estimate there is, not the truth;
+  the study's interval (``mmc.evaluation.comparison.compare``: the two-level bootstrap over games and the n
+  replicates) and how often it contains the reference; the reference has its own error (its standard error is
+  printed beside it), so the rate is of containing the best estimate there is, not the truth;
 - **flips**: for the same draws, whether the verdict at ``G + s`` differs from the one at the next stopping point
   (the same seeds, a generation more);
-- **the fragile check** (``mmc.rating.holds``): how often the study's own check calls a verdict fragile, and how
-  many of the verdicts that flip it had called fragile.
+- **the fragile check** (``mmc.evaluation.comparison.holds``): how often the study's own check calls a verdict
+  fragile, and how many of the verdicts that flip it had called fragile.
 
 It writes ``models.csv`` (every adapted network's Elo), ``draws.csv`` (every draw's interval and verdict) and
 ``summary.csv`` under ``--out`` (default: a new temporary directory) and prints the summary as BENCHMARKS.md
@@ -53,11 +53,12 @@ import yaml
 from learning import PoolRunner, check_anchors, rate_pool, study_of, write_csv  # benchmarks/learning.py
 from meta import Trained, adapted, family_targets  # benchmarks/meta.py
 
-from mmc.atomic import atomic_write
+from mmc.core.atomic import atomic_write
+from mmc.core.seeding import derive
+from mmc.evaluation.comparison import NO_DIFFERENCE, Comparison, compare, pooled, widened
+from mmc.evaluation.rating import Ratings
 from mmc.meta import meta_train, tail_average
 from mmc.nn import load_checkpoint, save_checkpoint
-from mmc.rating import NO_DIFFERENCE, Comparison, Ratings, compare, pooled, widened
-from mmc.seeding import derive
 from pipelines.config import StudyConfig
 from pipelines.paths import Paths
 from pipelines.starts import learner_setup
@@ -161,8 +162,9 @@ def draws(seeds: Sequence[int], n: int, count: int, rng: np.random.Generator) ->
 
 
 INTERVALS = ("bootstrap", "pooled")
-"""The intervals the benchmark compares: the study's two-level bootstrap (``mmc.rating.compare``), and the same widened
-to a t interval whose training spread is pooled over every target and budget of the draw (``mmc.rating.pooled``)."""
+"""The intervals the benchmark compares: the study's two-level bootstrap (``mmc.evaluation.comparison.compare``), and
+the same widened to a t interval whose training spread is pooled over every target and budget of the draw
+(``mmc.evaluation.comparison.pooled``)."""
 
 
 def analyse(rated: Mapping[str, Ratings], seeds: Sequence[int], stops: Sequence[int], averages: Sequence[int],

@@ -133,8 +133,8 @@ def _arguments(parser: argparse.ArgumentParser) -> list[str]:
 
 
 def _must(annotation: Any) -> str:
-    """What a value of ``annotation`` must be, in the words of ``mmc.configs``' checks."""
-    from mmc.configs import Range
+    """What a value of ``annotation`` must be, in the words of ``mmc.core.configs``' checks."""
+    from mmc.core.configs import Range
 
     if typing.get_origin(annotation) is Annotated:
         base, *marks = typing.get_args(annotation)
@@ -161,7 +161,7 @@ def _shown(value: Any) -> str:
 
 
 def _field_rows(cls: type, values: dict[str, Any], prefix: str, only: tuple[str, ...] | None = None) -> list[str]:
-    from mmc.configs import _hints
+    from mmc.core.configs import _hints
 
     docs = attribute_docs(cls)
     rows = []
@@ -182,20 +182,21 @@ HEADER = ["| Key | Must be | Default | In `params.yaml` | Meaning |", "| --- | -
 
 
 def params(argument: str) -> str:
-    from mmc.alphazero import AlphaZeroConfig
-    from mmc.evaluate import EvaluateConfig, RateConfig
+    from mmc.evaluation.evaluate import EvaluateConfig, RateConfig
+    from mmc.loops.alphazero import AlphaZeroConfig
     from mmc.meta import AdaptConfig, MetaConfig, TaskDistribution
-    from mmc.meta.learners import installed_learners, learner_distribution
+    from mmc.meta.learners import learner_distribution
+    from mmc.meta.registry import installed_learners
     from mmc.nn import NetworkConfig
     from mmc.search import SearchConfig
     from mmc.train import TrainConfig
-    from pipelines import config
-    from pipelines.config import SECTION_DOCS, AdaptPlan, EvaluatePlan, LearnerPlan, RunnerConfig, StudyConfig
+    from pipelines import study_config as config
+    from pipelines.study_config import SECTION_DOCS, AdaptPlan, EvaluatePlan, LearnerPlan, RunnerConfig, StudyConfig
 
     data = yaml.safe_load((ROOT / "params.yaml").read_text())
     for section in config.SECTIONS:
         if section not in SECTION_DOCS:
-            raise ValueError(f"generate params: section {section!r} has no entry in pipelines.config.SECTION_DOCS")
+            raise ValueError(f"generate params: section {section!r} is not in pipelines.study_config.SECTION_DOCS")
     study = attribute_docs(StudyConfig)
     lines: list[str] = []
 
@@ -206,7 +207,7 @@ def params(argument: str) -> str:
         lines.extend([*HEADER, *rows, ""])
 
     def top(name: str) -> list[str]:
-        from mmc.configs import _hints
+        from mmc.core.configs import _hints
 
         value = _shown(data.get(name))
         return [f"| `{name}` | {cell(_must(_hints(StudyConfig)[name]))} | | {cell(value)} | {cell(study[name])} |"]

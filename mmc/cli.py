@@ -1,5 +1,6 @@
 """The ``mmc`` command line: ``mmc variants``, ``show``, ``perft``, ``match``, ``play``, ``replay``, ``rate``,
-``serve``, ``compile``.
+``serve``, ``compile``. This module is its grammar (every command's arguments and help) and :func:`main`;
+:mod:`mmc.cli_commands` holds what each command does.
 
 Every command takes any variant of any game family and reaches the game only through ``mmc.games`` (a variant id
 names its family). Every command checks its input before doing any work; bad input exits with status 2 and one line
@@ -12,42 +13,31 @@ import argparse
 import os
 import sys
 import textwrap
-import time
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, TypeAlias
 
-import numpy as np
-
-from mmc.games import (
-    FIRST,
-    Game,
-    IllegalMoveError,
-    from_text,
-    game_of,
-    games,
-    get_game,
-    get_variant,
-    initial_state,
-    outcome,
+from mmc.cli_commands import (
+    MAX_GAMES,
+    MAX_PLIES,
+    UsageError,
+    cmd_compile,
+    cmd_match,
+    cmd_perft,
+    cmd_play,
+    cmd_rate,
+    cmd_replay,
+    cmd_serve,
+    cmd_show,
+    cmd_variants,
 )
-from mmc.perft import MAX_DEPTH, PerftRow, perft_divide, read_perft_suite
-from mmc.play.arena import play_match
-from mmc.play.fairy import FairyError
-from mmc.play.human import HumanPlayer, Resign
-from mmc.play.players import PLAYER_KINDS, Player, close_player, parse_player
-from mmc.play.records import GameRecord, RecordError, read_records, replay, write_records
+from mmc.games import get_variant
+from mmc.games.perft import MAX_DEPTH
+from mmc.play.players import player_kinds
 
-__all__ = ["main"]
+__all__ = ["build_parser", "main"]
 
-MAX_GAMES = 10_000
-"""The most games ``mmc match`` plays: all of them are kept in memory and played concurrently."""
-MAX_PLIES = 10_000
-"""The highest ``--max-plies``: far beyond any game (the fifty-move rule ends one within a few thousand plies)."""
-
-
-class UsageError(Exception):
-    """Bad input: reported as one line, exit status 2."""
+Commands: TypeAlias = "argparse._SubParsersAction[_Parser]"
+"""What ``add_subparsers`` returns: each ``_add_*`` below adds its command to it."""
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -66,334 +56,6 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _state(variant: str, position: str | None) -> Any:
-    """The start of ``variant``, or the position of the text ``position`` (the family's ``state.fen()`` text)."""
-    try:
-        return initial_state(variant) if position is None else from_text(variant, position)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-
-
-def _render(state: Any) -> str:
-    return game_of(state).render(state, coordinates=True)
-
-
-def cmd_variants(args: argparse.Namespace) -> int:
-    width = max(len(name) for game in games() for name in game.variants)
-    for game in games():
-        print(f"{game.name}: {game.description}")
-        for v in game.variants.values():
-            size = f"{v.height}x{v.width}"
-            print(f"  {v.name:<{width}}  {size:<5}  {v.description}")
-        if game.generated_variants:
-            print(f"  and every generated id: {game.generated_variants}")
-    return 0
-
-
-def cmd_compile(args: argparse.Namespace) -> int:
-    from mmc.warm import compile_families
-
-    names = args.families or [game.name for game in games()]
-    start = time.perf_counter()
-    try:
-        compiled = compile_families(names, jobs=args.jobs)
-    except ValueError as error:  # an unknown family or --jobs below 1: raised before anything compiles
-        raise UsageError(str(error).replace("jobs must", "--jobs must")) from None
-    for name, seconds in compiled.items():
-        print(f"{name}: compiled in {seconds:.1f} s")
-    print(f"every kernel and search tree of {len(names)} famil{'y' if len(names) == 1 else 'ies'} is in the cache "
-          f"({time.perf_counter() - start:.1f} s)")  # fmt: skip
-    return 0
-
-
-def cmd_show(args: argparse.Namespace) -> int:
-    state = _state(args.variant, args.position)
-    print(_render(state))
-    print(state.fen())
-    result = outcome(state)
-    if result is not None:
-        print(f"game over: {result.result()} ({result.termination.value})")
-    return 0
-
-
-def cmd_perft(args: argparse.Namespace) -> int:
-    if args.file is not None:
-        if args.variant is not None or args.position is not None or args.depth is not None:
-            raise UsageError("--file takes no VARIANT, --position or --depth (they come from the file)")
-        try:
-            rows = read_perft_suite(args.file)
-        except OSError as e:
-            raise UsageError(f"cannot read perft file {args.file!r}: {e.strerror}") from None
-        except ValueError as e:
-            raise UsageError(str(e)) from None
-        return _perft_suite(rows)
-    if args.variant is None or args.depth is None:
-        raise UsageError("perft needs VARIANT and --depth N (or --file FILE.csv)")
-    if not 0 <= args.depth <= MAX_DEPTH:
-        raise UsageError(f"--depth must be between 0 and {MAX_DEPTH}, got {args.depth}")
-    if args.divide and args.depth < 1:
-        raise UsageError("--divide needs --depth >= 1")
-    state = _state(args.variant, args.position)
-    if args.divide:
-        split = perft_divide(state, args.depth)
-        for move, nodes in split:
-            print(f"{move}: {nodes}")
-        print(sum(n for _, n in split))
-    else:
-        print(game_of(state).perft(state, args.depth))
-    return 0
-
-
-def _perft_suite(rows: list[PerftRow]) -> int:
-    mismatches = 0
-    start = time.perf_counter()
-    total = 0
-    for row in rows:
-        nodes = get_game(row.variant).perft(from_text(row.variant, row.position), row.depth)
-        total += nodes
-        ok = nodes == row.nodes
-        mismatches += not ok
-        verdict = "OK" if ok else f"MISMATCH (expected {row.nodes})"
-        print(f"{row.variant},{row.position},{row.depth},{nodes} {verdict}")
-    seconds = time.perf_counter() - start
-    print(f"{len(rows) - mismatches}/{len(rows)} rows OK, {mismatches} mismatches, {total} nodes in {seconds:.1f} s")
-    return 1 if mismatches else 0
-
-
-def _player(spec: str, variant: str, device: str) -> Player:
-    try:
-        return parse_player(spec, variant=variant, device=device)
-    except (ValueError, OSError, FairyError) as e:
-        raise UsageError(str(e)) from None
-
-
-def _check_device(name: str) -> None:
-    """``--device``: one of ``mmc.nn.DEVICES`` that torch can use here."""
-    if name == "cpu":  # the default is always there; checking it would import torch, which is slow
-        return
-    from mmc.nn import DeviceError, resolve_device
-
-    try:
-        resolve_device(name)
-    except DeviceError as e:
-        raise UsageError(f"--device {e.problem}") from None
-
-
-def _check_game_args(args: argparse.Namespace) -> None:
-    """The options ``match`` and ``play`` share: ``--seed``, ``--max-plies`` (the family's move cap when not given)
-    and ``--device``."""
-    if args.max_plies is None:
-        args.max_plies = get_game(args.variant).default_max_plies
-    if args.seed < 0:
-        raise UsageError(f"--seed must be >= 0, got {args.seed}")
-    if not 1 <= args.max_plies <= MAX_PLIES:
-        raise UsageError(f"--max-plies must be between 1 and {MAX_PLIES}, got {args.max_plies}")
-    _check_device(args.device)
-
-
-def _opening_plies(args: argparse.Namespace) -> int:
-    """``--opening-plies``, or the variant's family's default (``Game.opening_plies``)."""
-    return get_game(args.variant).opening_plies if args.opening_plies is None else int(args.opening_plies)
-
-
-def _check_match_args(args: argparse.Namespace) -> None:
-    if not 1 <= args.games <= MAX_GAMES:
-        raise UsageError(f"--games must be between 1 and {MAX_GAMES}, got {args.games}")
-    _check_game_args(args)
-    args.opening_plies = _opening_plies(args)
-    if not 0 <= args.opening_plies < args.max_plies:
-        limit = f"below --max-plies ({args.max_plies})"
-        raise UsageError(f"--opening-plies must be >= 0 and {limit}, got {args.opening_plies}")
-    if args.opening_plies > 0 and outcome(initial_state(args.variant)) is not None:
-        raise UsageError(f"the {args.variant} start position is already over: use --opening-plies 0")
-    if args.records is not None and not Path(args.records).resolve().parent.is_dir():
-        raise UsageError(f"--records: directory of {args.records!r} does not exist")
-
-
-def cmd_match(args: argparse.Namespace) -> int:
-    _check_match_args(args)
-    players: list[Player] = []
-    try:
-        for spec in args.players:
-            players.append(_player(spec, args.variant, args.device))
-        a, b = players
-        result = play_match(
-            a,
-            b,
-            args.variant,
-            args.games,
-            np.random.default_rng(args.seed),
-            opening_plies=args.opening_plies,
-            max_plies=args.max_plies,
-            progress=True,
-        )
-    except IllegalMoveError:
-        raise  # a player's fault, not the input's
-    except ValueError as e:  # drawn before any game starts: no opening of --opening-plies plies left the game going
-        raise UsageError(str(e)) from None
-    finally:
-        for player in players:
-            close_player(player)
-    low, high = result.wilson_interval()
-    print(
-        f"{a.name} vs {b.name} on {args.variant}: {result.wins} wins, {result.draws} draws, {result.losses} losses; "
-        f"score {result.score:.2f} (95% CI {low:.2f}-{high:.2f})"
-    )
-    if args.records is not None:
-        write_records(result.records, args.records)
-    return 0
-
-
-def _sides(game: Game) -> tuple[str, ...]:
-    """What ``--color`` may be: the family's player names, then ``first`` and ``second``."""
-    return (*game.players, "first", "second")
-
-
-def cmd_play(args: argparse.Namespace) -> int:
-    game = get_game(args.variant)
-    if args.color not in _sides(game):
-        raise UsageError(f"argument --color: invalid choice: {args.color!r} (choose from {', '.join(_sides(game))})")
-    _check_game_args(args)
-    opponent = _player(args.opponent, args.variant, args.device)
-    human = HumanPlayer()
-    human_first = args.color in ("first", game.players[0])
-    first, second = (human, opponent) if human_first else (opponent, human)
-    try:
-        result = play_match(
-            first, second, args.variant, 1, np.random.default_rng(args.seed), opening_plies=0, max_plies=args.max_plies
-        )
-    except Resign:
-        print(f"you resigned: {'0-1' if human_first else '1-0'}")
-        return 0
-    finally:
-        close_player(opponent)
-    record = result.records[0]
-    print()
-    print(_render(replay(record)[-1]))
-    if record.result == "1/2-1/2":
-        verdict = "draw"
-    else:
-        verdict = "you win" if (record.result == "1-0") == human_first else "you lose"
-    print(f"{record.result} ({record.termination}): {verdict}")
-    return 0
-
-
-def cmd_rate(args: argparse.Namespace) -> int:
-    from mmc.configs import ConfigError
-    from mmc.evaluate import EvaluateConfig, RateConfig
-    from mmc.leaderboard import append_leaderboard, leaderboard_rows, rate_players
-    from mmc.play.fairy import plays
-
-    if args.seed < 0:
-        raise UsageError(f"--seed must be >= 0, got {args.seed}")
-    _check_device(args.device)
-    anchors = (
-        RateConfig().anchors if args.anchors is None else tuple(filter(None, map(str.strip, args.anchors.split(","))))
-    )
-    try:
-        evaluate_config = EvaluateConfig(games=args.games, opening_plies=_opening_plies(args),
-                                         settle_games=args.settle_games)  # fmt: skip
-        rate_config = RateConfig(anchors=anchors, ladder_games=args.ladder_games, games=args.games)
-    except ConfigError as e:
-        raise UsageError(f"--{e.field.replace('_', '-')}: {e.problem}") from None
-    playing = [a for a in anchors if plays(a, args.variant)]  # rating leaves out the others (fairy in atomic)
-    if len(playing) < 2:
-        raise UsageError(f"--anchors: fewer than two of {list(anchors)} play {args.variant}")
-    for spec in (*args.players, *playing):  # every spec checked before any game
-        close_player(_player(spec, args.variant, args.device))
-    try:
-        rated = rate_players(args.players, args.variant, evaluate_config, rate_config, args.seed, device=args.device)
-    except IllegalMoveError:
-        raise  # a player's fault, not the input's
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    r = rated.ratings
-    for name in sorted(r.players, key=lambda p: -r.elo[p]):
-        kind = "anchor" if name in anchors else "player"
-        print(f"{kind:6}  {name:30}  Elo {r.elo[name]:+7.1f}  (95% {r.low[name]:+.0f}..{r.high[name]:+.0f})  "
-              f"{r.games[name]} games")  # fmt: skip
-    path = Path(args.leaderboard or Path("leaderboards") / f"{args.variant}.csv")
-    try:
-        append_leaderboard(path, leaderboard_rows(rated, args.players, args.variant, args.seed))
-    except (OSError, ValueError) as e:
-        raise UsageError(f"--leaderboard: {e}") from None
-    print(f"appended {len(args.players)} row(s) to {path}")
-    return 0
-
-
-def _read_games(path: str, game: int | None) -> list[tuple[int, GameRecord, list[Any]]]:
-    try:
-        records = read_records(path)
-    except OSError as e:
-        raise UsageError(f"cannot read record file {path!r}: {e.strerror}") from None
-    except RecordError as e:
-        raise UsageError(str(e)) from None
-    if not records:
-        raise UsageError(f"record file {path!r} holds no games")
-    if game is not None and not 1 <= game <= len(records):
-        raise UsageError(f"--game must be between 1 and {len(records)} (the games in {path!r}), got {game}")
-    numbers = range(1, len(records) + 1) if game is None else [game]
-    out = []
-    for number in numbers:
-        try:
-            out.append((number, records[number - 1], replay(records[number - 1])))
-        except RecordError as e:
-            raise UsageError(f"{path}: game {number}: {e}") from None
-    return out
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    if not 1 <= args.port <= 65535:
-        raise UsageError(f"--port must be in [1, 65535], got {args.port}")
-    if not Path(args.project).is_dir():
-        raise UsageError(f"--project {args.project} is not a folder")
-    try:
-        import uvicorn
-
-        from mmc.web.app import create_app
-    except ImportError as error:
-        raise UsageError(f"mmc serve needs starlette and uvicorn ({error}): pip install -e '.[web]'") from None
-    app = create_app(args.project, mlflow_url=args.mlflow_url, prefect_url=args.prefect_url, device=args.device)
-    print(f"mmc serve: http://127.0.0.1:{args.port} (the study in {Path(args.project).resolve()}); Ctrl-C stops it",
-          flush=True)  # fmt: skip
-    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
-    return 0
-
-
-def move_labels(states: list[Any], moves: Sequence[str]) -> list[str]:
-    """Each move's label in a replay, chess-style: ``N. move`` for the first player, ``N... move`` for the second,
-    ``N`` counting from the start position's move (``ply // 2 + 1``) and going up when the first player moves after
-    the second (so a player's moves in a row share one number)."""
-    number = states[0].ply // 2 + 1
-    labels = []
-    for index, (state, move) in enumerate(zip(states[: len(moves)], moves, strict=True)):
-        first = int(state.turn) == FIRST
-        if first and index > 0 and int(states[index - 1].turn) != FIRST:
-            number += 1
-        labels.append(f"{number}{'.' if first else '...'} {move}")
-    return labels
-
-
-def cmd_replay(args: argparse.Namespace) -> int:
-    for number, record, states in _read_games(args.file, args.game):
-        first, second = (name.capitalize() for name in get_game(record.variant).players)
-        print(f"game {number}: {record.first} ({first}) vs {record.second} ({second}), {record.variant}, "
-              f"seed {record.seed}")  # fmt: skip
-        print()
-        print("start")
-        print(_render(states[0]))
-        for ply, (label, state) in enumerate(zip(move_labels(states, record.moves), states[1:], strict=True)):
-            note = " (opening)" if ply < record.opening_plies else ""
-            print()
-            print(label + note)
-            print(_render(state))
-        winner = {"1-0": f"{first} wins", "0-1": f"{second} wins"}.get(record.result, "draw")
-        print()
-        print(f"{record.result} ({record.termination}): {winner}")
-        print()
-    return 0
-
-
 def _variant(name: str) -> str:
     try:
         return get_variant(name).name
@@ -410,28 +72,46 @@ def _add_device(parser: argparse.ArgumentParser) -> None:
 
 
 def player_forms() -> str:
-    """Every form a player spec takes, from the player registry (``mmc.play.PLAYER_KINDS``), for ``--help``."""
-    return ", ".join(kind.usage for kind in PLAYER_KINDS.values()).replace("%", "%%")
+    """Every form a player spec takes, from the player registry (``mmc.play.player_kinds``), for ``--help``."""
+    return ", ".join(kind.usage for kind in player_kinds().values()).replace("%", "%%")
 
 
 _MAX_PLIES_HELP = f"ply cap, at most {MAX_PLIES}: the game is drawn then (default: the family's, 150 in chess)"
 _VARIANT_HELP = "a variant id of any game family (mmc variants lists them)"
 _POSITION_HELP = "position text of the variant's family (a FEN in chess; default: the variant's start)"
+_OPENING_HELP = (
+    "uniformly random plies that open each game before the players play (default: the variant's family's, "
+    "Game.opening_plies: 4 in the built-in families)"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``mmc`` parser: one sub-command per ``_add_*`` below, in the order ``mmc --help`` lists them; each sets
+    ``func``, the :mod:`mmc.cli_commands` function that runs it."""
     parser = _Parser(prog="mmc", description="meta-minichess: rules engine, self-play and study tools")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    players = f"a player spec: {player_forms()}"
+    for add in COMMANDS:
+        add(sub)
+    return parser
 
+
+def _players_help() -> str:
+    return f"a player spec: {player_forms()}"
+
+
+def _add_variants(sub: Commands) -> None:
     p = sub.add_parser("variants", help="list the game families and their variants, one line each")
     p.set_defaults(func=cmd_variants)
 
+
+def _add_show(sub: Commands) -> None:
     p = sub.add_parser("show", help="print a position as a board")
     p.add_argument("variant", type=_variant, metavar="VARIANT")
     p.add_argument("--position", "--fen", dest="position", metavar="TEXT", help=_POSITION_HELP)
     p.set_defaults(func=cmd_show)
 
+
+def _add_perft(sub: Commands) -> None:
     p = sub.add_parser("perft", help="count legal-move tree leaves; the last line is the node count")
     p.add_argument("variant", nargs="?", type=_variant, metavar="VARIANT")
     p.add_argument("--position", "--fen", dest="position", metavar="TEXT", help=_POSITION_HELP)
@@ -440,8 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--file", metavar="FILE.csv", help="run a perft suite (columns variant,position,depth,nodes)")
     p.set_defaults(func=cmd_perft)
 
+
+def _add_match(sub: Commands) -> None:
     p = sub.add_parser("match", help="play games between two players; one summary line (score with 95%% CI)")
-    p.add_argument("players", nargs=2, metavar="PLAYER", help=players)
+    p.add_argument("players", nargs=2, metavar="PLAYER", help=_players_help())
     p.add_argument("--variant", type=_variant, required=True, help=_VARIANT_HELP)
     p.add_argument("--games", type=int, default=20, help=f"games to play, 1 to {MAX_GAMES} (default 20)")
     p.add_argument(
@@ -453,9 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_device(p)
     p.set_defaults(func=cmd_match)
 
+
+def _add_play(sub: Commands) -> None:
     p = sub.add_parser("play", help="play a game against a player at the terminal")
     p.add_argument("--variant", type=_variant, required=True, help=_VARIANT_HELP)
-    p.add_argument("--opponent", required=True, metavar="PLAYER", help=players)
+    p.add_argument("--opponent", required=True, metavar="PLAYER", help=_players_help())
     p.add_argument(
         "--color",
         default="first",
@@ -466,8 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_device(p)
     p.set_defaults(func=cmd_play)
 
+
+def _add_rate(sub: Commands) -> None:
     p = sub.add_parser("rate", help="Elo of players against the study's anchor ladder (greedy = 0), to a leaderboard")
-    p.add_argument("players", nargs="+", metavar="PLAYER", help=players)
+    p.add_argument("players", nargs="+", metavar="PLAYER", help=_players_help())
     p.add_argument("--variant", type=_variant, required=True, help=_VARIANT_HELP)
     p.add_argument("--games", type=int, default=20, help="games of each pairing of a rated player (default 20)")
     p.add_argument("--ladder-games", type=int, default=30, help="games of each pair of anchors (default 30)")
@@ -488,11 +174,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_device(p)
     p.set_defaults(func=cmd_rate)
 
+
+def _add_replay(sub: Commands) -> None:
     p = sub.add_parser("replay", help="print every position of recorded games")
     p.add_argument("file", metavar="FILE", help="a record file written by mmc match --records")
     p.add_argument("--game", type=int, help="only this game (1 = the first in the file)")
     p.set_defaults(func=cmd_replay)
 
+
+def _add_serve(sub: Commands) -> None:
     p = sub.add_parser("serve", help="a local web app: play, inspect a network, watch the study's games")
     p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
     p.add_argument("--project", default=".", help="the study's folder: models/, data/jobs/, mlflow.db (default .)")
@@ -501,19 +191,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_device(p)
     p.set_defaults(func=cmd_serve)
 
+
+def _add_compile(sub: Commands) -> None:
     p = sub.add_parser(
         "compile", help="compile the game families' kernels and search trees into numba's cache ahead of first use"
     )
     p.add_argument("families", nargs="*", metavar="FAMILY", help="game families (default: every registered one)")
     p.add_argument("--jobs", type=int, default=1, help="families compiled side by side, one process each (default 1)")
     p.set_defaults(func=cmd_compile)
-    return parser
 
 
-_OPENING_HELP = (
-    "uniformly random plies that open each game before the players play (default: the variant's family's, "
-    "Game.opening_plies: 4 in the built-in families)"
-)
+COMMANDS: tuple[Callable[[Commands], None], ...] = (
+    _add_variants, _add_show, _add_perft, _add_match, _add_play, _add_rate, _add_replay, _add_serve, _add_compile,
+)  # fmt: skip
+"""Every command's ``_add_*``, in ``mmc --help``'s order."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,6 +7,7 @@ and tasks (``mmc`` stays pure). The command line is ``python -m pipelines`` (see
 Modules:
 
 - ``config``: ``params.yaml`` -> frozen, typed configs; one-line errors naming the key.
+- ``study_config``: those configs (``StudyConfig`` and its sections' plans) and what each section is.
 - ``study_rules``: the study's rules across sections; ``check_players`` (the engine opponents can play).
 - ``paths``: every artifact path (mirrors ``dvc.yaml``) and the code each stage depends on.
 - ``files``: atomic writes and file hashes.
@@ -15,7 +16,7 @@ Modules:
 - ``metrics``: every MLflow metric name.
 - ``stage``: the stage skeleton (logger, MLflow child run, job store, params) every stage flow opens.
 - ``starts``: what a learner is given, the starting models of adaptation on disk and their learners' adaptation
-  rules (the starts' rules are ``mmc.starts``).
+  rules (the starts' rules are ``mmc.evaluation.starts``).
 - ``expert``, ``learn`` (every learner's stage: joat, multitask, metafocus, installed ones), ``adapt``, ``evaluate``,
   ``study_report``: the stage
   flows; no stage module imports another.
@@ -25,6 +26,7 @@ Modules:
 - ``services``: the study's own Prefect server and MLflow UI (their ports, start, stop).
 - ``study``: the driver: one MLflow parent run around ``dvc repro``.
 - ``worker``: the warm stage worker the driver starts; each stage command hands its work to it while it is fresh.
+- ``handover``: the command's and the driver's side of that worker (hand a stage over; start and stop it).
 - ``timing``: where the time went: each stage's parts (logged to its run), the study's split (printed, reported).
 - ``report``: the report renderer (papermill + nbconvert, offline HTML).
 - ``benchmarks``: the frozen, versioned benchmarks (``frozen/NAME.yaml``) and the check of a study that names one.
@@ -35,7 +37,7 @@ Modules:
 
 Importing the package sets the environment defaults every entry point needs before Prefect or MLflow is
 imported: telemetry off, Prefect's home under the project (``.prefect/`` beside ``.dvc/``, as
-``pipelines.paths.Paths.prefect_home``) and ``PREFECT_API_URL``, the address of the study's own Prefect server
+``mmc.core.study_layout`` lays it out) and ``PREFECT_API_URL``, the address of the study's own Prefect server
 (:func:`prefect_address`). A variable that is already set wins.
 
 Each study's servers are its own. Prefect reads ``PREFECT_API_URL`` once, when it is imported, so the address is
@@ -59,6 +61,8 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from mmc.core.study_layout import PREFECT_HOME, project_of
+
 DEFAULT_PREFECT_PORT = 4200
 """The port a study's Prefect server takes when nothing holds it (:func:`prefect_address`)."""
 
@@ -81,13 +85,6 @@ TELEMETRY_OFF = {
     "DO_NOT_TRACK": "1",
 }
 """Environment that switches off the usage reports of Prefect, MLflow and DVC."""
-
-
-def project_folder(folder: Path) -> Path:
-    """The project of ``folder``: the nearest folder at or above it that holds ``.dvc/``, else ``folder`` (as
-    ``pipelines.paths.Paths.project``, without importing ``mmc``)."""
-    folder = folder.resolve()
-    return next((p for p in (folder, *folder.parents) if (p / ".dvc").is_dir()), folder)
 
 
 def local_url(port: int, path: str = "") -> str:
@@ -167,7 +164,7 @@ def environment_defaults(root: Path) -> dict[str, str]:
     :func:`prefect_address`'s)."""
     return {
         **TELEMETRY_OFF,
-        "PREFECT_HOME": str(root.resolve() / ".prefect"),
+        "PREFECT_HOME": str(root.resolve() / PREFECT_HOME),
         # Prefect's own console logs stay readable under DVC; the server keeps the full record.
         "PREFECT_LOGGING_LEVEL": "INFO",
     }
@@ -182,7 +179,7 @@ def set_environment_defaults(root: Path) -> str:
     return why
 
 
-PREFECT_ADDRESS = set_environment_defaults(project_folder(Path.cwd()))
+PREFECT_ADDRESS = set_environment_defaults(project_of(Path.cwd()))
 """Why this process uses its ``PREFECT_API_URL``: ``set``, ``own``, ``default`` or ``held`` (:func:`prefect_address`;
 ``held``: ``pipelines.services.ensure_prefect`` says who holds the default port when it starts the server)."""
 
@@ -200,7 +197,6 @@ __all__ = [
     "local_url",
     "port_free",
     "prefect_address",
-    "project_folder",
     "running_server",
     "set_environment_defaults",
 ]

@@ -40,7 +40,8 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipelines import worker
+from mmc.core.study_layout import DEFAULT_STUDY
+from pipelines import handover
 
 if TYPE_CHECKING:
     from pipelines.config import StudyConfig
@@ -120,7 +121,7 @@ def _stage(command: str, variant: str | None, replicate: int | None, study: Stud
     labels = [f"stage:{command}", *([f"variant:{variant}"] if variant else [])]
     labels += [f"replicate:{replicate}"] if command in ("expert", "adapt", "learn") else []
     labels += [f"mlflow-parent:{p}"] if (p := _parent()) else []
-    labels += [f"study:{paths.study}"] if paths.study != "default" else []
+    labels += [f"study:{paths.study}"] if paths.study != DEFAULT_STUDY else []
     with tags("meta-minichess", *labels):
         runner = task_runner(study.runner)
         target = variant or ""
@@ -161,7 +162,7 @@ def _studies(project: Path, *, check: bool) -> int:
 
 def _learners() -> int:
     """Print every installed learner, one a line (a plugin that failed to load is said on stderr, by
-    ``mmc.plugins``)."""
+    ``mmc.core.plugins``)."""
     from mmc.meta import installed_learners
     from mmc.meta.learners import learner_code
 
@@ -286,71 +287,18 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # A stage goes to the study's warm worker when one runs and is fresh (pipelines.worker): before any import
     # of torch, Prefect or MLflow, which that worker has done once for every stage.
-    if (handed := worker.hand_over(argv, args.command)) is not None:
+    if (handed := handover.hand_over(argv, args.command)) is not None:
         return handed
     from pipelines import timing
 
     timing.mark_start()  # a stage's "start" part: from here (imports, params, its flow run) to its flow's first line
     from mmc.meta.learners import LearnerError
-    from pipelines.config import ParamsError, load_params
+    from pipelines.config import ParamsError
     from pipelines.paths import Paths
     from pipelines.services import ServiceError
 
-    paths = Paths(Path.cwd())
     try:
-        if args.command == "services" and args.action in ("down", "urls"):
-            from pipelines import services
-
-            if args.action == "urls":  # where this study's servers answer, or will when `services up` starts them
-                prefect = os.environ["PREFECT_API_URL"].removesuffix("/api")
-                print(f"--prefect-url {prefect} --mlflow-url http://127.0.0.1:{services.mlflow_ui_port(paths)[0]}")
-                return 0
-            stopped = services.stop(paths)
-            print(f"stopped: {', '.join(stopped)}" if stopped else "nothing to stop")
-            return 0
-        if args.command == "studies":
-            return _studies(paths.project, check=args.check)
-        if args.command == "learners":
-            return _learners()
-        if args.command == "benchmarks":
-            return _benchmarks(args.name)
-        if args.command == "init":
-            return _init(args)
-        study = load_params(Path(args.params))
-        if paths.study != "default" and study.family != paths.study:
-            raise ParamsError(
-                Path(args.params).name, "", f"is a {study.family} study in the folder of the {paths.study} study"
-            )
-        if args.command in ("check", "study", "evaluate"):
-            _check_players(study, Path(args.params).name)
-        if args.command == "check":
-            drawn = "" if study.distribution is None else f", drawn: {study.distribution.describe()}"
-            print(
-                f"{args.params}: OK (experts: {', '.join(study.variants)}; learners: {', '.join(study.learners.names)}"
-                f" with {study.learners.budget} self-play games each; meta-training: "
-                f"{', '.join(study.meta.train_variants)}{drawn}; targets: {', '.join(study.targets)})"
-            )
-        elif args.command == "services":
-            from pipelines import services
-            from pipelines.study import print_urls
-
-            services.ensure_prefect(paths)
-            port, why = (services.start_mlflow_ui(paths), "own") if args.ui else services.mlflow_ui_port(paths)
-            print_urls(paths, port, mlflow_running=why == "own")
-        elif args.command == "row":
-            return _row(paths, study, args.benchmark, Path(args.out))
-        elif args.command == "check-row":
-            return _check_row(paths, study, Path(args.row), args.replays)
-        elif args.command == "study":
-            from pipelines.services import mlflow_ui_port
-            from pipelines.study import print_urls, run_study
-
-            code = run_study(paths, study, [a for a in args.dvc_args if a != "--"])
-            port, why = mlflow_ui_port(paths)
-            print_urls(paths, port, mlflow_running=why == "own")
-            return code
-        else:
-            _stage(args.command, getattr(args, "variant", None), getattr(args, "replicate", None), study, paths)
+        return _command(args, Paths(Path.cwd()))
     except ParamsError as error:
         print(error, file=sys.stderr)
         return 2
@@ -368,6 +316,71 @@ def main(argv: list[str] | None = None) -> int:
         traceback.print_exc()
         print(f"pipelines: {cause}", file=sys.stderr)  # the last line says why, under Prefect's own failure
         return 1
+
+
+def _command(args: argparse.Namespace, paths: Paths) -> int:
+    """Run command ``args.command`` on the study at ``paths``: its exit status (errors go up to :func:`main`)."""
+    from pipelines.config import ParamsError, load_params
+
+    if args.command == "services" and args.action in ("down", "urls"):
+        return _services(args.action, paths)
+    if args.command == "studies":
+        return _studies(paths.project, check=args.check)
+    if args.command == "learners":
+        return _learners()
+    if args.command == "benchmarks":
+        return _benchmarks(args.name)
+    if args.command == "init":
+        return _init(args)
+    study = load_params(Path(args.params))
+    if paths.study != DEFAULT_STUDY and study.family != paths.study:
+        raise ParamsError(
+            Path(args.params).name, "", f"is a {study.family} study in the folder of the {paths.study} study"
+        )
+    if args.command in ("check", "study", "evaluate"):
+        _check_players(study, Path(args.params).name)
+    if args.command == "check":
+        drawn = "" if study.distribution is None else f", drawn: {study.distribution.describe()}"
+        print(
+            f"{args.params}: OK (experts: {', '.join(study.variants)}; learners: {', '.join(study.learners.names)}"
+            f" with {study.learners.budget} self-play games each; meta-training: "
+            f"{', '.join(study.meta.train_variants)}{drawn}; targets: {', '.join(study.targets)})"
+        )
+    elif args.command == "services":
+        from pipelines import services
+        from pipelines.study import print_urls
+
+        services.ensure_prefect(paths)
+        port, why = (services.start_mlflow_ui(paths), "own") if args.ui else services.mlflow_ui_port(paths)
+        print_urls(paths, port, mlflow_running=why == "own")
+    elif args.command == "row":
+        return _row(paths, study, args.benchmark, Path(args.out))
+    elif args.command == "check-row":
+        return _check_row(paths, study, Path(args.row), args.replays)
+    elif args.command == "study":
+        from pipelines.services import mlflow_ui_port
+        from pipelines.study import print_urls, run_study
+
+        code = run_study(paths, study, [a for a in args.dvc_args if a != "--"])
+        port, why = mlflow_ui_port(paths)
+        print_urls(paths, port, mlflow_running=why == "own")
+        return code
+    else:
+        _stage(args.command, getattr(args, "variant", None), getattr(args, "replicate", None), study, paths)
+    return 0
+
+
+def _services(action: str, paths: Paths) -> int:
+    """``services down`` (stop what ``up`` started) or ``services urls`` (where this study's servers answer, or will
+    when ``services up`` starts them)."""
+    from pipelines import services
+
+    if action == "urls":
+        prefect = os.environ["PREFECT_API_URL"].removesuffix("/api")
+        print(f"--prefect-url {prefect} --mlflow-url http://127.0.0.1:{services.mlflow_ui_port(paths)[0]}")
+        return 0
+    stopped = services.stop(paths)
+    print(f"stopped: {', '.join(stopped)}" if stopped else "nothing to stop")
     return 0
 
 

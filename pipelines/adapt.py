@@ -24,12 +24,12 @@ from typing import Any
 
 from prefect import flow
 
+from mmc.core.seeding import derive
+from mmc.evaluation.starts import Start, adapted_models, model_label
 from mmc.meta import Adaptation, Adapted, adapt_many
 from mmc.nn import config_path, save_checkpoint
 from mmc.play import write_records
 from mmc.search import SearchConfig
-from mmc.seeding import derive
-from mmc.starts import Start, adapted_models, model_label
 from mmc.train import TrainConfig
 from pipelines import metrics as names
 from pipelines import tracking
@@ -50,7 +50,7 @@ class AdaptInputs:
     """The keyword arguments of ``mmc.meta.adapt_many`` for one target and replicate (:func:`inputs`)."""
 
     adaptations: list[Adaptation]
-    """Every start x budget, budget first (``mmc.starts.adapted_models``)."""
+    """Every start x budget, budget first (``mmc.evaluation.starts.adapted_models``)."""
     search: SearchConfig
     training: TrainConfig
     """The adaptation's training (``adapt.epochs``, one thread)."""

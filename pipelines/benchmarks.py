@@ -31,6 +31,8 @@ from typing import Any
 
 import yaml
 
+from pipelines.study_config import flatten
+
 __all__ = [
     "EXECUTION_KEYS",
     "FROZEN",
@@ -129,8 +131,6 @@ def check_study(params: Mapping[str, Any], benchmark: Benchmark) -> tuple[str, s
     """The first key of ``params`` (a parsed ``params.yaml``) that contradicts ``benchmark``, and what is wrong with
     it, or ``None`` if the study runs the benchmark: the same definition but for the execution keys and added
     learners (their ``learners`` sections and their names in ``adapt.starts``)."""
-    from pipelines.config import flatten
-
     ours = definition(params)
     known = set(benchmark.learners)
     added = [n for n in ours.get("learners", {}) if n != "budget" and n not in known]

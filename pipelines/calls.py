@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from mmc.alphazero import AlphaZeroConfig
+from mmc.core.seeding import derive, int_seed
+from mmc.loops.alphazero import AlphaZeroConfig
 from mmc.nn import PolicyValueNet, build_network
 from mmc.search import SearchConfig
-from mmc.seeding import derive, int_seed
 from mmc.train import TrainConfig
 from pipelines.config import StudyConfig
 
@@ -35,7 +35,7 @@ def keywords(inputs: Any) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ExpertInputs:
-    """The keyword arguments of ``mmc.alphazero.alphazero`` for one expert (:func:`expert_inputs`)."""
+    """The keyword arguments of ``mmc.loops.alphazero.alphazero`` for one expert (:func:`expert_inputs`)."""
 
     net: PolicyValueNet = field(repr=False)
     """The initial network."""
@@ -50,7 +50,7 @@ class ExpertInputs:
 
 
 def expert_inputs(study: StudyConfig, variant: str, replicate: int) -> ExpertInputs:
-    """The arguments of ``mmc.alphazero.alphazero`` for ``variant``'s expert in replicate ``replicate``: the
+    """The arguments of ``mmc.loops.alphazero.alphazero`` for ``variant``'s expert in replicate ``replicate``: the
     initial network, the variant, its loop, search and training configs, its seed (``("expert", variant)`` of
     the replicate's) and the device."""
     config = study.experts[variant]

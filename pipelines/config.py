@@ -4,7 +4,7 @@ The file has one section per component or stage plus the shared seed; each secti
 config dataclass of ``mmc`` (which owns the defaults and the range checks) plus, for some, the names of what
 the study runs::
 
-    seed: 0                       # root of every random stream (mmc.seeding)
+    seed: 0                       # root of every random stream (mmc.core.seeding)
     replicates: [0, 1]            # training replicates: expert, meta, multitask and adapt run once for each
     device: cpu                   # where self-play, training and evaluation run their networks (mmc.nn.DEVICES)
     network: {blocks, filters, value_hidden}          # mmc.nn.NetworkConfig
@@ -14,7 +14,7 @@ the study runs::
       variants: {gardner: {}}     # one expert stage per key; a value overrides keys of expert/search/train
       search: {solver: true}      # the expert recipe: keys of search/train every expert stage changes ({} or
       train: {...}                # null: none); the meta stages and the adaptations read search/train as they are
-      generations: ...            # ...every mmc.alphazero.AlphaZeroConfig field
+      generations: ...            # ...every mmc.loops.alphazero.AlphaZeroConfig field
     meta: {...every mmc.meta.MetaConfig field...}   # train_variants: a list of ids, or a distribution of them
                                                     # ({variants, exclude, draw}: mmc.meta.TaskDistribution)
     learners:                     # the learners that make starts (mmc.meta.learners), one stage NAME@R each
@@ -28,36 +28,51 @@ the study runs::
 
 Every key must be present and no other key may be (a variant's override mapping and the expert recipe list only
 what they change). This module reads the file and lays the expert recipe, then each variant's overrides, over the
-shared sections; each config checks its keys and values (``mmc.configs``: types from its annotations, a bool is
+shared sections; each config checks its keys and values (``mmc.core.configs``: types from its annotations, a bool is
 not an int), and :mod:`pipelines.study_rules` the rules across sections. Any problem stops the run with
 :class:`ParamsError`, whose message is one line naming the file and the key: ``params.yaml: expert.generations:
 must be an int, got 'x'``. Loading starts no process: whether the engine opponents can play is
 :func:`pipelines.study_rules.check_players`'s to say (``python -m pipelines check``).
+
+The records it builds (:class:`StudyConfig` and its sections' plans) are :mod:`pipelines.study_config`'s, re-exported
+here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import yaml
 
-from mmc import seeding
-from mmc.alphazero import AlphaZeroConfig
-from mmc.configs import ConfigError, Count, check_fields, check_keys, config_from_dict, from_plain, value_problem
-from mmc.evaluate import EvaluateConfig, RateConfig
-from mmc.evaluate import slug as opponent_slug
+from mmc.core.configs import ConfigError, check_keys, config_from_dict, from_plain, value_problem
+from mmc.evaluation.evaluate import EvaluateConfig, RateConfig
+from mmc.evaluation.evaluate import slug as opponent_slug
+from mmc.loops.alphazero import AlphaZeroConfig
 from mmc.meta import AdaptConfig, LearnerError, MetaConfig, TaskDistribution, get_learner, task_seed
 from mmc.meta.learners import check_name, learner_settings
 from mmc.nn import DeviceError, NetworkConfig, resolve_device
-from mmc.play.fairy import plays
 from mmc.search import SearchConfig
 from mmc.train import TrainConfig
+from pipelines import study_rules as rules
+from pipelines.benchmarks import BenchmarkError, check_study, get_benchmark
+from pipelines.study_config import (
+    NETWORK_KEYS,
+    SECTIONS,
+    UNADAPTED,
+    AdaptPlan,
+    EvaluatePlan,
+    ExpertConfig,
+    LearnerPlan,
+    RunnerConfig,
+    StudyConfig,
+    flatten,
+)
+from pipelines.study_rules import RuleError
 
 __all__ = [
+    "UNADAPTED",
     "AdaptPlan",
     "EvaluatePlan",
     "ExpertConfig",
@@ -71,46 +86,6 @@ __all__ = [
     "parse_params",
 ]
 
-RUNNER_KINDS = ("process", "dask", "thread")
-"""``process``: a local process pool; ``dask``: a Dask cluster (``address``) or a local one; ``thread``: in-process."""
-NETWORK_KEYS = ("blocks", "filters", "value_hidden", "moves_left")
-"""The network's settable shape; its input and output planes are those of the study's game family."""
-SECTIONS = (
-    "benchmark", "seed", "replicates", "device", "network", "search", "train", "expert", "meta", "learners", "adapt",
-    "evaluate", "rate", "runner",
-)  # fmt: skip
-SECTION_DOCS = {
-    "benchmark": "The frozen benchmark the study runs (``python -m pipelines benchmarks`` lists them), or ``null``. "
-    "Named, every key but ``device``, ``runner`` and added learners must equal the benchmark's definition.",
-    "seed": "The study's seed: the same file on the same kind of CPU gives the same models and games.",
-    "replicates": "Training replicates: every training stage runs once for each, from its own seed.",
-    "device": "Where self-play, training and evaluation run their networks: ``cpu``, ``cuda`` or ``auto``.",
-    "network": "The network's shape (``mmc.nn.NetworkConfig``); its input and output planes are the family's.",
-    "search": "The self-play search of the meta stages and the adaptations (``mmc.search.SearchConfig``); the experts "
-    "lay ``expert.search`` over it.",
-    "train": "The training of the meta stages and the adaptations (``mmc.train.TrainConfig``); the experts lay "
-    "``expert.train`` over it.",
-    "expert": "One AlphaZero loop per variant (``mmc.alphazero.AlphaZeroConfig``): the experts, the study's strongest "
-    "single-variant models.",
-    "expert.variants": "One expert stage per key, a variant id; its value (``{}`` or a mapping) overrides keys of "
-    "``expert``, ``expert.search`` or ``expert.train`` for that variant alone.",
-    "expert.search": "The expert recipe's search: the ``search`` keys every expert stage changes (``{}`` or ``null``: "
-    "none).",
-    "expert.train": "The expert recipe's training: the ``train`` keys every expert stage changes (``{}`` or ``null``: "
-    "none).",
-    "meta": "Meta-training (``mmc.meta.MetaConfig``): the variants it trains on and the JOAT and multitask settings.",
-    "learners": "The learners that make starts for the adaptation, one stage ``NAME@R`` each, their settings and "
-    "their common self-play budget. An installed package's learner is named here like a built-in one.",
-    "adapt": "Which starts are adapted to which targets, and how (``mmc.meta.AdaptConfig``).",
-    "evaluate": "How every adapted model is played against the opponents (``mmc.evaluate.EvaluateConfig``).",
-    "rate": "The Elo ladder of every target's models (``mmc.evaluate.RateConfig``).",
-    "runner": "Where the fanned-out jobs run; it never changes a result.",
-}
-"""What each section of ``params.yaml`` is (and the expert section's own keys), for the parameters' reference page
-that the documentation site generates from this module's definitions (``docs/hooks.py``)."""
-UNADAPTED = "unadapted"
-"""The evaluation opponent that is the adapted model's own starting model (cells with budget > 0 only)."""
-
 
 class ParamsError(ValueError):
     """A parameter file that cannot drive the study; the message is one line naming the file and the key."""
@@ -120,148 +95,6 @@ class ParamsError(ValueError):
         self.key = key
         self.problem = problem
         super().__init__(f"{source}: {key}: {problem}" if key else f"{source}: {problem}")
-
-
-@dataclass(frozen=True)
-class ExpertConfig:
-    """One variant's expert stage: the AlphaZero loop's settings after that variant's overrides."""
-
-    variant: str
-    """The variant the expert learns (``mmc.games.variant_ids``)."""
-    loop: AlphaZeroConfig
-    """Generations, games and their chunks, replay window, arena and gating."""
-    search: SearchConfig
-    """Self-play search."""
-    train: TrainConfig
-    """Training of each generation's candidate."""
-
-
-@dataclass(frozen=True)
-class LearnerPlan:
-    """Section ``learners``: the learners the study trains (one stage ``NAME@R`` each), their settings and their
-    common budget."""
-
-    budget: int
-    """Self-play games each learner may play through the platform's service (``mmc.meta.Service``)."""
-    settings: dict[str, Any]
-    """Each learner's own settings (an instance of its ``settings`` dataclass), by name, in the file's order."""
-
-    @property
-    def names(self) -> list[str]:
-        return list(self.settings)
-
-
-@dataclass(frozen=True)
-class AdaptPlan:
-    """Section ``adapt``: which starts are adapted to which targets, and how (``mmc.meta.AdaptConfig``)."""
-
-    targets: tuple[str, ...]
-    """Target variants (one adapt@ and evaluate@ stage each); the study holds at least one out of meta-training."""
-    starts: tuple[str, ...]
-    """Starting models: a learner of ``learners`` by its name, ``expert-V`` (V in ``expert.variants``), ``scratch``
-    (names of ``mmc.starts.Start``; ``mmc.starts.check_starts`` holds their rules)."""
-    config: AdaptConfig
-
-    @property
-    def budgets(self) -> tuple[int, ...]:
-        return self.config.budgets
-
-
-@dataclass(frozen=True)
-class EvaluatePlan:
-    """Section ``evaluate``: the opponents of every adapted model, and how the cells are played."""
-
-    opponents: tuple[str, ...]
-    """``mmc.play.parse_player`` specs, or ``unadapted`` (the model's own start, budgets > 0 only). A ``fairy``
-    opponent plays only the targets Fairy-Stockfish knows; the others have no such cell."""
-    config: EvaluateConfig
-
-
-@dataclass(frozen=True)
-class RunnerConfig:
-    """Where the fanned-out jobs run; results do not depend on it (seeds are keyed by job, not by worker)."""
-
-    kind: str = "process"
-    """``process``, ``dask`` or ``thread`` (see :data:`RUNNER_KINDS`)."""
-    workers: Count = 2
-    """Worker processes (``process``; ``dask`` without ``address``: a LocalCluster of this many) or threads."""
-    address: str | None = None
-    """Dask scheduler address (``tcp://host:8786``); ``kind: dask`` only."""
-
-    def __post_init__(self) -> None:
-        check_fields(self)
-        if self.kind not in RUNNER_KINDS:
-            raise ConfigError("RunnerConfig", "kind", f"must be one of {', '.join(RUNNER_KINDS)}, got {self.kind!r}")
-        if self.address is not None and self.kind != "dask":
-            raise ConfigError(
-                "RunnerConfig", "address", f"is only used with kind: dask (kind is {self.kind!r}); set it to null"
-            )
-
-
-@dataclass(frozen=True)
-class StudyConfig:
-    """The whole parameter file, checked."""
-
-    seed: int
-    """The root of every random stream of the study (``mmc.seeding``): each stage, job and game derives its own."""
-    replicates: tuple[int, ...]
-    """Training replicates: every training stage (expert, each learner's, adapt) runs once for each, from
-    its own seed (:meth:`training_seed`); the evaluation rates them together and pairs them."""
-    device: str
-    """Where the jobs run their networks (``mmc.nn.DEVICES``: ``auto``, ``cpu``, ``cuda``), as written: each job
-    resolves it when it starts. Checked here: ``cuda`` where torch sees none stops the study before any work."""
-    network: NetworkConfig
-    search: SearchConfig
-    """The shared self-play search (meta stages and adaptation; the experts': ``experts[V].search``, with the
-    expert recipe and the variant's overrides)."""
-    train: TrainConfig
-    """The shared training settings (inner updates, multitask, adaptation; the experts': ``experts[V].train``)."""
-    experts: dict[str, ExpertConfig]
-    """Expert stage per variant, in the file's order."""
-    meta: MetaConfig
-    learners: LearnerPlan
-    """The learners that make starts (``mmc.meta.learners``), their settings and budget."""
-    adapt: AdaptPlan
-    evaluate: EvaluatePlan
-    rate: RateConfig
-    """The Elo ladder of every target's models (``mmc.evaluate.rate``)."""
-    runner: RunnerConfig
-    distribution: TaskDistribution | None = None
-    """The distribution ``meta.train_variants`` names, when it names one (``meta.train_variants`` is then the
-    variants drawn from it: ``mmc.meta.study_tasks``); ``None`` for a list."""
-    benchmark: str | None = None
-    """The frozen benchmark the study runs (``pipelines.benchmarks``: its definition, checked), or ``None``."""
-    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
-    """The file as parsed, for logging."""
-
-    def training_seed(self, replicate: int) -> np.random.SeedSequence:
-        """The root of replicate ``replicate``'s training streams: ``("replicate", r)`` of ``seed``. The stages
-        derive theirs from it (``("expert", variant)``, ``("meta",)``, ``("adapt", target)``, ``("scratch",)``);
-        the evaluation's seed stays the study's, so every replicate is played on the same openings."""
-        return seeding.derive(seeding.root(self.seed), "replicate", replicate)
-
-    @property
-    def family(self) -> str:
-        """The game family of every variant the study names (``mmc.games``; one network plays them)."""
-        return self.network.game
-
-    @property
-    def variants(self) -> list[str]:
-        """The variants with an expert stage."""
-        return list(self.experts)
-
-    @property
-    def targets(self) -> list[str]:
-        """The adaptation targets (one adapt@ and evaluate@ stage each)."""
-        return list(self.adapt.targets)
-
-    def opponents(self, target: str) -> list[str]:
-        """The evaluation opponents that play ``target`` (a ``fairy`` spec only where the engine knows it)."""
-        return [spec for spec in self.evaluate.opponents if plays(spec, target)]
-
-    def anchors(self, target: str) -> list[str]:
-        """The rating anchors that play ``target``."""
-        return [spec for spec in self.rate.anchors if plays(spec, target)]
 
 
 class _RepeatedKey(yaml.YAMLError):
@@ -304,11 +137,9 @@ def load_params(path: str | Path = "params.yaml") -> StudyConfig:
 
 def parse_params(data: Any, source: str = "params.yaml") -> StudyConfig:
     """Check the parsed parameter mapping ``data`` (``source`` names it in errors) and build the configs: each
-    section's keys and values by its ``mmc`` config (:func:`mmc.configs.config_from_dict`), then the study's
+    section's keys and values by its ``mmc`` config (:func:`mmc.core.configs.config_from_dict`), then the study's
     rules across sections (:mod:`pipelines.study_rules`). Starts no process: whether the engine opponents can
     play is :func:`pipelines.study_rules.check_players`'s to say."""
-    from pipelines.study_rules import RuleError  # the rules import this module's names
-
     try:
         return _parse(data)
     except (ConfigError, RuleError) as error:
@@ -318,8 +149,6 @@ def parse_params(data: Any, source: str = "params.yaml") -> StudyConfig:
 
 def _parse(data: Any) -> StudyConfig:
     """The study of ``data``; a :class:`ConfigError` (its ``field`` the dotted key) or a rule's error if not."""
-    from pipelines import study_rules as rules
-
     mapping = _mapping(data, "")
     _keys(mapping, "", SECTIONS)
     benchmark = _benchmark(mapping)
@@ -331,7 +160,7 @@ def _parse(data: Any) -> StudyConfig:
         resolve_device(device)
     except DeviceError as error:
         raise ConfigError("params", "device", error.problem) from None
-    shape = _build(NetworkConfig, mapping["network"], "network", keys=NETWORK_KEYS)
+    _keys(_mapping(mapping["network"], "network"), "network", NETWORK_KEYS)  # its values once the family is known
     experts = _experts(mapping)
     search = _build(SearchConfig, mapping["search"], "search")
     train = _build(TrainConfig, mapping["train"], "train")
@@ -348,7 +177,7 @@ def _parse(data: Any) -> StudyConfig:
     family = rules.check_family(
         [("expert.variants", experts), ("meta.train_variants", meta.train_variants), ("adapt.targets", targets)]
     )
-    network = NetworkConfig.for_game(family, **{key: getattr(shape, key) for key in NETWORK_KEYS})
+    network = _build(NetworkConfig, {**mapping["network"], "game": family}, "network", keys=(*NETWORK_KEYS, "game"))
     evaluate_data = _split(mapping["evaluate"], "evaluate", ("opponents",), EvaluateConfig)
     opponents = _value(evaluate_data.pop("opponents"), "evaluate.opponents", tuple[str, ...])
     evaluate = EvaluatePlan(opponents, _build(EvaluateConfig, evaluate_data, "evaluate"))
@@ -387,8 +216,6 @@ def _parse(data: Any) -> StudyConfig:
 def _benchmark(mapping: dict[str, Any]) -> str | None:
     """The frozen benchmark the file names (``pipelines.benchmarks``), checked before anything else: an unknown name
     or version, or a key that contradicts the benchmark, is refused naming the key."""
-    from pipelines.benchmarks import BenchmarkError, check_study, get_benchmark
-
     name = _value(mapping["benchmark"], "benchmark", str | None)
     if name is None:
         return None
@@ -441,8 +268,6 @@ def _learners(value: Any, meta: MetaConfig) -> LearnerPlan:
 
 
 def _experts(mapping: dict[str, Any]) -> dict[str, ExpertConfig]:
-    from pipelines import study_rules as rules
-
     shared = {"search": _mapping(mapping["search"], "search"), "train": _mapping(mapping["train"], "train")}
     expert = _split(mapping["expert"], "expert", ("variants", *shared), AlphaZeroConfig)
     _keys(shared["search"], "search", _names(SearchConfig))
@@ -500,18 +325,6 @@ def _expert(
     return ExpertConfig(variant, loop, configs[0], configs[1])
 
 
-def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested mappings as one level of dotted keys (``{"a": {"b": 1}}`` -> ``{"a.b": 1}``); lists stay values."""
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, Mapping) and value:
-            out.update(flatten(value, f"{name}."))
-        else:
-            out[name] = value
-    return out
-
-
 def _names(cls: Any) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls))
 
@@ -525,7 +338,7 @@ def _mapping(value: Any, key: str) -> dict[str, Any]:
 
 
 def _keys(mapping: dict[str, Any], key: str, expected: tuple[str, ...]) -> None:
-    """The keys of section ``key`` (``""``: the file) are ``expected``: :func:`mmc.configs.check_keys`."""
+    """The keys of section ``key`` (``""``: the file) are ``expected``: :func:`mmc.core.configs.check_keys`."""
     try:
         check_keys("params", mapping, expected)
     except ConfigError as error:
@@ -550,7 +363,7 @@ def _value(value: Any, key: str, annotation: Any) -> Any:
 def _build(
     cls: Any, data: Any, section: str, *, origin: dict[str, str] | None = None, keys: tuple[str, ...] | None = None
 ) -> Any:
-    """``cls`` built from section ``section`` by :func:`mmc.configs.config_from_dict` (``keys``: the fields the
+    """``cls`` built from section ``section`` by :func:`mmc.core.configs.config_from_dict` (``keys``: the fields the
     file sets; the others keep their defaults); its error names the key (``origin`` maps a field to the key it
     came from, for a variant's overrides)."""
     try:

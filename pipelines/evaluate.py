@@ -1,24 +1,26 @@
 """Stage ``evaluate@{target}``: every adapted model of ``target``, of every training replicate, against every
-opponent (``mmc.evaluate``), then every model's Elo and the paired comparisons that answer the study's question.
+opponent (``mmc.evaluation.evaluate``), then every model's Elo and the paired comparisons that answer the study's
+question.
 
 A cell is (replicate, start, budget, opponent): the model ``models/adapted/{t}/r{r}/{start}_b{budget}.pt`` with
 MCTS (``evaluate.search``) plays ``evaluate.games`` games against each opponent of ``evaluate.opponents`` that
 plays the target (Fairy-Stockfish only where the engine knows it), and against its own unadapted start of the
 same replicate (``unadapted``, budgets > 0); a cell whose first ``evaluate.settle_games`` games settle it (a score
 of ``evaluate.settle_score`` or more, or its complement or less) stops there. The stage lists the cells
-(:func:`inputs`) and calls ``mmc.evaluate.evaluate_and_rate`` with its job store (``data/jobs/evaluate/{t}``: one
-Prefect task run per cell, its games kept as they finish). All cells against one opponent share the openings, so
+(:func:`inputs`) and calls ``mmc.evaluation.evaluate.evaluate_and_rate`` with its job store (``data/jobs/evaluate/{t}``:
+one Prefect task run per cell, its games kept as they finish). All cells against one opponent share the openings, so
 starts, budgets and replicates are compared on the same positions. That function also puts every model on one Elo
 scale with the cells' games, the anchors' ladder (played in one batch with the cells) and each model's games near
 its first estimate (``greedy`` = 0, bootstrap 95 % intervals over games): ``plots/ratings/{t}.csv``. The stage
 writes W/D/L, score and Wilson 95 % interval per cell (``metrics/evaluate/{t}.json``, ``dvc metrics``) and the rows
 of the study's table in the seed's format (``plots/evaluation/{t}.csv``). Over the replicates
-(``mmc.rating.replicated`` and ``compare``, a two-level bootstrap: games and training runs) come each start's mean Elo
-per budget (``plots/curves/{t}.csv``) and the paired comparisons with their verdicts (``plots/comparisons/{t}.csv``: a
-comparison is ``uninformative`` where one of its starts did not beat scratch at budget 0, ``mmc.rating.learned``;
-each states its probability of improvement, its interquartile mean from 5 replicates, and whether its verdict holds
-when any one replicate is left out, ``mmc.rating.holds``: a verdict that does not is fragile); all
-of them in ``metrics/rate/{t}.json`` (``dvc metrics``) and MLflow ``elo.*``, ``difference.*``.
+(``mmc.evaluation.comparison.replicated`` and ``compare``, a two-level bootstrap: games and training runs) come each
+start's mean Elo per budget (``plots/curves/{t}.csv``) and the paired comparisons with their verdicts
+(``plots/comparisons/{t}.csv``: a comparison is ``uninformative`` where one of its starts did not beat scratch at budget
+0, ``mmc.evaluation.comparison.learned``; each states its probability of improvement, its interquartile mean from 5
+replicates, and whether its verdict holds when any one replicate is left out, ``mmc.evaluation.comparison.holds``: a
+verdict that does not is fragile); all of them in ``metrics/rate/{t}.json`` (``dvc metrics``) and MLflow ``elo.*``,
+``difference.*``.
 """
 
 from __future__ import annotations
@@ -31,13 +33,14 @@ from typing import Any
 import numpy as np
 from prefect import flow, get_run_logger
 
-from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate_and_rate
+from mmc.core.seeding import derive, rng, root
+from mmc.evaluation.comparison import replicate_summary
+from mmc.evaluation.evaluate import Cell, EvaluateConfig, RateConfig, evaluate_and_rate
+from mmc.evaluation.rating import Ratings
+from mmc.evaluation.starts import Start, adapted_models, learning_verdict, model_label, scratch_margins
+from mmc.evaluation.starts import comparisons as compare_starts
 from mmc.nn import PolicyValueNet, load_checkpoint
 from mmc.play import write_records
-from mmc.rating import Ratings, replicate_summary
-from mmc.seeding import derive, rng, root
-from mmc.starts import Start, adapted_models, learning_verdict, model_label, scratch_margins
-from mmc.starts import comparisons as compare_starts
 from pipelines import metrics as names
 from pipelines import tracking
 from pipelines.calls import keywords
@@ -83,7 +86,8 @@ def cells(study: StudyConfig, target: str) -> list[tuple[int, Start, int, str]]:
 
 @dataclass(frozen=True)
 class EvaluateInputs:
-    """The keyword arguments of ``mmc.evaluate.evaluate_and_rate`` for one target's cells (:func:`inputs`)."""
+    """The keyword arguments of ``mmc.evaluation.evaluate.evaluate_and_rate`` for one target's cells
+    (:func:`inputs`)."""
 
     cells: list[Cell]
     """Every cell, networks loaded, in table order (:func:`cells`)."""
@@ -96,8 +100,8 @@ class EvaluateInputs:
 
 @dataclass(frozen=True)
 class RatingInputs:
-    """The keyword arguments of ``mmc.evaluate.evaluate_and_rate`` that the cells' do not give (:func:`rating_inputs`),
-    and the seed of the rating's replicate bootstrap."""
+    """The keyword arguments of ``mmc.evaluation.evaluate.evaluate_and_rate`` that the cells' do not give
+    (:func:`rating_inputs`), and the seed of the rating's replicate bootstrap."""
 
     models: dict[str, PolicyValueNet] = field(repr=False)
     """Every model of the cells, by name."""
@@ -109,9 +113,9 @@ class RatingInputs:
 
 
 def inputs(study: StudyConfig, paths: Paths, target: str) -> EvaluateInputs:
-    """The arguments of ``mmc.evaluate.evaluate_and_rate`` for ``target``'s cells: the cells (networks loaded), the
-    variant, the evaluation config, the seed (``("evaluate", target)`` of the study's seed: the same openings for every
-    replicate) and the device; :func:`rating_inputs` has the rating's."""
+    """The arguments of ``mmc.evaluation.evaluate.evaluate_and_rate`` for ``target``'s cells: the cells (networks
+    loaded), the variant, the evaluation config, the seed (``("evaluate", target)`` of the study's seed: the same
+    openings for every replicate) and the device; :func:`rating_inputs` has the rating's."""
     adapted: dict[tuple[int, Start, int], PolicyValueNet] = {}
     starts: dict[tuple[int, Start], PolicyValueNet] = {}
     out: list[Cell] = []
@@ -194,8 +198,8 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
 
 
 def comparisons(study: StudyConfig) -> list[tuple[tuple[Start, int], tuple[Start, int]]]:
-    """The paired comparisons that answer the study's question (``mmc.starts.comparisons``), as ((start, budget),
-    (start, budget)) of the models ``a - b``."""
+    """The paired comparisons that answer the study's question (``mmc.evaluation.starts.comparisons``), as ((start,
+    budget), (start, budget)) of the models ``a - b``."""
     return compare_starts(study.adapt.starts, study.adapt.budgets)
 
 
@@ -233,14 +237,12 @@ def _publish_ratings(
     compared = []
     for (a, b), c in zip(pairs, differences, strict=True):
         a_name, b_name = model_label(*a), model_label(*b)
-        numbers = (round(c.difference, 1), round(c.low, 1), round(c.high, 1))
         said, why = learning_verdict(a[0], b[0], c, margins)
-        iqm = None if c.iqm is None else round(c.iqm, 1)
-        row = ComparisonRow(target, a[1], a_name, b_name, *numbers, said, round(c.detectable, 1),
-                            c.replicates, round(c.spread, 1), why, round(c.improvement, 3), iqm, c.holds)  # fmt: skip
+        row = ComparisonRow.of(c, game=target, budget=a[1], a=a_name, b=b_name, verdict=said, learned=why)
         compared.append(row)
+        fragile = "" if c.holds else " (fragile)"
         logger.info("%s %s - %s: %+.0f Elo (95%% %+.0f..%+.0f): %s%s, P(improvement) %.2f", target, a_name, b_name,
-                    *numbers, said, "" if c.holds else " (fragile)", c.improvement)  # fmt: skip
+                    row.difference, row.low, row.high, said, fragile, c.improvement)  # fmt: skip
     rated = {r.player: {k: getattr(r, k) for k in ("elo", "low", "high", "games")} for r in rows}
     by_start = {
         model_label(c.start, c.budget): {k: getattr(c, k) for k in ("elo", "low", "high", "spread")} for c in curves

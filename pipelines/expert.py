@@ -1,4 +1,4 @@
-"""Stage ``expert@{variant}-{r}``: the single-variant AlphaZero loop, ``mmc.alphazero.alphazero``, G generations,
+"""Stage ``expert@{variant}-{r}``: the single-variant AlphaZero loop, ``mmc.loops.alphazero.alphazero``, G generations,
 for training replicate ``r``.
 
 The stage resolves the variant's configs and the replicate's seed (:func:`pipelines.calls.expert_inputs`), calls
@@ -17,7 +17,7 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from mmc.alphazero import AlphaZeroConfig, Generation, alphazero
+from mmc.loops.alphazero import AlphaZeroConfig, Generation, alphazero
 from mmc.nn import save_checkpoint
 from mmc.play import write_records
 from pipelines import metrics as names

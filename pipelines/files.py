@@ -1,7 +1,7 @@
 """Atomic file writes and content hashes.
 
 A file is written to a temporary file beside it (``.NAME.XXXX.tmp``), flushed to disk and renamed over the
-target (``mmc.atomic.atomic_write``, which every ``mmc`` writer uses too), so a reader, or a run killed at any
+target (``mmc.core.atomic.atomic_write``, which every ``mmc`` writer uses too), so a reader, or a run killed at any
 moment, never finds half a file under the real name. :func:`remove_temporaries` sweeps a killed run's leftovers.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mmc.atomic import atomic_write
+from mmc.core.atomic import atomic_write
 
 __all__ = [
     "checked_json",
@@ -32,7 +32,7 @@ __all__ = [
 
 
 def write_bytes(path: Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` atomically (parents created, ``mmc.atomic.atomic_write``); return ``path``."""
+    """Write ``data`` to ``path`` atomically (parents created, ``mmc.core.atomic.atomic_write``); return ``path``."""
     return atomic_write(path, lambda file: file.write(data))
 
 

@@ -1,7 +1,7 @@
 """The stages' runner: each ``mmc`` job becomes a Prefect task run, and each finished job is kept on disk.
 
-The library's loops (``mmc.alphazero``, ``mmc.meta``, ``mmc.evaluate``) hand lists of jobs to a runner
-(``mmc.fanout``). :class:`JobStore` is the stages' runner. For every job it
+The library's loops (``mmc.loops.alphazero``, ``mmc.meta``, ``mmc.evaluation.evaluate``) hand lists of jobs to a runner
+(``mmc.core.fanout``). :class:`JobStore` is the stages' runner. For every job it
 
 1. derives the job's **fingerprint** from the job itself: its function's name and every argument it is
    called with, by parameter name (networks by their weights, configs field by field, examples by their arrays,
@@ -45,8 +45,8 @@ from prefect.cache_policies import NO_CACHE
 from prefect.context import TagsContext
 from prefect.futures import PrefectFuture
 
-from mmc.evaluate import cell_names, match_name
-from mmc.fanout import Job
+from mmc.core.fanout import Job
+from mmc.evaluation.evaluate import cell_names, match_name
 from mmc.nn import config_path, load_checkpoint, save_checkpoint
 from mmc.play import GameRecord, MatchResult, SelfPlayResult, read_records, write_records
 from mmc.train import EpochLosses, Trained, load_examples, save_examples
@@ -362,7 +362,7 @@ def longest_first(keys: Sequence[str], names: Sequence[str], last: Mapping[str, 
 
 
 def _is_matches(value: Any) -> bool:
-    """Whether a job's result is the matches of one player's cells (``mmc.evaluate.evaluation_matches``)."""
+    """Whether a job's result is the matches of one player's cells (``mmc.evaluation.evaluate.evaluation_matches``)."""
     return isinstance(value, list) and bool(value) and all(isinstance(v, MatchResult) for v in value)
 
 
@@ -373,8 +373,8 @@ def _shares(value: Any) -> list[float] | None:
 
 
 def _matches(record: JobRecord, games: Path) -> list[MatchResult]:
-    """The matches of a job of a model's cells (``mmc.evaluate.evaluation_matches``), from its record's tallies and
-    its games (every match's records, one match after the other, in ``games``)."""
+    """The matches of a job of a model's cells (``mmc.evaluation.evaluate.evaluation_matches``), from its record's
+    tallies and its games (every match's records, one match after the other, in ``games``)."""
     records = read_records(games)
     matches = []
     for tally in record.summary["matches"]:
@@ -387,7 +387,7 @@ def _matches(record: JobRecord, games: Path) -> list[MatchResult]:
 def cell_records(root: Path, folder: Path, variant: str, player: str, opponent: str) -> list[GameRecord]:
     """The games of one evaluation cell, ``player`` (a model) against ``opponent``, kept by the job store in
     ``folder`` (an ``evaluate@T`` stage's): from the job of the model's cells (``match-{variant}-{player}-vs-...``,
-    ``mmc.evaluate``). ``FileNotFoundError`` naming the cell when no kept job played it."""
+    ``mmc.evaluation.evaluate``). ``FileNotFoundError`` naming the cell when no kept job played it."""
     cell = match_name(variant, player, opponent)
     for done in sorted(folder.glob(f"{glob.escape(cell.rpartition('-vs-')[0])}-vs-*.done.json")):
         record = JobRecord.read(root, done)

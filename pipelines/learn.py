@@ -26,7 +26,7 @@ from typing import Any
 
 from prefect import flow, get_run_logger
 
-from mmc.fanout import Job
+from mmc.core.fanout import Job
 from mmc.meta import Learned, Learner, LearnerError, Service, get_learner
 from mmc.meta.learners import check_network, learner_code
 from mmc.nn import save_checkpoint

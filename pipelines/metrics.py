@@ -6,7 +6,7 @@ for one of several variants, players or models of the run (``selfplay_draw_rate.
 (``r0.joat.b100.greedy.score``, ``joat.b100.loss_total``: :func:`from_json`), and a target's name in front on
 the study's parent run (``mallet.elo_mean.joat-b100``). The same quantity has the same name in every stage: a
 self-play draw rate is ``selfplay_draw_rate``, a job kind's time ``{kind}_seconds``, a training loss ``loss_{part}``.
-Keys are made safe for MLflow with ``mmc.evaluate.slug`` (``fairy:nodes=1`` -> ``fairy_nodes_1``).
+Keys are made safe for MLflow with ``mmc.evaluation.evaluate.slug`` (``fairy:nodes=1`` -> ``fairy_nodes_1``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from mmc.evaluate import slug
+from mmc.evaluation.evaluate import slug
 from pipelines.config import flatten
 
 __all__ = [

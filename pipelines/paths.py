@@ -40,7 +40,8 @@ name as ``mmc`` gives it: ``self-play-gardner-gen003-chunk01``)::
 
 A family's study (``studies/{family}``, :mod:`pipelines.studies`) has the same layout under its own folder, from its
 ``params.yaml`` down to ``reports/study.html``; ``mlflow.db``, ``mlartifacts/``, ``.prefect/`` and the report
-notebook stay the project's.
+notebook stay the project's. What the web app reads too (``models/``, ``data/jobs/``, MLflow's store, Prefect's home,
+the study's name and project) is laid out by ``mmc.core.study_layout``, which this module builds those paths from.
 
 The ``data/jobs`` folders are persistent DVC outputs: DVC leaves them in place when it reruns a stage, so
 finished jobs survive a crash and a rerun computes only the jobs whose inputs changed (``pipelines.jobs``).
@@ -51,7 +52,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from mmc.web.study import project_of, study_name
+from mmc.core import study_layout as layout
+from mmc.core.study_layout import project_of, replicate_name, study_name
 
 __all__ = [
     "Paths",
@@ -61,16 +63,15 @@ __all__ = [
     "family_package",
     "learn_code",
     "meta_code",
-    "project_of",
     "replicate_name",
 ]
 
 SHARED_CODE = (
     "mmc/__init__.py",
-    "mmc/alphazero.py",
-    "mmc/configs.py",
-    "mmc/fanout.py",
-    "mmc/seeding.py",
+    "mmc/loops/alphazero.py",
+    "mmc/core/configs.py",
+    "mmc/core/fanout.py",
+    "mmc/core/seeding.py",
     "mmc/games/__init__.py",
     "mmc/games/actions.py",
     "mmc/games/generated.py",
@@ -94,7 +95,7 @@ def code_root() -> Path:
 def family_package(family: str) -> str:
     """Where the rules of ``family`` live, as a code entry: ``mmc/games/{family}`` (relative to the project) for a
     family of this package, else the absolute folder of the package its kernels come from (a game installed from
-    another distribution: ``mmc.plugins``), which a study's ``dvc.yaml`` lists as an external dependency."""
+    another distribution: ``mmc.core.plugins``), which a study's ``dvc.yaml`` lists as an external dependency."""
     import mmc
     from mmc.games import get_family
 
@@ -130,12 +131,8 @@ def learn_code(family: str, learner: str) -> tuple[str, ...]:
 
 def evaluate_code(family: str) -> tuple[str, ...]:
     """Library code that computes the evaluation's jobs."""
-    return (*expert_code(family), "mmc/evaluate.py", "mmc/rating.py")
-
-
-def replicate_name(name: str, replicate: int) -> str:
-    """``name`` of training replicate ``replicate``: ``gardner-r1`` (job folders, files, MLflow runs)."""
-    return f"{name}-r{replicate}"
+    return (*expert_code(family), "mmc/evaluation/evaluate.py", "mmc/evaluation/rating.py",
+            "mmc/evaluation/comparison.py")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -161,11 +158,11 @@ class Paths:
     # project-wide
     @property
     def params(self) -> Path:
-        return self.root / "params.yaml"
+        return self.root / layout.PARAMS
 
     @property
     def mlflow_db(self) -> Path:
-        return self.project / "mlflow.db"
+        return self.project / layout.MLFLOW_DB
 
     @property
     def mlflow_uri(self) -> str:
@@ -174,24 +171,29 @@ class Paths:
 
     @property
     def mlflow_artifacts(self) -> Path:
-        return self.project / "mlartifacts"
+        return self.project / layout.MLFLOW_ARTIFACTS
 
     @property
     def prefect_home(self) -> Path:
-        return self.project / ".prefect"
+        return self.project / layout.PREFECT_HOME
 
     @property
     def mlflow_ui_dir(self) -> Path:
         """The MLflow UI's pid and log files."""
         return self.project / ".mlflow-ui"
 
+    @property
+    def models(self) -> Path:
+        """Every checkpoint of the study (``mmc.core.study_layout``: the layout under it)."""
+        return self.root / layout.MODELS
+
     def jobs(self, stage: str, name: str) -> Path:
         """The finished jobs of stage ``stage`` for ``name`` (a variant, target or meta kind)."""
-        return self.root / "data" / "jobs" / stage / name
+        return self.root / layout.JOBS / stage / name
 
     # expert@{v}-{r}
     def champion(self, variant: str, replicate: int) -> Path:
-        return self.root / "models" / "champion" / f"r{replicate}" / f"{variant}.pt"
+        return self.models / layout.champion_model(variant, replicate)
 
     def expert_metrics(self, variant: str, replicate: int) -> Path:
         return self.root / "metrics" / "expert" / f"{replicate_name(variant, replicate)}.json"
@@ -205,11 +207,11 @@ class Paths:
     # {k}@{r}: learner k
     def start_model(self, name: str, replicate: int) -> Path:
         """A published starting model of adaptation: learner ``name``'s network."""
-        return self.root / "models" / "starts" / f"r{replicate}" / f"{name}.pt"
+        return self.models / layout.start_model(name, replicate)
 
     def start_state(self, name: str, replicate: int) -> Path:
         """The folder of what learner ``name``'s own adaptation rule reads (``mmc.meta.Learner.save_state``)."""
-        return self.root / "models" / "starts" / f"r{replicate}" / f"{name}.state"
+        return self.models / layout.start_state(name, replicate)
 
     def learn_losses(self, name: str, replicate: int) -> Path:
         return self.root / "plots" / "learn" / f"{replicate_name(name, replicate)}.csv"
@@ -222,11 +224,11 @@ class Paths:
 
     # adapt@{t}-{r}
     def adapted_dir(self, target: str, replicate: int) -> Path:
-        return self.root / "models" / "adapted" / target / f"r{replicate}"
+        return self.models / layout.adapted_folder(target, replicate)
 
     def adapted(self, target: str, replicate: int, start: str, budget: int) -> Path:
         """Start ``start`` of replicate ``replicate`` adapted to ``target`` with ``budget`` self-play games."""
-        return self.adapted_dir(target, replicate) / f"{start}_b{budget:03d}.pt"
+        return self.models / layout.adapted_model(target, replicate, start, budget)
 
     def adapt_metrics(self, target: str, replicate: int) -> Path:
         return self.root / "metrics" / "adapt" / f"{replicate_name(target, replicate)}.json"

@@ -5,9 +5,9 @@ write them.
 - CSV rows: :class:`LossRow` (``plots/losses/{v}.csv``), :class:`ArenaRow` (``plots/arena/{v}.csv``),
   :class:`TrainingLossRow` (``plots/learn/{k}-r{r}.csv``, ``data/report/losses.csv``), :class:`EvaluationRow`
   (``plots/evaluation/{t}.csv``, ``reports/evaluation.csv``), :class:`RatingRow` (``plots/ratings/{t}.csv``),
-  :class:`ComparisonRow` (``plots/comparisons/{t}.csv``).
+  :class:`ComparisonRow` (``plots/comparisons/{t}.csv``, built from the library's ``Comparison``).
   The header is the fields' names (a field's ``column`` metadata overrides one: ``player 1``), in field
-  order; :func:`write_rows` and :func:`read_rows` convert.
+  order (or a row type's ``COLUMNS``); :func:`write_rows` and :func:`read_rows` convert.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
+from mmc.evaluation.comparison import Comparison
 from mmc.play import MatchResult
 from pipelines.files import checked_json, write_csv, write_json
 
@@ -168,8 +169,8 @@ class RatingRow:
 @dataclass(frozen=True)
 class CurveRow:
     """A start's strength after adaptation with ``budget`` games in one target (``plots/curves/{t}.csv``): the mean
-    Elo of its replicates' models with the 95 % interval over games and replicates (``mmc.rating.replicated``),
-    and ``spread``, the standard deviation between the replicates."""
+    Elo of its replicates' models with the 95 % interval over games and replicates
+    (``mmc.evaluation.comparison.replicated``), and ``spread``, the standard deviation between the replicates."""
 
     game: str
     start: str
@@ -181,41 +182,50 @@ class CurveRow:
     spread: float
 
 
-@dataclass(frozen=True)
-class ComparisonRow:
-    """A paired comparison in one target (``plots/comparisons/{t}.csv``): ``a - b`` in Elo points, the mean over
-    replicates of each replicate's difference, with its 95 % interval over games and replicates, the verdict it
-    gives (``uninformative`` where a start did not beat scratch at budget 0: ``learned``), the smallest difference the
-    run could have detected (its half-width), and the replicates' spread."""
+_COMPARED = [f.name for f in dataclasses.fields(Comparison)]
+_INTERVAL = _COMPARED.index("spread") + 1  # the fields of the first comparisons the study made
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComparisonRow(Comparison):
+    """A paired comparison in one target (``plots/comparisons/{t}.csv``): the library's comparison of ``a - b``
+    (``mmc.evaluation.comparison.Comparison``: the mean over replicates of each replicate's difference in Elo points,
+    with its 95 % interval over games and replicates, the smallest difference the run could have detected (its
+    half-width), the replicates' spread, the probability of improvement, the interquartile mean and whether the verdict
+    holds), its numbers rounded (:meth:`of`), in target ``game`` at ``budget``; its verdict is ``uninformative`` where a
+    start did not beat scratch at budget 0 (``learned``)."""
+
+    COLUMNS: ClassVar[tuple[str, ...]] = ("game", "budget", "a", "b", *_COMPARED[:_INTERVAL], "learned",
+                                          *_COMPARED[_INTERVAL:])  # fmt: skip
+    """The CSV's columns, in the order the study has always written them."""
 
     game: str
     budget: int
     a: str
     b: str
-    difference: float
-    low: float
-    high: float
-    verdict: str
-    detectable: float
-    replicates: int
-    spread: float
     learned: str = ""
     """Whether the starts learned, the reason for an ``uninformative`` verdict: each start's budget-0 margin over
     scratch and that margin's half-width (``joat +135 > 60; multitask +6 <= 58``); empty where no scratch was rated
-    at budget 0 (``mmc.starts.scratch_margins``)."""
-    improvement: float = 0.5
-    """The probability of improvement: how often a replicate of ``a`` is rated above one of ``b``
-    (``mmc.rating.probability_of_improvement``)."""
-    iqm: float | None = None
-    """The interquartile mean of the replicates' differences, from 5 replicates (``mmc.rating.interquartile_mean``);
-    empty below."""
-    holds: bool = True
-    """Whether the verdict survives leaving out any one replicate (``mmc.rating.holds``); ``False``: *fragile*."""
+    at budget 0 (``mmc.evaluation.starts.scratch_margins``)."""
+
+    @classmethod
+    def of(
+        cls, comparison: Comparison, *, game: str, budget: int, a: str, b: str, verdict: str, learned: str
+    ) -> ComparisonRow:
+        """The row of ``comparison`` with ``verdict`` (its own, or ``uninformative``: ``learned`` says why), its
+        Elo numbers rounded to 0.1 and its probability of improvement to 0.001."""
+        c = comparison
+        iqm = None if c.iqm is None else round(c.iqm, 1)
+        return cls(round(c.difference, 1), round(c.low, 1), round(c.high, 1), verdict, round(c.detectable, 1),
+                   c.replicates, round(c.spread, 1), round(c.improvement, 3), iqm, c.holds, game=game, budget=budget,
+                   a=a, b=b, learned=learned)  # fmt: skip
 
 
 def columns(cls: type[Any]) -> list[str]:
-    """The CSV header of row type ``cls``."""
-    return [f.metadata.get("column", f.name) for f in dataclasses.fields(cls)]
+    """The CSV header of row type ``cls``: its fields in order (in the order of its ``COLUMNS`` where it has one)."""
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    order = getattr(cls, "COLUMNS", fields)
+    return [fields[name].metadata.get("column", name) for name in order]
 
 
 def write_rows(path: Path, cls: type[Any], rows: Iterable[Any]) -> Path:

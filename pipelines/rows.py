@@ -1,18 +1,18 @@
 """Rows: a study's results on a frozen benchmark, with what anyone needs to check them.
 
-A row (``python -m pipelines row``, run in a finished study's folder) is one JSON file: per target, each start's
-Elo at budget 0 (zero-shot) and at the largest budget (adapted), the mean over the replicates with its 95 % interval,
-and each start's difference to multitask and to scratch at both (paired by replicate, ``mmc.rating.compare``, with
+A row (``python -m pipelines row``, run in a finished study's folder) is one JSON file: per target, each start's Elo at
+budget 0 (zero-shot) and at the largest budget (adapted), the mean over the replicates with its 95 % interval, and each
+start's difference to multitask and to scratch at both (paired by replicate, ``mmc.evaluation.comparison.compare``, with
 its verdict and whether it holds). Around the numbers it carries what they came from: the benchmark and its hash
-(``pipelines.benchmarks``), the hash of the study's definition, the code version (the package, the git commit of
-the code when it is a checkout, and hashes of ``mmc/`` and ``pipelines/``), the CPU model, and the SHA-256 of every
-model under ``models/`` and of every evaluation record under ``data/jobs/evaluate/`` (each match job's games
-``.pgn`` and its ``.done.json`` less its seconds: a rerun on the same kind of CPU makes the same files, so the
-official row of a benchmark checks a study anyone reran with the row's command).
+(``pipelines.benchmarks``), the hash of the study's definition, the code version (the package, the git commit of the
+code when it is a checkout, and hashes of ``mmc/`` and ``pipelines/``), the CPU model, and the SHA-256 of every model
+under ``models/`` and of every evaluation record under ``data/jobs/evaluate/`` (each match job's games ``.pgn`` and its
+``.done.json`` less its seconds: a rerun on the same kind of CPU makes the same files, so the official row of a
+benchmark checks a study anyone reran with the row's command).
 
 The numbers are not copied from the study's tables: they are refitted from the recorded games (:func:`refit`: the
-evaluate stage's own call, ``mmc.evaluate.evaluate_and_rate``, with a runner that hands back each recorded match
-and plays none), so the check (``python -m pipelines check-row ROW``) recomputes them the same way and compares.
+evaluate stage's own call, ``mmc.evaluation.evaluate.evaluate_and_rate``, with a runner that hands back each recorded
+match and plays none), so the check (``python -m pipelines check-row ROW``) recomputes them the same way and compares.
 The check then replays a sample of the recorded match jobs with the recorded models, and compares the games game by
 game: exact on the kind of CPU that made the row with the code it names (``mmc/`` with the same hash); elsewhere
 it says so and checks the records and the refit only. A row is refused in one line naming what differs: its
@@ -124,7 +124,7 @@ def cpu_model() -> str:
 
 
 def _models(paths: Paths) -> dict[str, str]:
-    folder = paths.root / "models"
+    folder = paths.models
     files = (
         sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".pt", ".json")) if folder.is_dir() else []
     )
@@ -196,10 +196,10 @@ def refit(
     """The ratings of ``target``'s models refitted from the recorded games of its evaluate stage: the stage's own
     call with its own inputs (``pipelines.evaluate.inputs``: the models under ``models/``), every match job handed back
     from its record. ``replay`` match jobs (drawn with ``seed``) are played again. The ratings
-    (``mmc.rating.Ratings``), the seed the stage drew its replicate bootstrap from, the replayed jobs and those whose
-    games differ from the record."""
-    from mmc.evaluate import evaluate_and_rate
-    from mmc.seeding import derive
+    (``mmc.evaluation.rating.Ratings``), the seed the stage drew its replicate bootstrap from, the replayed jobs and
+    those whose games differ from the record."""
+    from mmc.core.seeding import derive
+    from mmc.evaluation.evaluate import evaluate_and_rate
     from pipelines.calls import keywords
     from pipelines.evaluate import inputs, rating_inputs
 
@@ -219,9 +219,9 @@ def target_numbers(study: StudyConfig, ratings: Any, seed: np.random.SeedSequenc
     each start's difference to multitask and to scratch; one decimal. ``seed`` is the evaluate stage's (:func:`refit`):
     the means and the study's comparisons are drawn as the stage drew them, so they are its published numbers; the
     other differences come from a stream of their own."""
-    from mmc.rating import replicate_summary
-    from mmc.seeding import derive, rng
-    from mmc.starts import adapted_models, learning_verdict, model_label, scratch_margins
+    from mmc.core.seeding import derive, rng
+    from mmc.evaluation.comparison import replicate_summary
+    from mmc.evaluation.starts import adapted_models, learning_verdict, model_label, scratch_margins
     from pipelines.evaluate import comparisons
 
     kept = {0, max(study.adapt.budgets)}

@@ -22,8 +22,10 @@ it runs (a job sets its torch threads itself, in a fresh process as in a kept on
 
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import time
+from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Self
 
@@ -75,16 +77,17 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
 
 
-def keep_pool(workers: int) -> list[Future[None]]:
+def keep_pool(workers: int, preload: Sequence[str] = ()) -> list[Future[None]]:
     """Start a pool of ``workers`` processes that every later ``process`` runner of this process borrows (the warm
-    worker calls it once). Each process is started now and imports the jobs' code, so no stage waits for it: the
-    returned futures are done when they have."""
+    worker calls it once). Each process is started now and imports the modules ``preload`` names (the warm worker's:
+    the jobs' code, ``pipelines.worker.PRELOAD``), so no stage waits for it: the returned futures are done when they
+    have."""
     global _kept, _kept_size
     drop_pool()
     _kept, _kept_size = _pool(workers), workers
     # A spawned pool starts a process for each task it cannot give to an idle one: one slow task each starts
     # them all, and imports what a job needs in each.
-    return [_kept.submit(_warm_up) for _ in range(workers)]
+    return [_kept.submit(_warm_up, tuple(preload)) for _ in range(workers)]
 
 
 def drop_pool() -> None:
@@ -100,11 +103,9 @@ def _usable(pool: ProcessPoolExecutor) -> bool:
     return not getattr(pool, "_broken", False)
 
 
-def _warm_up() -> None:
-    import torch._dynamo  # noqa: F401  (the first optimizer of a process imports it: 1.5 s)
-
-    import pipelines.jobs  # noqa: F401  (torch, numpy and mmc: what every job needs)
-
+def _warm_up(modules: tuple[str, ...]) -> None:
+    for name in modules:
+        importlib.import_module(name)
     time.sleep(1.0)
 
 

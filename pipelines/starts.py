@@ -1,6 +1,6 @@
 """The starting models of adaptation on disk: what the study gives a learner (:func:`learner_setup`), where each
 start's checkpoint is and how its network is loaded, and its learner's adaptation rule (the starts' rules are
-``mmc.starts``). Shared by the learners', ``adapt`` and ``evaluate`` stages, which import no stage module.
+``mmc.evaluation.starts``). Shared by the learners', ``adapt`` and ``evaluate`` stages, which import no stage module.
 """
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from mmc.core.seeding import derive
+from mmc.evaluation.starts import Start
 from mmc.meta import Adaptation, Learner, LearnerSetup, Service, TrainingTasks, get_learner
 from mmc.nn import PolicyValueNet, load_checkpoint
-from mmc.seeding import derive
-from mmc.starts import Start
 from pipelines.config import StudyConfig
 from pipelines.paths import Paths
 

@@ -1,10 +1,11 @@
 """The family studies: the same study on another game family, each in a folder of its own.
 
-The project's ``params.yaml`` and ``dvc.yaml`` are the default study (the chess family). A family's study lives in
-``studies/{family}/``: its ``params.yaml`` (written by hand, checked by :mod:`pipelines.config` like the default)
-and its ``dvc.yaml``, which this module generates from the project's: the same stages, commands, params and outputs
-(relative to the study's folder, where its outputs go), with the code deps pointing back at the project
-(``../../mmc/...``) and the family's own rules package (``mmc/games/{family}``) in place of chess's. So there is one
+The project's ``params.yaml`` and ``dvc.yaml`` are the default study (in this repository, the chess family). A
+family's study lives in ``studies/{family}/``: its ``params.yaml`` (written by hand, checked by :mod:`pipelines.config`
+like the default) and its ``dvc.yaml``, which this module generates from the project's: the same stages, commands,
+params and outputs (relative to the study's folder, where its outputs go), with the code deps pointing back at the
+project (``../../mmc/...``) and the family's own rules package (``mmc/games/{family}``) in place of the one the
+project's lists (:func:`rules_package`: its own study's family's). So there is one
 pipeline definition; a test checks that every study's ``dvc.yaml`` is the one this module makes.
 
     python -m pipelines studies            # write studies/*/dvc.yaml
@@ -40,14 +41,13 @@ __all__ = [
     "learner_stages",
     "project_dvc_yaml",
     "refresh_study",
+    "rules_package",
     "study_folders",
     "write_studies",
 ]
 
 STUDIES = "studies"
 """The folder of the family studies under the project, one subfolder per study named after its family."""
-DEFAULT_FAMILY = "chess"
-"""The family of the project's own study, whose rules package the project's ``dvc.yaml`` lists."""
 CODE = ("mmc/", "pipelines/", "reports/study.ipynb")
 """Deps that are the project's code (not a stage's output): a family's ``dvc.yaml`` reaches them from its folder."""
 HEADER = """\
@@ -171,7 +171,9 @@ def study_folders(project: Path) -> list[Path]:
 def family_dvc_yaml(project: Path, family: str) -> str:
     """The text of ``studies/{family}/dvc.yaml``: the project's stages with their code deps relative to that
     folder and the family's rules package in place of the default study's."""
-    stages = yaml.safe_load((Path(project) / "dvc.yaml").read_text())
+    source = Path(project) / "dvc.yaml"
+    stages = yaml.safe_load(source.read_text())
+    own = rules_package(stages, source)
     folder = Path(project) / STUDIES / family
     up = os.path.relpath(project, folder).replace(os.sep, "/")
     mine = learner_stages(folder / "params.yaml")
@@ -183,16 +185,31 @@ def family_dvc_yaml(project: Path, family: str) -> str:
             ordered[name] = stage
     for stage in ordered.values():
         body = stage.get("do", stage)
-        body["deps"] = [_dep(dep, family, up) for dep in body.get("deps", [])]
+        body["deps"] = [_dep(dep, own, family, up) for dep in body.get("deps", [])]
     stages["stages"] = ordered
     return HEADER.format(family=family) + yaml.safe_dump(stages, sort_keys=False, width=120)
 
 
-def _dep(dep: str, family: str, up: str) -> str:
+def rules_package(stages: dict[str, Any], source: Path) -> str:
+    """The rules package (``mmc/games/{family}``) that the pipeline definition ``stages`` (read from ``source``)
+    lists: its own study's family's, which a study of another family lists in its place. ``ValueError`` naming
+    ``source`` unless exactly one of its code deps is the package of a registered family (``mmc.games``)."""
+    from mmc.games import games
+
+    packages = {f"mmc/games/{game.name}" for game in games()}
+    deps = (dep for stage in stages["stages"].values() for dep in stage.get("do", stage).get("deps", []))
+    found = sorted({dep for dep in deps if dep in packages})
+    if len(found) != 1:
+        listed = ", ".join(found) or "none"
+        raise ValueError(f"{source}: its stages must list one game family's rules package (mmc/games/FAMILY), "
+                         f"found {listed}")  # fmt: skip
+    return found[0]
+
+
+def _dep(dep: str, own: str, family: str, up: str) -> str:
     """A dep of the project's ``dvc.yaml`` as the family's study lists it: the project's code from the study's folder,
-    the family's rules package in place of chess's (an installed game's, outside the project, by its absolute path:
-    ``pipelines.paths.family_package``)."""
-    own = f"mmc/games/{DEFAULT_FAMILY}"
+    the family's rules package in place of the project's ``own`` (an installed game's, outside the project, by its
+    absolute path: ``pipelines.paths.family_package``)."""
     if dep == own or dep.startswith(f"{own}/"):
         dep = family_package(family) + dep[len(own) :]
     return f"{up}/{dep}" if dep.startswith(CODE) else dep
@@ -206,12 +223,14 @@ def _anywhere(path: Path) -> bool:
 def anywhere_dvc_yaml(root: Path) -> str:
     """The ``dvc.yaml`` of a study anywhere at ``root`` (``python -m pipelines init``): the shipped pipeline
     (:data:`TEMPLATE`) with the learners of ``root``'s ``params.yaml``, its code deps the installed packages' files
-    by absolute path (:func:`pipelines.paths.code_root`), the family's rules package in place of chess's, and the
-    report notebook the study's own copy."""
+    by absolute path (:func:`pipelines.paths.code_root`), the family's rules package in place of the pipeline's
+    (:func:`rules_package`), and the report notebook the study's own copy."""
     from pipelines.config import load_params
 
     family = load_params(Path(root) / "params.yaml").family
-    stages = yaml.safe_load((TEMPLATE / "pipeline.yaml").read_text())
+    source = TEMPLATE / "pipeline.yaml"
+    stages = yaml.safe_load(source.read_text())
+    own = rules_package(stages, source)
     mine = learner_stages(Path(root) / "params.yaml")
     ordered: dict[str, Any] = {}
     for name, stage in stages["stages"].items():
@@ -222,16 +241,16 @@ def anywhere_dvc_yaml(root: Path) -> str:
     installed = code_root()
     for stage in ordered.values():
         body = stage.get("do", stage)
-        body["deps"] = [_installed(dep, family, installed) for dep in body.get("deps", [])]
+        body["deps"] = [_installed(dep, own, family, installed) for dep in body.get("deps", [])]
     stages["stages"] = ordered
     header = ANYWHERE_HEADER.format(family=family, code=installed.as_posix())
     return header + yaml.safe_dump(stages, sort_keys=False, width=120)
 
 
-def _installed(dep: str, family: str, installed: Path) -> str:
+def _installed(dep: str, own: str, family: str, installed: Path) -> str:
     """A dep of the shipped pipeline as a study anywhere lists it: code by its absolute path under ``installed``, the
-    family's rules package in place of chess's; anything else (the report notebook, outputs) as it is."""
-    own = f"mmc/games/{DEFAULT_FAMILY}"
+    family's rules package in place of the pipeline's ``own``; anything else (the report notebook, outputs) as it
+    is."""
     if dep == own or dep.startswith(f"{own}/"):
         dep = family_package(family) + dep[len(own) :]
     return (installed / dep).as_posix() if dep.startswith(("mmc/", "pipelines/")) else dep

@@ -26,9 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mmc.starts import model_label
+from mmc.evaluation.starts import model_label
+from pipelines import handover, services, timing, tracking
 from pipelines import metrics as names
-from pipelines import services, timing, tracking, worker
 from pipelines.config import ParamsError, StudyConfig, flatten, load_params
 from pipelines.paths import Paths
 
@@ -54,7 +54,7 @@ def run_study(paths: Paths, study: StudyConfig, dvc_args: list[str]) -> int:
     status = "FAILED"
     code = 1
     try:
-        with worker.running(paths.root, study.runner.workers if study.runner.kind == "process" else 0, env):
+        with handover.running(paths.root, study.runner.workers if study.runner.kind == "process" else 0, env):
             code = subprocess.run(
                 [services.executable("dvc"), *command[1:]], cwd=paths.root, env=env, check=False
             ).returncode

@@ -23,8 +23,8 @@ from mlflow.tracking import MlflowClient
 from prefect import flow, get_run_logger
 from prefect.runtime import flow_run
 
+from mmc.evaluation.starts import Start, model_label
 from mmc.play import GameRecord, write_records
-from mmc.starts import Start, model_label
 from pipelines import timing, tracking
 from pipelines.config import StudyConfig
 from pipelines.files import write_json, write_text

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from mmc.evaluate import RateConfig
-from mmc.evaluate import slug as opponent_slug
+from mmc.evaluation.evaluate import RateConfig
+from mmc.evaluation.evaluate import slug as opponent_slug
+from mmc.evaluation.starts import StartError, check_starts
 from mmc.games import get_game, get_variant, initial_state, legal_moves
 from mmc.meta import TaskDistribution, same_game
 from mmc.nn import NetworkConfig
 from mmc.play import close_player, parse_player
 from mmc.play.fairy import plays
-from mmc.starts import StartError, check_starts
-from pipelines.config import UNADAPTED, StudyConfig
+from pipelines.study_config import UNADAPTED, StudyConfig
 
 __all__ = [
     "RuleError",

@@ -159,11 +159,11 @@ def job_part(kind: str, name: str) -> str:
 def job_spent(kind: str, name: str, seconds: float, cpu: float, compiled: float, compiled_cpu: float,
               shares: Sequence[float] | None = None) -> list[Spent]:  # fmt: skip
     """What a computed job cost, as one :class:`Spent` of its part (:func:`job_part`), or, for a model's cells played
-    in one job (``match-dark-joat-b2-r0-vs-random+greedy``: ``mmc.evaluate.evaluation_matches``), one per opponent,
-    each its ``shares`` (the matches' seconds of moves) of the job's seconds."""
+    in one job (``match-dark-joat-b2-r0-vs-random+greedy``: ``mmc.evaluation.evaluate.evaluation_matches``), one per
+    opponent, each its ``shares`` (the matches' seconds of moves) of the job's seconds."""
     if shares is None:
         return [Spent(job_part(kind, name), seconds, cpu, compiled, compiled_cpu)]
-    from mmc.evaluate import cell_names  # torch: only when a stage has such jobs
+    from mmc.evaluation.evaluate import cell_names  # torch: only when a stage has such jobs
 
     names = cell_names(name)
     if len(names) != len(shares):

@@ -38,8 +38,8 @@ import yaml
 from mlflow.entities import RunStatus
 from mlflow.tracking import MlflowClient
 
-from mmc.web import study as study_names
-from mmc.web.study import EXPERIMENT
+from mmc.core import study_layout
+from mmc.core.study_layout import EXPERIMENT
 from pipelines.config import flatten
 from pipelines.paths import Paths
 
@@ -65,13 +65,14 @@ _PARAM_BATCH = 100  # MLflow's limit of params per log_batch call
 
 
 def experiment_name(paths: Paths) -> str:
-    """The study's MLflow experiment (``mmc.web.study.experiment_name``, the rule the web app reads it by)."""
-    return study_names.experiment_name(paths.study)
+    """The study's MLflow experiment (``mmc.core.study_layout.experiment_name``, the rule the web app reads it by)."""
+    return study_layout.experiment_name(paths.study)
 
 
 def model_name(paths: Paths, name: str) -> str:
-    """The registered model ``name`` (``joat``, ``expert-gardner``) of the study (``mmc.web.study.model_name``)."""
-    return study_names.model_name(paths.study, name)
+    """The registered model ``name`` (``joat``, ``expert-gardner``) of the study
+    (``mmc.core.study_layout.model_name``)."""
+    return study_layout.model_name(paths.study, name)
 
 
 def configure(paths: Paths) -> tuple[MlflowClient, str]:

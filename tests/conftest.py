@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+# The benchmark scripts import their helpers beside them (``from learning import ...``, ``from diagnosis import
+# ...``), as ``python benchmarks/X.py`` finds them; the tests that import a script (``benchmarks.learning``) need
+# that folder on the path too.
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 from mmc.games import Game, register_game, unregister_game
 

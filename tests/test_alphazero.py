@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.alphazero import AlphaZeroConfig, alphazero, arena_match, play_games
-from mmc.configs import ConfigError
-from mmc.fanout import Job
+from mmc.core.configs import ConfigError
+from mmc.core.fanout import Job
+from mmc.core.seeding import root
+from mmc.loops.alphazero import AlphaZeroConfig, alphazero, arena_match, play_games
 from mmc.nn import DeviceError, NetworkConfig, build_network
 from mmc.play import gate
 from mmc.search import SearchConfig
-from mmc.seeding import root
 from mmc.train import TrainConfig, trained_copy
 
 TINY = AlphaZeroConfig(generations=2, games=4, chunks=2, concurrent=4, max_plies=30, window=2, arena_games=4,
@@ -26,7 +26,7 @@ TINY = AlphaZeroConfig(generations=2, games=4, chunks=2, concurrent=4, max_plies
 @pytest.mark.slow  # 3-4 s a case
 @pytest.mark.parametrize("threshold", [0.0, 1.0])
 def test_generations_train_gate_and_leave_the_start_network_alone(threshold: float) -> None:
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     before = {k: v.clone() for k, v in net.state_dict().items()}
     config = replace(TINY, gate_threshold=threshold)
     steps = list(alphazero(net, "gardner", config, SearchConfig(simulations=8), TrainConfig(epochs=2), root(0)))
@@ -52,7 +52,7 @@ def test_generations_train_gate_and_leave_the_start_network_alone(threshold: flo
 
 @pytest.mark.slow  # 2.5 s
 def test_the_replay_window_in_positions_spans_the_newest_examples() -> None:
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     config = replace(TINY, generations=3, arena_games=0, window_positions=150)
     steps = list(alphazero(net, "gardner", config, SearchConfig(simulations=4), TrainConfig(epochs=1), root(0)))
     for step in steps:
@@ -77,7 +77,7 @@ def test_config_is_checked() -> None:
 def test_the_runner_sees_every_job_and_the_order_of_execution_changes_nothing() -> None:
     """A runner that runs each call's jobs in reverse order (as a pool may finish them) gives the same generations,
     so the study's runner (Prefect task runs, any order) computes what the serial loop does."""
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     names: list[str] = []
 
     def backwards(jobs: Sequence[Job[Any]]) -> list[Any]:
@@ -105,7 +105,7 @@ def test_the_runner_sees_every_job_and_the_order_of_execution_changes_nothing() 
 @pytest.mark.slow  # 2 s
 def test_the_jobs_on_device_cpu_compute_what_they_did_before() -> None:
     """``device="cpu"`` is the default, bit for bit: the same games, the same trained weights, the same arena."""
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     search = SearchConfig(simulations=4)
     played = play_games(net, "gardner", 2, search, root(1), 2, 30)
     assert play_games(net, "gardner", 2, search, root(1), 2, 30, "cpu").records == played.records
@@ -120,14 +120,14 @@ def test_the_jobs_on_device_cpu_compute_what_they_did_before() -> None:
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="torch sees a CUDA device here")
 def test_a_job_on_cuda_without_one_stops_before_it_plays() -> None:
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     with pytest.raises(DeviceError, match="torch sees no CUDA device"):
         play_games(net, "gardner", 2, SearchConfig(simulations=4), root(1), 2, 30, "cuda")
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="torch sees no CUDA device here")
 def test_a_generation_on_cuda_hands_back_cpu_networks() -> None:
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     config = replace(TINY, generations=1)
     (step,) = alphazero(net, "gardner", config, SearchConfig(simulations=4), TrainConfig(epochs=1), root(0), "cuda")
     assert len(step.self_play.records) == 4 and step.arena is not None and step.arena.games == 4

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from mmc import play
-from mmc.analysis import (
+from mmc.evaluation.analysis import (
     ADAPTED,
     FRAGILE_NOTE,
     MATCH_COLUMNS,
@@ -25,10 +25,10 @@ from mmc.analysis import (
     wilson_interval,
     win_rate_heatmap,
 )
+from mmc.evaluation.comparison import BETTER, VERDICTS, WORSE, Comparison, verdict
+from mmc.evaluation.starts import comparisons, model_label, parse_model_label
 from mmc.games import Game, games, get_family, get_game, initial_state, legal_moves
 from mmc.play import MatchResult
-from mmc.rating import BETTER, VERDICTS, WORSE, Comparison, verdict
-from mmc.starts import comparisons, model_label, parse_model_label
 
 
 def test_match_table_counts_add_up_and_agree_with_the_arena() -> None:
@@ -301,12 +301,12 @@ def _check_diagram(record: play.GameRecord, text: str, columns: int) -> None:
 
 
 @pytest.mark.slow  # 208 random games: 16 s in all
-@pytest.mark.parametrize("family", ["chess", "gomoku", "jump", "jump_moves", "bonus"])
+@pytest.mark.parametrize("family", ["chess", "gomoku", "jump", "bonus"])
 def test_the_reports_game_diagram_draws_any_game_of_every_family(family: str, bonus_game: Game) -> None:
     """The report's sample-game drawing on random games of every playable variant of every registered family (the
     test family with bonus moves included): every board whole, whatever its height and width, which the jump family
     changes from one position to the next (9 or 10 lines)."""
-    assert {g.name for g in games()} == {"chess", "gomoku", "jump", "jump_moves", "bonus"}
+    assert {g.name for g in games()} == {"chess", "gomoku", "jump", "bonus"}
     records = _records_of(get_family(family), games=8, max_plies=60)
     assert len(records) >= 16
     heights = set()

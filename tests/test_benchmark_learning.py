@@ -25,6 +25,7 @@ from benchmarks.learning import (
 )
 from mmc.search import SearchConfig
 from pipelines.config import ParamsError
+from tests.games.jump import jump_moves_registered
 
 REPO = Path(__file__).resolve().parent.parent
 TINY = REPO / "tests" / "pipelines" / "params-tiny.yaml"
@@ -47,18 +48,19 @@ def test_recipes_are_valid_studies_and_previous_pins_the_old_expert() -> None:
 
 def test_a_variant_of_another_family_becomes_the_studys_only_variant() -> None:
     """The encoding comparison of issue 33: the jump study's params aimed at jump_6x6_moves_p100 (the study's 100-ply
-    race of jump_6x6 in the family jump_moves)."""
+    race of jump_6x6 in the family jump_moves, the example package examples/jump_moves, registered by hand)."""
     params = yaml.safe_load((REPO / "studies" / "jump" / "params.yaml").read_text())
-    aimed = study_of(aimed_at(params, "jump_6x6_moves_p100"), {})
-    assert list(aimed.experts) == ["jump_6x6_moves_p100"] and aimed.meta.train_variants == ("jump_6x6_moves_p100",)
-    assert aimed.adapt.targets == ("jump_6x6_moves_p100",) and "expert-jump_6x6_moves_p100" in aimed.adapt.starts
-    moves, hop = aimed.experts["jump_6x6_moves_p100"], study_of(params, {}).experts["jump_6x6_p100"]
-    assert (moves.loop, moves.search, moves.train) == (hop.loop, hop.search, hop.train), "the same expert recipe"
+    with jump_moves_registered():
+        aimed = study_of(aimed_at(params, "jump_6x6_moves_p100"), {})
+        assert list(aimed.experts) == ["jump_6x6_moves_p100"] and aimed.meta.train_variants == ("jump_6x6_moves_p100",)
+        assert aimed.adapt.targets == ("jump_6x6_moves_p100",) and "expert-jump_6x6_moves_p100" in aimed.adapt.starts
+        moves, hop = aimed.experts["jump_6x6_moves_p100"], study_of(params, {}).experts["jump_6x6_p100"]
+        assert (moves.loop, moves.search, moves.train) == (hop.loop, hop.search, hop.train), "the same expert recipe"
+        with pytest.raises(ParamsError, match="rate jump_6x6_moves_p100, the game scored at ply 100"):
+            study_of(aimed_at(params, "jump_6x6_moves"), {})  # the full game, whose evaluation the params would cut
     same = study_of(aimed_at(params, "jump_p100"), {})  # a variant of the study's family: an expert beside the others
     assert list(same.experts) == ["jump_6x6_p100", "jump_p100"]
     assert same.adapt.targets == study_of(params, {}).adapt.targets
-    with pytest.raises(ParamsError, match="rate jump_6x6_moves_p100, the game scored at ply 100"):
-        study_of(aimed_at(params, "jump_6x6_moves"), {})  # the full game, whose evaluation the params would cut
 
 
 def test_the_screen_has_its_candidates_each_an_option_of_the_recipe_it_ran_from() -> None:

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import yaml
 
-from mmc.alphazero import alphazero
-from mmc.fanout import Job
+from mmc.core.fanout import Job
+from mmc.loops.alphazero import alphazero
 from mmc.nn import save_checkpoint
 from mmc.play.selfplay import SelfPlayResult
 from mmc.train import Examples, Trained, concatenate, load_examples, save_examples

@@ -18,8 +18,9 @@ sys.path.insert(0, str(REPO / "benchmarks"))  # the script imports learning.py f
 from learning import study_of  # noqa: E402
 from meta import RECIPES, arms, baseline, main, meta_recipe, summarise, sweep, sweep_pool  # noqa: E402
 
+from mmc.evaluation.comparison import BETTER, NO_DIFFERENCE, UNINFORMATIVE  # noqa: E402
+from mmc.evaluation.rating import Ratings  # noqa: E402
 from mmc.meta.tasks import TaskDistribution  # noqa: E402
-from mmc.rating import BETTER, NO_DIFFERENCE, UNINFORMATIVE, Ratings  # noqa: E402
 
 TINY = REPO / "tests" / "pipelines" / "params-tiny.yaml"
 GOMOKU = REPO / "studies" / "gomoku" / "params.yaml"

@@ -14,7 +14,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))  # the script imports learning.py a
 
 from verdicts import analyse, draws, label, numbers  # noqa: E402
 
-from mmc.rating import Pairing, fit_ratings  # noqa: E402
+from mmc.evaluation.rating import Pairing, fit_ratings  # noqa: E402
 
 
 def test_numbers_and_draws() -> None:

@@ -280,7 +280,7 @@ def test_device_cuda_without_one_is_one_line(capsys: pytest.CaptureFixture[str],
 
 
 def test_a_network_player_runs_on_the_device_asked_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     model = save_checkpoint(net, net.config, tmp_path / "model.pt")
     texts = []
     for device in ("cpu", "auto"):

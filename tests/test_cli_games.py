@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mmc.cli import build_parser, main, move_labels
+from mmc.cli import build_parser, main
+from mmc.cli_commands import move_labels
 from mmc.games import Game, apply_move, initial_state
 from mmc.play.players import PLAYER_KINDS
 

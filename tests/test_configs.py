@@ -1,4 +1,4 @@
-"""mmc.configs: every config class checks its fields by their annotations (a bool is not an int); a dict's keys
+"""mmc.core.configs: every config class checks its fields by their annotations (a bool is not an int); a dict's keys
 are checked and its plain values converted."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Annotated, Any
 
 import pytest
 
-from mmc.alphazero import AlphaZeroConfig
-from mmc.configs import ConfigError, ConfigKeyError, config_from_dict
-from mmc.evaluate import EvaluateConfig, RateConfig
+from mmc.core.configs import ConfigError, ConfigKeyError, config_from_dict
+from mmc.evaluation.evaluate import EvaluateConfig, RateConfig
+from mmc.loops.alphazero import AlphaZeroConfig
 from mmc.meta import AdaptConfig, MetaConfig, MetaFocusConfig
 from mmc.meta.metafocus import FocusConfig
 from mmc.nn import NetworkConfig
@@ -20,10 +20,10 @@ from mmc.train import TrainConfig
 
 CONFIGS = [
     AlphaZeroConfig(),
-    NetworkConfig(),
+    NetworkConfig(game="chess"),
     SearchConfig(),
     TrainConfig(),
-    MetaConfig(),
+    MetaConfig(train_variants=("gardner", "baby", "rifle", "dark", "atomic", "extinction")),
     AdaptConfig(),
     MetaFocusConfig(),
     FocusConfig(8),
@@ -84,7 +84,7 @@ def test_the_range_and_type_errors_name_the_field_in_one_line() -> None:
         (lambda: SearchConfig(simulations=2.5), "SearchConfig.simulations must be an int, got 2.5"),
         (lambda: SearchConfig(c_puct=0.0), "SearchConfig.c_puct must be > 0, got 0.0"),
         (lambda: TrainConfig(momentum=1.0), "TrainConfig.momentum must be in [0, 1), got 1.0"),
-        (lambda: NetworkConfig(blocks=-1), "NetworkConfig.blocks must be >= 0, got -1"),
+        (lambda: NetworkConfig(game="chess", blocks=-1), "NetworkConfig.blocks must be >= 0, got -1"),
         (lambda: MetaConfig(probs=("a",)), "MetaConfig.probs must be a list of numbers, got ('a',)"),
         (lambda: RateConfig(anchor=None), "RateConfig.anchor must be a str, got None"),
         (lambda: EvaluateConfig(search={}), "EvaluateConfig.search must be a SearchConfig, got {}"),
@@ -127,8 +127,8 @@ def test_a_nested_config_names_its_field_under_the_outer_one() -> None:
 
 
 def test_only_the_listed_keys_may_be_given() -> None:
-    config = config_from_dict(NetworkConfig, {"blocks": 1, "filters": 8, "value_hidden": 8},
-                              keys=("blocks", "filters", "value_hidden"))  # fmt: skip
-    assert config == NetworkConfig(blocks=1, filters=8, value_hidden=8)
+    config = config_from_dict(NetworkConfig, {"game": "chess", "blocks": 1, "filters": 8, "value_hidden": 8},
+                              keys=("game", "blocks", "filters", "value_hidden"))  # fmt: skip
+    assert config == NetworkConfig(game="chess", blocks=1, filters=8, value_hidden=8)
     with pytest.raises(ConfigKeyError, match="'in_planes'"):
-        config_from_dict(NetworkConfig, {**asdict(config)}, keys=("blocks", "filters", "value_hidden"))
+        config_from_dict(NetworkConfig, {**asdict(config)}, keys=("game", "blocks", "filters", "value_hidden"))

@@ -1,4 +1,4 @@
-"""mmc.diagnosis on real parts: termination counts, search targets on a mate in one, value calibration, solving,
+"""benchmarks.diagnosis on real parts: termination counts, search targets on a mate in one, value calibration, solving,
 a network's prior against its targets."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.diagnosis import (
+from benchmarks.diagnosis import (
     calibration,
     facing_bare_king,
     game_positions,
@@ -44,7 +44,7 @@ def test_termination_counts_split_checkmates_by_the_players_view() -> None:
 def test_the_search_target_finds_the_mate_and_greed_solves_it() -> None:
     puzzle = Puzzle.of(from_fen("gardner", TRAP), 1)
     assert puzzle is not None and puzzle.kind == "stalemate-trap"
-    net = build_network(NetworkConfig(blocks=1, filters=8, value_hidden=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8, value_hidden=8), seed=0)
     config = SearchConfig(simulations=64)
     for noise in (False, True):
         (mass,) = target_mass([puzzle], net, config, np.random.default_rng(0), add_noise=noise)
@@ -63,7 +63,7 @@ def test_calibration_bins_every_position_once_against_its_result() -> None:
     first = records[0]
     sign = {"1-0": 1.0, "0-1": -1.0, "1/2-1/2": 0.0}[first.result]
     assert results[0] == sign and results[1] == -sign, "the result from each side to move's view"
-    net = build_network(NetworkConfig(blocks=1, filters=8, value_hidden=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8, value_hidden=8), seed=0)
     binned, groups = calibration(net, states, results, bins=4, batch=7)
     assert len(binned) == 4 and sum(c.positions for c in binned) == groups["all"].positions == len(states)
     assert all(c.low < c.high for c in binned)
@@ -74,7 +74,7 @@ def test_calibration_bins_every_position_once_against_its_result() -> None:
 def test_prior_fit_reads_the_prior_on_the_targets_move_and_the_kl() -> None:
     trap = from_fen("gardner", TRAP)
     start = initial_state("gardner")
-    net = build_network(NetworkConfig(blocks=1, filters=8, value_hidden=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8, value_hidden=8), seed=0)
     builder = ExampleBuilder()
     moves = [m.uci() for m in legal_moves(trap)]
     one_hot = np.zeros(len(moves))

@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
-from mmc.configs import ConfigError
-from mmc.evaluate import (
+from mmc.core.configs import ConfigError
+from mmc.core.fanout import Job, serial
+from mmc.core.seeding import derive, root
+from mmc.evaluation.evaluate import (
     Cell,
     EvaluateConfig,
     RateConfig,
@@ -22,14 +24,12 @@ from mmc.evaluate import (
     rate,
     settled,
 )
-from mmc.fanout import Job, serial
+from mmc.evaluation.rating import pairing
 from mmc.meta import adapt
 from mmc.nn import NetworkConfig, build_network
 from mmc.play import MatchResult
 from mmc.play.fairy import DEFAULT_BINARY
-from mmc.rating import pairing
 from mmc.search import SearchConfig
-from mmc.seeding import derive, root
 from mmc.train import TrainConfig
 
 TINY = EvaluateConfig(games=2, search=SearchConfig(simulations=2, temperature_plies=0), opening_plies=2, max_plies=30)
@@ -43,7 +43,7 @@ def test_the_ladder_pairs_each_anchor_with_the_next_two() -> None:
 
 
 def test_cells_against_one_opponent_share_their_openings() -> None:
-    nets = [build_network(NetworkConfig(blocks=1, filters=8), seed=s) for s in (0, 1)]
+    nets = [build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=s) for s in (0, 1)]
     cells = [Cell("a", nets[0], "random"), Cell("b", nets[1], "random"), Cell("greedy", None, "random")]
     results = evaluate(cells, "gardner", TINY, root(0))
     openings = [[r.start_fen + " ".join(r.moves[:2]) for r in result.records] for result in results]
@@ -67,7 +67,10 @@ def test_a_cell_settled_by_its_first_round_stops_there_and_the_others_play_on() 
 
 
 def test_rate_places_models_and_anchors_on_one_scale_with_greedy_at_zero() -> None:
-    models = {name: build_network(NetworkConfig(blocks=1, filters=8), seed=s) for s, name in enumerate(("x", "y"))}
+    models = {
+        name: build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=s)
+        for s, name in enumerate(("x", "y"))
+    }
     names: list[str] = []
 
     def recording(jobs: Sequence[Job[Any]]) -> list[Any]:
@@ -94,7 +97,10 @@ def test_rate_places_models_and_anchors_on_one_scale_with_greedy_at_zero() -> No
 
 
 def test_evaluate_and_rate_plays_the_ladder_in_the_cells_batch_and_rates_as_the_two_steps() -> None:
-    models = {name: build_network(NetworkConfig(blocks=1, filters=8), seed=s) for s, name in enumerate(("x", "y"))}
+    models = {
+        name: build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=s)
+        for s, name in enumerate(("x", "y"))
+    }
     cells = [Cell("x", models["x"], "greedy"), Cell("y", models["y"], "random")]
     config = RateConfig(anchors=("random", "mcts:4", "greedy"), ladder_games=4, games=2, neighbours=1, bootstrap=10)
     batches: list[list[str]] = []
@@ -119,7 +125,7 @@ def test_a_chess_target_adapts_on_8x8_and_is_rated_on_a_ladder_with_fairy_stockf
     """The larger profile's chess target, on a tiny budget: a network of the 5x5 studies adapts by self-play on 8x8
     (default training, where the mirror is off for chess), then is rated with Fairy-Stockfish at ``go nodes 1`` on
     the chess ladder."""
-    start = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    start = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     adapted = adapt(start, "chess", 2, SearchConfig(simulations=2), TrainConfig(epochs=1), root(3), concurrent=2,
                     max_plies=12)  # fmt: skip
     assert adapted.self_play is not None and len(adapted.self_play.examples[0]) == 24
@@ -141,7 +147,7 @@ def test_a_chess_target_adapts_on_8x8_and_is_rated_on_a_ladder_with_fairy_stockf
 def test_a_models_cells_are_one_job_and_each_plays_its_own_openings() -> None:
     """A player's cells are one job (a model's network searches every cell's positions in one batch). Each cell
     plays the openings it plays alone, between the same players."""
-    nets = [build_network(NetworkConfig(blocks=1, filters=8), seed=s) for s in (0, 1)]
+    nets = [build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=s) for s in (0, 1)]
     config = replace(TINY, games=6, settle_games=2, settle_score=0.75)
     cells = [Cell("x", nets[0], "random"), Cell("greedy", None, "random"), Cell("x", nets[0], "greedy"),
              Cell("x", nets[0], "unadapted", nets[1], "y"), Cell("y", nets[1], "random")]  # fmt: skip

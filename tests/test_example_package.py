@@ -76,13 +76,13 @@ def test_the_installed_game_in_the_environments_and_the_alphazero_loop(site: Pat
         from gymnasium.utils.env_checker import check_env
         from pettingzoo.test import api_test
 
-        from mmc.alphazero import AlphaZeroConfig, alphazero
+        from mmc.loops.alphazero import AlphaZeroConfig, alphazero
         from mmc.env import GameGym, env
         from mmc.games import get_family, outcome
         from mmc.nn import NetworkConfig, build_network
         from mmc.play import read_records, replay
         from mmc.search import SearchConfig
-        from mmc.seeding import root
+        from mmc.core.seeding import root
         from mmc.train import TrainConfig
 
         with warnings.catch_warnings():
@@ -101,3 +101,42 @@ def test_the_installed_game_in_the_environments_and_the_alphazero_loop(site: Pat
         print("ok", len(step.self_play.records))
         """)  # fmt: skip
     assert _run(site, "-c", script).stdout.splitlines()[-1] == "ok 8"
+
+
+@pytest.mark.slow  # a fresh process that compiles the game's kernels and search tree: about 20 s
+def test_the_game_imported_before_mmc_works_and_its_compiled_code_goes_to_the_users_cache(
+    site: Path, tmp_path: Path
+) -> None:
+    """The trap a new user met: a script that imports its own game package first (which imports ``mmc.games`` while
+    it is itself half-imported) still finds its game, since the registry loads the entry points only when asked.
+    What numba compiles for it (its kernels, the search tree against them) is cached under the user's cache folder,
+    never in an installed package's folder (``mmc.games.jit.UserCacheLocator``)."""
+    script = textwrap.dedent("""
+        import hexapawn  # before anything of mmc
+        import numpy as np
+
+        from mmc.core import plugins
+        from mmc.games import get_game, initial_state
+        from mmc.play import parse_player, play_match
+
+        assert get_game("octapawn").name == "hexapawn" and initial_state("hexapawn").variant_name == "hexapawn"
+        searcher = parse_player("mcts:8", variant="octapawn")
+        result = play_match(searcher, parse_player("pawnrush", variant="octapawn"), "octapawn", 2,
+                            np.random.default_rng(0))
+        assert not plugins.problems(), plugins.problems()
+        print("ok", result.games)
+        """)  # fmt: skip
+    before = {p for p in REPO.joinpath("mmc").rglob("*") if "__pycache__" in p.parts}
+    cache = tmp_path / "cache"
+    env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
+    env.update(PYTHONPATH=os.pathsep.join([str(site), str(REPO)]), XDG_CACHE_HOME=str(cache))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=site,
+                          timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["ok", "2"] and "mmc: plugin" not in done.stderr
+    cached = [p.name for p in (cache / "numba").rglob("*.nbi")]
+    assert any(name.startswith("rules.") for name in cached), cached  # the game's kernels (hexapawn/rules.py)
+    assert any("__hexapawn_" in name for name in cached), cached  # the search compiled against them
+    added = {p for p in REPO.joinpath("mmc").rglob("*") if "__pycache__" in p.parts} - before
+    assert not added, sorted(added)
+    assert not list(site.joinpath("hexapawn").rglob("*.nbi"))  # nor in the game's own installed folder

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mmc.fanout import Job, serial
+from mmc.core.fanout import Job, serial
 
 
 def scaled(value: int, factor: int, offset: int = 0) -> int:

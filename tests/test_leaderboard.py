@@ -1,4 +1,5 @@
-"""mmc rate and mmc.leaderboard: the study's rating code for any player, its leaderboard file, and its CLI."""
+"""mmc rate and mmc.evaluation.leaderboard: the study's rating code for any player, its leaderboard file, and its
+CLI."""
 
 from __future__ import annotations
 
@@ -10,13 +11,13 @@ import pytest
 import yaml
 
 from mmc.cli import build_parser, main
-from mmc.evaluate import Cell, EvaluateConfig, RateConfig, evaluate, rate
+from mmc.core.seeding import derive, root
+from mmc.evaluation.evaluate import Cell, EvaluateConfig, RateConfig, evaluate, rate
+from mmc.evaluation.leaderboard import LEADERBOARD_FIELDS, LeaderboardRow, append_leaderboard, rate_players
+from mmc.evaluation.rating import Pairing
 from mmc.games import Game
-from mmc.leaderboard import LEADERBOARD_FIELDS, LeaderboardRow, append_leaderboard, rate_players
 from mmc.nn import NetworkConfig, build_network, load_checkpoint, save_checkpoint
-from mmc.rating import Pairing
 from mmc.search import SearchConfig
-from mmc.seeding import derive, root
 
 REPO = Path(__file__).resolve().parents[1]
 AGENT = """
@@ -62,13 +63,13 @@ def test_a_generated_board_has_a_ladder(variant: str, engine: bool, tmp_path: Pa
 
 
 def test_a_study_model_gets_the_same_elo_from_mmc_rate_as_in_evaluate(tmp_path: Path) -> None:
-    config = NetworkConfig(blocks=1, filters=8)
+    config = NetworkConfig(game="chess", blocks=1, filters=8)
     path = save_checkpoint(build_network(config, seed=0), config, tmp_path / "model.pt")
     spec, variant, seed = f"net:{path}:sims=4", "gardner", 7
     evaluate_config = EvaluateConfig(games=2, search=SearchConfig(simulations=4, temperature_plies=0))
     rate_config = RateConfig(anchors=("random", "greedy"), ladder_games=2, games=2, bootstrap=20)
-    # the cells against the opponents, then mmc.evaluate.rate: what evaluate@T and mmc rate do in one call
-    # (mmc.evaluate.evaluate_and_rate, the ladder in the cells' batch), step by step
+    # the cells against the opponents, then mmc.evaluation.evaluate.rate: what evaluate@T and mmc rate do in one call
+    # (mmc.evaluation.evaluate.evaluate_and_rate, the ladder in the cells' batch), step by step
     net = load_checkpoint(path)[0]
     stage_seed = derive(root(seed), "evaluate", variant)
     cells = [Cell(spec, net, opponent) for opponent in ("random", "greedy")]

@@ -22,12 +22,12 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.alphazero import AlphaZeroConfig, alphazero
+from mmc.core.seeding import root
+from mmc.loops.alphazero import AlphaZeroConfig, alphazero
 from mmc.nn import NetworkConfig, NetworkEvaluator, build_network
 from mmc.nn.network import PolicyValueNet
 from mmc.play import MatchResult, PolicyPlayer, RandomPlayer, play_match
 from mmc.search import SearchConfig
-from mmc.seeding import root
 from mmc.train import TrainConfig
 
 BUDGET = AlphaZeroConfig(generations=3, games=192, chunks=1, concurrent=192, window=4, arena_games=0)
@@ -44,7 +44,7 @@ def against_random(net: PolicyValueNet) -> MatchResult:
 @pytest.mark.slow
 def test_self_play_learns_to_beat_the_random_player() -> None:
     torch.set_num_threads(1)
-    net = build_network(NetworkConfig(blocks=2, filters=32), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=2, filters=32), seed=0)
     before = against_random(net)
     steps = list(alphazero(net, "gardner", BUDGET, SEARCH, TRAINING, root(0)))
     after = against_random(steps[-1].champion)

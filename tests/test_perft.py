@@ -1,4 +1,4 @@
-"""mmc.perft: perft divide for any family, and perft suites under either header."""
+"""mmc.games.perft: perft divide for any family, and perft suites under either header."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from mmc.games import Game, initial_state
 from mmc.games.chess import perft_divide as chess_perft_divide
-from mmc.perft import perft_divide, read_perft_suite
+from mmc.games.perft import perft_divide, read_perft_suite
 
 
 def test_divide_is_the_familys_own_in_chess_and_sums_to_perft_in_bonus(bonus_game: Game) -> None:

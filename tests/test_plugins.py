@@ -1,4 +1,4 @@
-"""Games and players from installed distributions (``mmc.plugins``: the ``mmc.games`` and ``mmc.players`` entry
+"""Games and players from installed distributions (``mmc.core.plugins``: the ``mmc.games`` and ``mmc.players`` entry
 points), seen by fresh processes as an installed package would be: ``python -m mmc``, the ``mmc`` command, a
 spawned worker; a broken plugin named in one line while everything else works; the kernel contract checked when a
 game registers."""
@@ -107,6 +107,30 @@ def test_an_installed_game_and_player_work_through_every_command(site: Path) -> 
         """))  # fmt: skip
     spawned = _run(site, "spawned.py")
     assert spawned.returncode == 0 and spawned.stdout.strip() == "bonus", spawned.stderr
+
+
+@pytest.mark.slow  # a fresh process: 3 s
+def test_a_clash_of_variant_ids_is_refused_naming_both_distributions(tmp_path: Path) -> None:
+    """Two installed packages whose games claim the same variant ids: the first by entry point name keeps them, the
+    other is left out in one line that names its distribution and the one holding the ids; whatever the script
+    imported first."""
+    site = tmp_path / "site"
+    _distribution(site, "mmc_first", "[mmc.games]\nbonus = tests.games.bonus:GAME\n")
+    _distribution(site, "mmc_second", "[mmc.games]\ntwin = twin_game:GAME\n", {
+        "twin_game": """
+            from dataclasses import replace
+
+            from tests.games.bonus import GAME as BONUS
+
+            GAME = replace(BONUS, name="twin")
+            """,
+    })  # fmt: skip
+    script = "import twin_game\nfrom mmc.games import get_game\nprint(get_game('bonus_3x3').name)"
+    done = _run(site, "-c", script)
+    assert done.returncode == 0 and done.stdout.strip() == "bonus", done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("mmc: plugin twin = twin_game:GAME of mmc_second (mmc.games) left out: ValueError: game "
+                           "'twin': variant ids already taken by the family 'bonus' of mmc_first: bonus_")  # fmt: skip
 
 
 def test_a_game_that_breaks_the_kernel_contract_is_refused_naming_the_kernel() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmc.seeding import derive, int_seed, root
+from mmc.core.seeding import derive, int_seed, root
 
 
 def draw(seed: np.random.SeedSequence) -> int:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mmc.meta import Learned, Learner, LearnerError, LearnerSetup, Service, get_learner
-from mmc.meta.learners import check_name, register_learner
-from mmc.starts import (
+from mmc.evaluation.starts import (
     Start,
     StartError,
     adapted_models,
@@ -17,6 +15,9 @@ from mmc.starts import (
     parse_model_label,
     title,
 )
+from mmc.meta import Learned, Learner, LearnerError, LearnerSetup, Service, get_learner
+from mmc.meta.learners import check_name
+from mmc.meta.registry import register_learner
 
 STARTS = ["joat", "metafocus", "multitask", "expert-gardner", "scratch"]
 LEARNERS = ["joat", "multitask", "metafocus"]

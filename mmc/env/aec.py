@@ -145,7 +145,7 @@ class GameAEC(AECEnv):
     or -1; ``position`` the game's state.
     """
 
-    def __init__(self, variant: str = "gardner", render_mode: str | None = None, max_plies: int | None = None,
+    def __init__(self, variant: str, render_mode: str | None = None, max_plies: int | None = None,
                  variants: Sequence[str] | None = None):  # fmt: skip
         super().__init__()
         self.variant = check_playable(variant)
@@ -244,14 +244,14 @@ class GameAEC(AECEnv):
         pass
 
 
-def raw_env(variant: str = "gardner", render_mode: str | None = None, max_plies: int | None = None,
+def raw_env(variant: str, render_mode: str | None = None, max_plies: int | None = None,
             variants: Sequence[str] | None = None) -> GameAEC:  # fmt: skip
     """The environment without PettingZoo's wrappers (an illegal action raises ``ValueError``); ``max_plies``
     defaults to the family's move cap; ``variants``: the tasks a reset draws from (module docstring)."""
     return GameAEC(variant, render_mode, max_plies, variants)
 
 
-def env(variant: str = "gardner", render_mode: str | None = None, max_plies: int | None = None,
+def env(variant: str, render_mode: str | None = None, max_plies: int | None = None,
         variants: Sequence[str] | None = None) -> AECEnv:  # fmt: skip
     """The AEC environment of ``variant`` wrapped as ``chess_v6``: an illegal action ends the game, -1 for the mover;
     an action outside the space fails an assertion; calls out of order raise. ``ValueError`` (one line) for an

@@ -63,7 +63,7 @@ class GameGym(gymnasium.Env):
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}  # noqa: RUF012 (gymnasium.Env declares it an instance variable)
 
     def __init__(
-        self, variant: str = "gardner", opponent: str = "random", color: str = "first", *,
+        self, variant: str, opponent: str = "random", color: str = "first", *,
         render_mode: str | None = None, max_plies: int | None = None, device: str = "cpu",
         variants: Sequence[str] | None = None,
     ) -> None:  # fmt: skip

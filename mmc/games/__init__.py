@@ -13,19 +13,21 @@ and their cache) and one package per family, a family being one folder to read a
   variants, Los Alamos and 8x8 chess);
 - ``gomoku/``: the k-in-a-row family of ``docs/rules/kinarow.md`` and its variant pages (tic-tac-toe, gomoku from
   6x6 to 15x15 under the freestyle, exact and caro rules, Connect Four);
-- ``jump/``: the jump game of ``docs/rules/jump.md`` (steps, hop chains, captures, a race to the far side), and
-  the same game under one action per complete move (the family ``jump_moves``, the encoding the chain's was measured
-  against).
+- ``jump/``: the jump game of ``docs/rules/jump.md`` (steps, hop chains, captures, a race to the far side).
 
 A family outside this package plugs in with :func:`register_game` (a test's, in one process), or as an installed
-distribution's ``mmc.games`` entry point, which every process loads when it imports this package
-(:mod:`mmc.plugins`).
+distribution's ``mmc.games`` entry point, which the registry loads the first time it is asked for a family or a
+variant it does not hold, or for the list of them (:mod:`mmc.core.plugins`): whatever a program imports first, its
+own game package or this one.
 """
 
 from __future__ import annotations
 
+from importlib.metadata import EntryPoint
 from typing import Any
 
+from mmc.core import plugins
+from mmc.core.plugins import HOME
 from mmc.games.protocol import (
     FIRST,
     MAX_VARIANT_ID,
@@ -75,32 +77,57 @@ _GAMES: dict[str, Game] = {}
 _BY_VARIANT: dict[str, Game] = {}
 _FOUND: dict[str, Game] = {}
 """Ids found by :func:`_search` (generated ones), so that the next lookup is one dict read."""
+_OWNERS: dict[str, str] = {}
+"""The distribution each family came from (``mmc.core.plugins.HOME`` for the built-ins and for one registered by
+hand), by family name: a clash names it."""
+_PLUGINS = {"loaded": False}
 
 
-def register_game(game: Game) -> Game:
+def register_game(game: Game, *, distribution: str = HOME) -> Game:
     """Add a family, so that its variant ids resolve to it everywhere; ``ValueError`` in one line if its name or a
-    variant id is taken by another family, or its kernel bundle breaks the contract (``check_kernels``: a missing
-    or malformed kernel, named). Registering the same game again changes nothing. Returns ``game``."""
+    variant id is taken by another family (naming that family and its distribution), or its kernel bundle breaks
+    the contract (``check_kernels``: a missing or malformed kernel, named). Registering the same game again changes
+    nothing. ``distribution``: the package it comes from, for a later clash's message. Returns ``game``."""
     if _GAMES.get(game.name) is game:
         return game
     if game.name in _GAMES:
-        raise ValueError(f"a game family named {game.name!r} is already registered")
+        raise ValueError(f"a game family named {game.name!r} is already registered (by {_OWNERS[game.name]})")
     check_kernels(game)
     long = [v for v in game.variants if len(v) > MAX_VARIANT_ID]
     if long:
         raise ValueError(f"game {game.name!r}: variant id {long[0]!r} is longer than {MAX_VARIANT_ID} characters")
     taken = sorted(v for v in game.variants if v in _BY_VARIANT)
     if taken:
-        raise ValueError(f"game {game.name!r}: variant ids already taken by another family: {', '.join(taken)}")
+        holder = _BY_VARIANT[taken[0]].name
+        raise ValueError(f"game {game.name!r}: variant ids already taken by the family {holder!r} of "
+                         f"{_OWNERS[holder]}: {', '.join(taken)}")  # fmt: skip
     _GAMES[game.name] = game
+    _OWNERS[game.name] = distribution
     for name in game.variants:
         _BY_VARIANT[name] = game
     return game
 
 
+def _load_plugins() -> None:
+    """Register the game of every ``mmc.games`` entry point of the installed distributions, once, the first time the
+    registry is asked for a family it does not hold or for the list of them (never while ``mmc.games`` itself is
+    being imported, so a game package that imports ``mmc.games`` first is whole when its entry point loads)."""
+    if _PLUGINS["loaded"]:
+        return
+    _PLUGINS["loaded"] = True
+
+    def add(point: EntryPoint, game: Any) -> None:
+        if not isinstance(game, Game):
+            raise TypeError(f"the object is a {type(game).__name__}, not a mmc.games.Game")
+        register_game(game, distribution=plugins.distribution(point))
+
+    plugins.each(plugins.GAMES_GROUP, add)
+
+
 def unregister_game(name: str) -> None:
     """Remove the family ``name`` (a test's game, say); nothing happens if there is none."""
     game = _GAMES.pop(name, None)
+    _OWNERS.pop(name, None)
     if game is not None:
         for variant in game.variants:
             _BY_VARIANT.pop(variant, None)
@@ -109,12 +136,15 @@ def unregister_game(name: str) -> None:
 
 
 def games() -> tuple[Game, ...]:
-    """Every registered family, in registration order."""
+    """Every registered family, in registration order (the built-ins, then the installed packages')."""
+    _load_plugins()
     return tuple(_GAMES.values())
 
 
 def get_family(name: str) -> Game:
     """The family called ``name`` (``Game.name``); ``ValueError`` naming the registered families otherwise."""
+    if name not in _GAMES:
+        _load_plugins()
     try:
         return _GAMES[name]
     except KeyError:
@@ -123,6 +153,7 @@ def get_family(name: str) -> Game:
 
 def variant_ids() -> tuple[str, ...]:
     """Every variant id of every family, family by family."""
+    _load_plugins()
     return tuple(_BY_VARIANT)
 
 
@@ -141,6 +172,11 @@ def _search(variant: str) -> Game:
     was registered, or one of the ids a family generates (the k-in-a-row family's ``mnk_7x5_k4``). A family's
     mapping raises ``KeyError`` for an id that is not its own, or ``ValueError`` for an id of its own form that it
     refuses (a malformed generated id): that one line is the error here."""
+    _load_plugins()
+    try:
+        return _BY_VARIANT[variant]
+    except (KeyError, TypeError):
+        pass
     if isinstance(variant, str):
         for game in _GAMES.values():
             try:
@@ -197,22 +233,11 @@ def move_notation(state: Any, move: Any) -> str:
 def _register_builtin() -> None:
     from mmc.games.chess.game import GAME as CHESS
     from mmc.games.gomoku.game import GAME as GOMOKU
-    from mmc.games.jump.complete_game import GAME as JUMP_COMPLETE
     from mmc.games.jump.game import GAME as JUMP
 
     register_game(CHESS)
     register_game(GOMOKU)
     register_game(JUMP)
-    register_game(JUMP_COMPLETE)
 
 
 _register_builtin()
-
-
-def _register_plugins() -> None:
-    from mmc.plugins import load_games  # the mmc.games entry points of installed distributions
-
-    load_games()
-
-
-_register_plugins()

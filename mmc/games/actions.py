@@ -2,15 +2,16 @@
 
 :class:`CodeActions` is an :class:`~mmc.games.protocol.ActionSpace` read off ``lookup[row, code]``, the action of
 move code ``code`` played by the first player (row 0) or the second (row 1). A family builds the table (its
-``action_space(variant)``) and subclasses it with four hooks on its own states and moves; chess, gomoku, the jump
-game and the test game of "Adding a game" (``tests/games/bonus.py``) do.
+``action_space(variant)``) and subclasses it, naming its ``legal_moves``; the other hooks have defaults for moves
+that are their own codes (an ``int``: k in a row, the test game ``tests/games/bonus.py``, the example package
+``examples/hexapawn``), which a family overrides where its moves are objects (chess: ``Move.code``, ``Move.uci``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -31,21 +32,24 @@ class CodeActions:
     """``int32[2, num_codes]``: the action of each move code, for the first player (row 0) and the second (row 1);
     -1 for none."""
 
+    legal_moves: ClassVar[staticmethod[[Any], Sequence[Any]]]
+    """The family's ``legal_moves(state)`` (a subclass sets it: ``legal_moves = staticmethod(legal_moves)``)."""
+
     def move_codes(self, state: Any) -> Sequence[int]:
-        """Hook: the move codes of ``legal_moves(state)``, in the same order."""
-        raise NotImplementedError
+        """Hook: the move codes of ``legal_moves(state)``, in the same order (default: each move's :meth:`code`)."""
+        return [self.code(move) for move in self.moves(state)]
 
     def moves(self, state: Any) -> Sequence[Any]:
         """Hook: ``legal_moves(state)``."""
-        raise NotImplementedError
+        return self.legal_moves(state)
 
     def code(self, move: Any) -> int:
-        """Hook: the move code of ``move``."""
-        raise NotImplementedError
+        """Hook: the move code of ``move`` (default: the move is its code, an ``int``)."""
+        return int(move)
 
     def text(self, move: Any) -> str:
-        """Hook: the move text of ``move`` (for errors)."""
-        raise NotImplementedError
+        """Hook: the move text of ``move``, for errors (default: its ``str``)."""
+        return str(move)
 
     def encode(self, move: Any, turn: int) -> int:
         """The action of ``move`` played by ``turn`` (+1 the first player, -1 the second)."""

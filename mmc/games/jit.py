@@ -13,7 +13,9 @@ leaves the caller's cache stale: it keeps running the old rule. Two tools tie a 
   tree, and a kernel edit or an edit of the search's own helpers recompiles the tree that calls them.
 
 The names are the cache's only key besides numba's own, so two families (or two versions of one) never share an
-entry. Stale entries are left in ``__pycache__`` (a few hundred KB a version).
+entry. The built-in families' entries live in ``mmc``'s own ``__pycache__`` folders (``mmc compile`` fills them);
+a family of another package (its kernels, and the trees compiled against them) is cached in the user's cache folder
+(:class:`UserCacheLocator`). Stale entries are left behind (a few hundred KB a version).
 """
 
 from __future__ import annotations
@@ -27,10 +29,36 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from numba import njit
+from numba.core import caching
 
-__all__ = ["kernel", "source_stamp", "specialise"]
+__all__ = ["OUTSIDE", "kernel", "source_stamp", "specialise"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+OUTSIDE = "__mmc_user_cache__"
+"""The attribute that marks a function compiled for a game family of another package (its own kernels, and the
+search trees compiled against them): numba caches it in the user's cache folder, never in a package's folder."""
+
+
+class UserCacheLocator(caching.UserWideCacheLocator):
+    """numba's user-wide cache (``~/.cache/numba``, or ``$XDG_CACHE_HOME/numba``) for every function marked
+    :data:`OUTSIDE`: an installed package's folder may be read-only (a system site-packages, a container image), and
+    ``mmc``'s is not another package's to write in. ``NUMBA_CACHE_DIR``, when set, still comes first."""
+
+    @classmethod
+    def from_function(cls, py_func: Any, py_file: str) -> Any:
+        if not getattr(py_func, OUTSIDE, False):
+            return None
+        return super().from_function(py_func, py_file)
+
+
+if UserCacheLocator not in caching.CacheImpl._locator_classes:  # after numba's user-provided folder, before in-tree
+    caching.CacheImpl._locator_classes.insert(1, UserCacheLocator)
+
+
+def _outside(module: str) -> bool:
+    """Whether ``module`` belongs to another package than ``mmc``."""
+    return module.partition(".")[0] != "mmc"
 
 
 @cache
@@ -47,14 +75,19 @@ def source_stamp(module: str) -> str:
     return digest.hexdigest()[:12]
 
 
-def kernel(fn: F | None = None, **options: Any) -> Any:
-    """``numba.njit(cache=True, **options)``, its cache tied to the source of the function's whole package.
+def kernel(fn: F | None = None, *, depends_on: Iterable[str] = (), **options: Any) -> Any:
+    """``numba.njit(cache=True, **options)``, its cache tied to the source of the function's whole package, and of
+    the packages of the modules ``depends_on`` names (another package's kernels it calls, whose machine code it
+    embeds: ``examples/jump_moves`` calls the jump game's).
 
-    Use as ``@kernel`` or ``@kernel(inline="always")``.
+    Use as ``@kernel``, ``@kernel(inline="always")`` or ``@kernel(depends_on=("mmc.games.jump.rules",))``.
     """
+    others = "".join(f"_{source_stamp(module)}" for module in depends_on)
 
     def wrap(f: F) -> F:
-        f.__qualname__ = f"{f.__qualname__}__{source_stamp(f.__module__)}"
+        f.__qualname__ = f"{f.__qualname__}__{source_stamp(f.__module__)}{others}"
+        if _outside(f.__module__):
+            setattr(f, OUTSIDE, True)
         return njit(cache=True, **options)(f)  # type: ignore[no-any-return]
 
     return wrap(fn) if fn is not None else wrap
@@ -67,12 +100,15 @@ def specialise(templates: Iterable[tuple[Callable[..., Any], dict[str, Any]]], h
     Every template is copied with a globals dict of its own: ``home`` (the template module's globals) with ``G``
     bound to ``bundle`` and each template's name bound to its compiled copy, so that templates calling templates
     call the same family's copies. Each copy is cached under its template's name, ``tag`` and a hash of the bundle's
-    and the templates' :func:`source_stamp` (an edit of a helper of the templates' package, ``mmc/search/_tree.py``,
-    recompiles the trees as a kernel edit does). Returns the compiled copies by name.
+    (with the modules its ``DEPENDS_ON`` names, if any) and the templates' :func:`source_stamp` (an edit of a helper of
+    the templates' package, ``mmc/search/_tree.py``, recompiles the trees as a kernel edit does). Returns the compiled
+    copies by name.
     """
     scope = dict(home)
     scope["G"] = bundle
-    both = f"{source_stamp(bundle.__name__)}{source_stamp(home['__name__'])}"  # the rules' and the templates' sources
+    # the rules' sources (the bundle's package and those its kernels embed: its DEPENDS_ON) and the templates'
+    rules = source_stamp(bundle.__name__) + "".join(source_stamp(m) for m in getattr(bundle, "DEPENDS_ON", ()))
+    both = f"{rules}{source_stamp(home['__name__'])}"
     suffix = f"{tag}_{hashlib.sha256(both.encode()).hexdigest()[:12]}"
     compiled: dict[str, Any] = {}
     for fn, options in templates:
@@ -80,5 +116,7 @@ def specialise(templates: Iterable[tuple[Callable[..., Any], dict[str, Any]]], h
         copy.__qualname__ = f"{fn.__qualname__}__{suffix}"
         copy.__module__ = fn.__module__
         copy.__doc__ = fn.__doc__
+        if _outside(bundle.__name__):  # another package's game: its trees cached in the user's folder
+            setattr(copy, OUTSIDE, True)
         compiled[fn.__name__] = scope[fn.__name__] = njit(cache=True, **options)(copy)
     return compiled

@@ -437,8 +437,9 @@ def build_game(*parts: types.ModuleType | Mapping[str, Any] | Game, **fields: An
     """A :class:`Game` from the modules of a family and the fields given by keyword: the one way a family is wired.
 
     Each field not given is looked up in ``parts``: modules, mappings (a module's ``globals()``) or a :class:`Game`
-    whose fields the new family shares (a family built from another, as ``jump_moves`` from ``jump``). In a module or a
-    mapping, a verb (``initial_state``, ``legal_moves``, ``render``, ``heuristic``, ... and the optional hooks
+    whose fields the new family shares (a family built from another, as ``jump_moves`` from ``jump`` in the example
+    package ``examples/jump_moves``). In a module or a mapping, a verb (``initial_state``, ``legal_moves``,
+    ``render``, ``heuristic``, ... and the optional hooks
     ``determinize``, ``symmetries``, ``endgame``) is found under its own name, where it is callable and no module; a
     value (:data:`VALUE_FIELDS`) under its name in capitals (``VARIANTS``, ``DEFAULT_MAX_PLIES``, ``NUM_PLANES``,
     ``NUM_POLICY_PLANES``, ``ENGINE``, ...), and ``terminations`` also as an enum ``Termination`` (its values). An

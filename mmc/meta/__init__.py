@@ -3,8 +3,9 @@ package or any installed one), JOAT (first-order Reptile) and its multitask base
 adaptation, and MetaFocus (which trunk channels adapt to a task, learned with REINFORCE); the built-in learners are
 :mod:`mmc.meta.builtin`.
 
->>> from mmc.seeding import root
->>> for step in meta_train("joat", net, MetaConfig(), SearchConfig(simulations=48), TrainConfig(), root(0)):
+>>> from mmc.core.seeding import root
+>>> meta = MetaConfig(train_variants=("gardner", "baby", "rifle", "dark", "atomic", "extinction"))
+>>> for step in meta_train("joat", net, meta, SearchConfig(simulations=48), TrainConfig(), root(0)):
 ...     print(step.index, step.tasks)
 >>> adapted = adapt(joat_net, "rifle", 20, SearchConfig(simulations=48), TrainConfig(), root(0))
 >>> for step in metafocus_train(joat_net, ["gardner", "rifle"], MetaFocusConfig(), search, TrainConfig(), root(0)):
@@ -33,8 +34,6 @@ from mmc.meta.learners import (
     NoSettings,
     Service,
     TrainingTasks,
-    get_learner,
-    installed_learners,
 )
 from mmc.meta.metafocus import (
     FocusConfig,
@@ -52,6 +51,7 @@ from mmc.meta.metafocus import (
     save_focus,
     task_features,
 )
+from mmc.meta.registry import get_learner, installed_learners, register_learner
 from mmc.meta.reptile import meta_aggregate, sample_tasks
 from mmc.meta.tasks import TaskDistribution, same_game, study_tasks, task_seed
 
@@ -90,6 +90,7 @@ __all__ = [
     "metafocus_train",
     "mode_mask",
     "multitask_generation",
+    "register_learner",
     "reinforce",
     "same_game",
     "sample_mask",

@@ -3,7 +3,7 @@
 "Self-play with the start network, then train a copy of it on those games" is the seed's inner update:
 JOAT's meta-generation adapts theta to every task of its batch this way (``mmc.meta.joat``), and the
 study's ``adapt@T`` stage adapts every start to every target with every budget. Both call
-:func:`adapt_many`, which hands its self-play jobs and then its training jobs to the runner (``mmc.fanout``).
+:func:`adapt_many`, which hands its self-play jobs and then its training jobs to the runner (``mmc.core.fanout``).
 Budgets count self-play games; budget 0 is the start unchanged. The jobs run their networks on the ``device``
 argument (``mmc.nn.DEVICES``, default ``cpu``).
 
@@ -20,14 +20,14 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from mmc.alphazero import play_games
-from mmc.configs import ConfigError, Count, check_fields
-from mmc.fanout import Job, Runner, serial
+from mmc.core.configs import ConfigError, Count, check_fields
+from mmc.core.fanout import Job, Runner, serial
+from mmc.core.seeding import derive
+from mmc.loops.alphazero import play_games
 from mmc.meta.metafocus import FocusModel, focus_mask, masked_trained_copy
 from mmc.nn.network import PolicyValueNet
 from mmc.play.selfplay import SelfPlayResult
 from mmc.search import SearchConfig
-from mmc.seeding import derive
 from mmc.train import EpochLosses, TrainConfig, Trained, trained_copy
 
 __all__ = ["AdaptConfig", "Adaptation", "Adapted", "adapt", "adapt_many"]

@@ -8,7 +8,7 @@ network trained once on the pooled data (no inner/outer split). This is the one 
 learners ``joat`` and ``multitask`` (:mod:`mmc.meta.builtin`) call :func:`meta_train` with the platform's service,
 whose runner (in the study) fans the jobs out and keeps them on disk.
 
-Random streams, from the ``seed`` argument (``mmc.seeding``): the task batch of meta-generation ``g`` from
+Random streams, from the ``seed`` argument (``mmc.core.seeding``): the task batch of meta-generation ``g`` from
 ``("tasks", g)``; task ``t``'s self-play from ``("task", g, t, "self-play")`` and its inner update from
 ``("task", g, t, "train")``; multitask's training from ``("pooled", g, "train")``. Given the same seed and
 starting network, both kinds draw the same batches and play the same first meta-generation's games. Every job
@@ -24,16 +24,16 @@ from typing import Annotated
 
 import numpy as np
 
-from mmc.alphazero import play_games
-from mmc.configs import ConfigError, Count, Range, check_fields
-from mmc.fanout import Job, Runner, serial
+from mmc.core.configs import ConfigError, Count, Range, check_fields
+from mmc.core.fanout import Job, Runner, serial
+from mmc.core.seeding import derive, rng
 from mmc.games import get_game
+from mmc.loops.alphazero import play_games
 from mmc.meta.adapt import Adaptation, adapt_many
 from mmc.meta.reptile import meta_aggregate, sample_tasks
 from mmc.nn.network import PolicyValueNet
 from mmc.play.selfplay import SelfPlayResult
 from mmc.search import SearchConfig
-from mmc.seeding import derive, rng
 from mmc.train import EpochLosses, TrainConfig, Trained, trained_copy
 
 __all__ = [
@@ -56,8 +56,8 @@ class MetaConfig:
     """JOAT meta-training and the multitask baseline's equal budget (the default study's ``params.yaml``
     section ``meta``)."""
 
-    train_variants: tuple[str, ...] = ("gardner", "baby", "rifle", "dark", "atomic", "extinction")
-    """The variants tasks are drawn from."""
+    train_variants: tuple[str, ...] = ()
+    """The variants tasks are drawn from, of one game family; a config names them (none is refused)."""
     probs: tuple[float, ...] | None = None
     """Sampling probability of each train variant, in order (``None``: uniform)."""
     tasks: Count = 4

@@ -12,7 +12,7 @@ The study gives a learner a :class:`LearnerSetup` (the training task distributio
 budget, the network configuration, the search and training settings, the learner's own settings, a seed, the
 device, and the network of the learner it starts from, if it declares one) and a :class:`Service`, the platform's
 way to play self-play games and train: every job the learner runs through it is fanned out and kept by the study
-(``mmc.fanout``), and every game counts against the budget. ``learn`` returns a :class:`Learned`: the start network
+(``mmc.core.fanout``), and every game counts against the budget. ``learn`` returns a :class:`Learned`: the start network
 (of the study's network configuration: checked), and optionally the state of its own adaptation rule, its loss
 curve, a table of its steps and a summary. By default a start adapts by the study's one AlphaZero iteration
 (:func:`mmc.meta.adapt_many`); a learner that brings its own rule overrides :meth:`Learner.adaptation` (MetaFocus
@@ -20,13 +20,13 @@ sets the trunk channels that learn) and saves its state with :meth:`Learner.save
 
 The budget is one number for every learner of a study (``learners.budget`` in the study's params): the self-play
 games a learner may play through the service, whatever they are for (MetaFocus's reward games included). A job's
-games are its ``games`` argument (``mmc.alphazero.play_games``, ``arena_match``); a batch of jobs that would pass
+games are its ``games`` argument (``mmc.loops.alphazero.play_games``, ``arena_match``); a batch of jobs that would pass
 the budget is refused before it runs, with :class:`BudgetError`, one line naming the learner, its budget and the
 count. The adaptation budgets (``adapt.budgets``) are separate and the same for every start.
 
 A plugin that fails to load (it does not import, its object is no learner, its name is malformed or taken) is
-reported in one line on the ``mmc.plugins`` logger and left out; every other learner keeps working
-(:func:`mmc.plugins.problems`). A built-in's name stays the built-in's; a name that two installed packages claim is
+reported in one line on the ``mmc.core.plugins`` logger and left out; every other learner keeps working
+(:func:`mmc.core.plugins.problems`). A built-in's name stays the built-in's; a name that two installed packages claim is
 refused when a study names it.
 """
 
@@ -38,21 +38,20 @@ import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
-from mmc.configs import check_fields, config_from_dict
-from mmc.fanout import Job, Runner, serial
+from mmc.core.configs import check_fields, config_from_dict
+from mmc.core.fanout import Job, Runner, serial
+from mmc.core.seeding import derive, int_seed
 from mmc.meta.adapt import Adaptation, Adapted, adapt_many
 from mmc.meta.joat import MetaConfig
 from mmc.meta.reptile import sample_tasks
 from mmc.nn.network import NetworkConfig, PolicyValueNet, build_network
 from mmc.play.selfplay import SelfPlayResult
 from mmc.search import SearchConfig
-from mmc.seeding import derive, int_seed
 from mmc.train import TrainConfig, Trained, trained_copy
 
 if TYPE_CHECKING:
@@ -72,13 +71,10 @@ __all__ = [
     "TrainingTasks",
     "check_name",
     "check_network",
-    "get_learner",
-    "installed_learners",
     "job_games",
     "learner_code",
     "learner_distribution",
     "learner_settings",
-    "register_learner",
 ]
 
 LEARNERS_GROUP = "mmc.learners"
@@ -193,7 +189,7 @@ def job_games(job: Job[Any]) -> int:
 
 class Service:
     """The platform's games and training for one learner: every job goes to the study's runner (fanned out, kept on
-    disk; :data:`mmc.fanout.serial` in a plain call), and every game counts against the budget."""
+    disk; :data:`mmc.core.fanout.serial` in a plain call), and every game counts against the budget."""
 
     def __init__(
         self, learner: str, budget: int, run: Runner = serial,
@@ -229,7 +225,7 @@ class Service:
     ) -> list[SelfPlayResult]:  # fmt: skip
         """``games`` self-play games of each of ``variants`` with ``net`` (jobs ``self-play-{variant}-{tag}``, the
         stream ``(variant,)`` of ``seed`` each), side by side."""
-        from mmc.alphazero import play_games
+        from mmc.loops.alphazero import play_games
 
         return self.run([
             Job("self-play", (variant, tag), play_games,
@@ -276,7 +272,7 @@ class Learner:
     """One line: what it does."""
     settings: ClassVar[type] = NoSettings
     """A frozen dataclass of its own settings, every field with a default; the study's params give every field
-    (``learners.NAME``), each checked by its annotation (``mmc.configs``)."""
+    (``learners.NAME``), each checked by its annotation (``mmc.core.configs``)."""
     starts_from: ClassVar[str | None] = None
     """The learner whose network it starts from (:attr:`LearnerSetup.start`; MetaFocus: ``joat``): the study runs
     that one first."""
@@ -344,8 +340,8 @@ def check_network(learner: str, net: Any, config: NetworkConfig) -> None:
 
 def learner_settings(learner: Learner, data: Any, key: str) -> Any:
     """``learner``'s settings from the params mapping ``data`` at ``key`` (``None``: ``{}``); a
-    :class:`mmc.configs.ConfigError` names the key at fault."""
-    from mmc.configs import ConfigError
+    :class:`mmc.core.configs.ConfigError` names the key at fault."""
+    from mmc.core.configs import ConfigError
 
     data = {} if data is None else data
     if not isinstance(data, Mapping):
@@ -379,66 +375,6 @@ def _valid(point_name: str, obj: Any) -> Learner:
     if type(obj).learn is Learner.learn:
         raise TypeError("it does not implement learn()")
     return obj
-
-
-@cache
-def _registry() -> tuple[dict[str, Learner], dict[str, list[str]]]:
-    """Every learner by name (the built-ins, then the plugins in name order), and the names that more than one
-    installed package claims, with who claims them."""
-    from importlib.metadata import entry_points
-
-    from mmc import plugins
-    from mmc.meta.builtin import BUILT_IN
-
-    found: dict[str, Learner] = {learner.name: learner for learner in BUILT_IN}
-    owner = {name: "mmc" for name in found}
-    claimed: dict[str, list[str]] = {}
-    for point in sorted(entry_points(group=LEARNERS_GROUP), key=lambda p: (p.name, p.value)):
-        dist = point.dist.name if point.dist is not None else "an unknown distribution"
-        try:
-            learner = _valid(point.name, point.load())
-        except Exception as error:  # a plugin's own failure, whatever it is, must not stop the others
-            plugins.report(point, f"{type(error).__name__}: {' '.join(str(error).split())}")
-            continue
-        if learner.name in found:  # a built-in's name stays the built-in's; two packages' is refused when named
-            if owner[learner.name] != "mmc":
-                claimed.setdefault(learner.name, [owner[learner.name]]).append(dist)
-            plugins.report(point, f"the learner name {learner.name!r} is taken (by {owner[learner.name]})")
-            continue
-        found[learner.name], owner[learner.name] = learner, dist
-    return found, claimed
-
-
-def register_learner(learner: Learner) -> Learner:
-    """Add ``learner`` to this process's learners (a notebook's or a test's; a study's stages, which run in processes
-    of their own, find learners through the entry point group ``mmc.learners`` only); :class:`LearnerError` if its
-    name is malformed or taken, ``TypeError`` if it is no learner."""
-    found, _ = _registry()
-    try:
-        checked = _valid(learner.name if isinstance(learner, Learner) else "", learner)
-    except ValueError as error:
-        raise LearnerError(f"learner {getattr(learner, 'name', learner)!r}: {error}") from None
-    if checked.name in found:
-        raise LearnerError(f"learner name {checked.name!r} is taken")
-    found[checked.name] = checked
-    return checked
-
-
-def installed_learners() -> dict[str, Learner]:
-    """Every learner that loaded: the built-ins and those of installed packages (``mmc.learners``), by name."""
-    return dict(_registry()[0])
-
-
-def get_learner(name: str) -> Learner:
-    """The learner named ``name``; :class:`LearnerError` in one line if none is, listing the installed ones, or if
-    two installed packages claim the name."""
-    found, claimed = _registry()
-    if name in claimed:
-        raise LearnerError(f"learner {name!r} is claimed by more than one package ({', '.join(claimed[name])}): "
-                           "uninstall all but one")  # fmt: skip
-    if name not in found:
-        raise LearnerError(f"unknown learner {name!r} (installed: {', '.join(sorted(found))})")
-    return found[name]
 
 
 def learner_distribution(learner: Learner) -> Distribution | None:

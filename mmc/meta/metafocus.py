@@ -38,9 +38,9 @@ Definitions (``C`` = ``NetworkConfig.filters``)::
                      ascent); the baseline b is the first iteration's mean reward, then after every step
                      b <- baseline_decay * b + (1 - baseline_decay) * mean_i r_i
 
-Random streams of :func:`metafocus_train`, from its ``seed`` (``mmc.seeding``; the model's deterministic start draws
-none): iteration ``i``'s tasks ``("tasks", i)``, and for each task ``t`` its self-play ``("self-play", i, t)``, mask
-``("mask", i, t)``, training ``("train", i, t)`` and reward match ``("reward", i, t)``.
+Random streams of :func:`metafocus_train`, from its ``seed`` (``mmc.core.seeding``; the model's deterministic start
+draws none): iteration ``i``'s tasks ``("tasks", i)``, and for each task ``t`` its self-play ``("self-play", i, t)``,
+mask ``("mask", i, t)``, training ``("train", i, t)`` and reward match ``("reward", i, t)``.
 """
 
 from __future__ import annotations
@@ -60,16 +60,16 @@ from torch import Tensor, nn
 from torch.nn import functional
 from torch.utils.hooks import RemovableHandle
 
-from mmc.alphazero import arena_match, play_games
-from mmc.atomic import atomic_write
-from mmc.configs import Count, Range, check_fields, config_from_dict
-from mmc.fanout import Job, Runner, serial
+from mmc.core.atomic import atomic_write
+from mmc.core.configs import Count, Range, check_fields, config_from_dict
+from mmc.core.fanout import Job, Runner, serial
+from mmc.core.seeding import derive, rng
+from mmc.loops.alphazero import arena_match, play_games
 from mmc.meta.reptile import sample_tasks
 from mmc.nn.network import PolicyValueNet
 from mmc.play.arena import MatchResult
 from mmc.play.selfplay import SelfPlayResult
 from mmc.search import SearchConfig
-from mmc.seeding import derive, rng
 from mmc.train import Examples, TrainConfig, Trained, trained_copy
 
 __all__ = [
@@ -170,7 +170,7 @@ class FocusModel(nn.Module):
 
 def save_focus(model: FocusModel, path: str | os.PathLike[str]) -> Path:
     """``model``'s ``state_dict`` at ``path`` (``.pt``) and its :class:`FocusConfig` beside it (``.json``, indented,
-    a final newline), each written atomically (``mmc.atomic``), the config first; the path."""
+    a final newline), each written atomically (``mmc.core.atomic``), the config first; the path."""
     weights = Path(path)
     weights.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(model.config.to_dict(), indent=2, sort_keys=False) + "\n"

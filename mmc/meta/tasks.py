@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from mmc.configs import ConfigError, check_fields, config_from_dict
+from mmc.core.configs import ConfigError, check_fields, config_from_dict
+from mmc.core.seeding import derive, root
 from mmc.games import get_variant
-from mmc.seeding import derive, root
 
 __all__ = ["MAX_SUPPORT", "TaskDistribution", "same_game", "same_game_key", "study_tasks", "task_seed"]
 

@@ -2,7 +2,7 @@
 
 >>> from mmc.games.chess import initial_state
 >>> from mmc.nn import NetworkConfig, NetworkEvaluator, build_network
->>> evaluator = NetworkEvaluator(build_network(NetworkConfig(blocks=1, filters=8), seed=0))
+>>> evaluator = NetworkEvaluator(build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0))
 >>> priors, values = evaluator([initial_state("gardner"), initial_state("los_alamos")])
 """
 

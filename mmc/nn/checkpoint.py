@@ -17,7 +17,7 @@ from pathlib import Path
 
 import torch
 
-from mmc.atomic import atomic_write
+from mmc.core.atomic import atomic_write
 from mmc.nn.config import NetworkConfig
 from mmc.nn.network import PolicyValueNet
 

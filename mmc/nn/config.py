@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Annotated, Any
 
-from mmc.configs import Range, check_fields, config_from_dict
+from mmc.core.configs import ConfigError, Range, check_fields, config_from_dict
 from mmc.games import Game, get_family, get_game
 
 __all__ = ["NetworkConfig"]
@@ -16,7 +16,7 @@ __all__ = ["NetworkConfig"]
 class NetworkConfig:
     """Shape of a :class:`~mmc.nn.network.PolicyValueNet` and the game family it plays; every shape field is a
     positive ``int`` (``blocks`` may be 0). One network plays every variant and board size of its family; the planes
-    left out are the family's (``game``, chess by default; :meth:`for_game` names the family)."""
+    left out are the family's (``game``, which every config names; :meth:`for_game` names the family)."""
 
     blocks: Annotated[int, Range(0)] = 4
     """Residual blocks in the tower."""
@@ -28,8 +28,9 @@ class NetworkConfig:
     """Input planes: the family's ``Game.num_planes`` when left out."""
     policy_planes: Annotated[int, Range(1)] = None  # type: ignore[assignment]
     """Policy output planes: the family's ``Game.num_policy_planes`` when left out."""
-    game: str = "chess"
-    """The game family the network plays (``mmc.games``): a checkpoint of one family is refused by another's."""
+    game: str = ""
+    """The game family the network plays (``mmc.games``), which must be named: a checkpoint of one family is refused
+    by another's."""
     policy_kernel: Annotated[int, Range(1)] = 1
     """Kernel of the policy head's first convolution, odd: 1 is AlphaZero's (a move's logit reads its from-square's
     features alone), 3 lets it read the neighbouring squares too. Not a ``params.yaml`` key: the benchmarks set it."""
@@ -39,6 +40,9 @@ class NetworkConfig:
     to prefer the shorter win. Off: the two heads of AlphaZero."""
 
     def __post_init__(self) -> None:
+        if self.game == "":
+            raise ConfigError("NetworkConfig", "game", "must name the game family the network plays (mmc variants "
+                              "lists the families)")  # fmt: skip
         if self.in_planes is None or self.policy_planes is None:  # the planes of the family: looked up, not imported
             family = get_family(self.game) if isinstance(self.game, str) else None
             if family is not None:
@@ -73,6 +77,7 @@ class NetworkConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> NetworkConfig:
         """The config of ``data``; ``ValueError`` naming any unknown, missing or badly typed key. A dict without
-        ``game`` (written before there were several families) is a chess network's, one without ``policy_kernel``
+        ``game`` (written before there were several families) is a chess network's (the one place a family is
+        assumed), one without ``policy_kernel``
         (written before it) has the 1x1 policy convolution, one without ``moves_left`` no moves-left head."""
         return config_from_dict(cls, {"game": "chess", "policy_kernel": 1, "moves_left": False, **data})

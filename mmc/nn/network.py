@@ -78,9 +78,9 @@ class PolicyValueNet(nn.Module):
     the moves-left head's plies to the end (``None`` without the head, ``NetworkConfig.moves_left``).
     """
 
-    def __init__(self, config: NetworkConfig | None = None, *, seed: int = 0) -> None:
+    def __init__(self, config: NetworkConfig, *, seed: int = 0) -> None:
         super().__init__()
-        self.config = config = config or NetworkConfig()
+        self.config = config
         # Built on the meta device so that torch's default initialisation draws nothing from the global RNG;
         # reset_parameters then fills every tensor from a generator seeded by ``seed``.
         with torch.device("meta"):
@@ -144,9 +144,7 @@ class PolicyValueNet(nn.Module):
         return policy, value.squeeze(1), plies.squeeze(1) * MOVES_LEFT_UNIT
 
 
-def build_network(
-    config: NetworkConfig | None = None, seed: int = 0, device: torch.device | str = "cpu"
-) -> PolicyValueNet:
+def build_network(config: NetworkConfig, seed: int = 0, device: torch.device | str = "cpu") -> PolicyValueNet:
     """A freshly initialised network on ``device``; the same ``(config, seed)`` always gives the same weights."""
     return PolicyValueNet(config, seed=seed).to(device)
 

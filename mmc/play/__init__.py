@@ -23,6 +23,7 @@ from mmc.play.players import (
     close_player,
     parse_options,
     parse_player,
+    player_kinds,
     register_player,
 )
 from mmc.play.records import GameRecord, RecordError, format_records, parse_records, read_records, replay, write_records
@@ -52,6 +53,7 @@ __all__ = [
     "parse_records",
     "play_match",
     "play_matches",
+    "player_kinds",
     "random_opening",
     "read_records",
     "register_player",

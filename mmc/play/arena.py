@@ -243,6 +243,35 @@ def play_matches(
     only for an ``a`` that draws nothing; their distribution is the same. The results in the order of
     ``opponents``.
     """
+    _check_matches(opponents, variant, games, rngs, opening_plies, max_plies, first_round)
+    start_fen = initial_state(variant).fen()
+    streams = [rng.spawn(2) for rng in rngs]
+    pending = [
+        _new_games(a, b, variant, count, rng, opening_plies, max_plies)
+        for b, count, rng in zip(opponents, games, rngs, strict=True)
+    ]
+    rounds = [first_round if settled is not None and 0 < first_round < count else count for count in games]
+    desc = f"{a.name} vs {', '.join(b.name for b in opponents)}"
+    with tqdm(total=sum(games), desc=desc, file=sys.stderr, disable=not progress, leave=False) as bar:
+        table = _Table(a, opponents, streams[0][0], [rng_b for _, rng_b in streams], pending, start_fen, variant, bar)
+        table.play([(j, i) for j, first in enumerate(rounds) for i in range(first)])
+        rest = [
+            (j, i)
+            for j, (first, count) in enumerate(zip(rounds, games, strict=True))
+            if first < count and (settled is None or not settled(_result(pending[j], table.records[j])))
+            for i in range(first, count)
+        ]
+        table.play(rest)
+    return [
+        dataclasses.replace(_result(match, match_records), seconds=spent)
+        for match, match_records, spent in zip(pending, table.records, table.seconds, strict=True)
+    ]
+
+
+def _check_matches(opponents: Sequence[Player], variant: str, games: Sequence[int],
+                   rngs: Sequence[np.random.Generator], opening_plies: int, max_plies: int,
+                   first_round: int) -> None:  # fmt: skip
+    """:func:`play_matches`'s arguments, checked before any draw."""
     if not len(opponents) == len(games) == len(rngs) > 0:
         raise ValueError(f"expected as many game counts and rngs as opponents (at least one), got "
                          f"{len(opponents)} opponents, {len(games)} counts, {len(rngs)} rngs")  # fmt: skip
@@ -250,63 +279,55 @@ def play_matches(
         _check_arguments(variant, count, opening_plies, max_plies)
     if first_round < 0:
         raise ValueError(f"first_round must be >= 0, got {first_round}")
-    start_fen = initial_state(variant).fen()
-    streams = [rng.spawn(2) for rng in rngs]
-    rng_a = streams[0][0]
-    pending = [
-        _new_games(a, b, variant, count, rng, opening_plies, max_plies)
-        for b, count, rng in zip(opponents, games, rngs, strict=True)
-    ]
-    records: list[list[GameRecord | None]] = [[None] * count for count in games]
-    seconds = [0.0] * len(opponents)
 
-    def play(active: list[tuple[int, int]]) -> None:
-        """Play the games ``active`` (``(match, game)``) to their end, all together, and record them."""
 
-        def to_move(parity: int, match: int | None) -> list[tuple[int, int]]:
-            # a moves first in even games, its opponent in odd ones: a player moves in game i when (the first player
-            # is to move) == (i % 2 is its parity). A game that the other player's move just ended is skipped.
-            return [
-                (j, i)
-                for j, i in active
-                if (match is None or j == match)
-                and (pending[j][i].state.turn == FIRST) == (i % 2 == parity)
-                and outcome(pending[j][i].state) is None
-            ]
+class _Table:
+    """The games of :func:`play_matches` in progress: ``pending[j][i]`` is game ``i`` of match ``j`` (``a`` against
+    ``opponents[j]``), ``records[j][i]`` its record once it is over, ``seconds[j]`` the seconds match ``j``'s players
+    took to move. ``a`` draws from ``rng_a``, opponent ``j`` from ``opponent_rngs[j]``."""
 
+    def __init__(self, a: Player, opponents: Sequence[Player], rng_a: np.random.Generator,
+                 opponent_rngs: list[np.random.Generator], pending: list[list[_Game]], start_fen: str, variant: str,
+                 bar: tqdm) -> None:  # fmt: skip
+        self.a, self.opponents, self.rng_a, self.opponent_rngs = a, opponents, rng_a, opponent_rngs
+        self.pending, self.start_fen, self.variant, self.bar = pending, start_fen, variant, bar
+        self.records: list[list[GameRecord | None]] = [[None] * len(match) for match in pending]
+        self.seconds = [0.0] * len(opponents)
+
+    def to_move(self, active: list[tuple[int, int]], parity: int, match: int | None) -> list[tuple[int, int]]:
+        """The games of ``active`` (``(match, game)``; of ``match`` only, unless None) where the player of
+        ``parity`` is to move: ``a`` (0) moves first in even games, its opponent (1) in odd ones, so a player moves
+        in game i when (the first player is to move) == (i % 2 is its parity). A game that the other player's move
+        just ended is skipped."""
+        return [
+            (j, i)
+            for j, i in active
+            if (match is None or j == match)
+            and (self.pending[j][i].state.turn == FIRST) == (i % 2 == parity)
+            and outcome(self.pending[j][i].state) is None
+        ]
+
+    def play(self, active: list[tuple[int, int]]) -> None:
+        """Play the games ``active`` (``(match, game)``) to their end, all together, and record them: each step
+        ``a`` moves in every match in one call, then each opponent in its own match."""
+        pending, records, seconds = self.pending, self.records, self.seconds
         while active:
-            if mine := to_move(0, None):
+            if mine := self.to_move(active, 0, None):
                 since = time.perf_counter()
-                _move_all(a, [pending[j][i] for j, i in mine], rng_a)
+                _move_all(self.a, [pending[j][i] for j, i in mine], self.rng_a)
                 share = (time.perf_counter() - since) / len(mine)
                 for j, _ in mine:
                     seconds[j] += share
-            for j, b in enumerate(opponents):
-                if theirs := to_move(1, j):
+            for j, b in enumerate(self.opponents):
+                if theirs := self.to_move(active, 1, j):
                     since = time.perf_counter()
-                    _move_all(b, [pending[j][i] for _, i in theirs], streams[j][1])
+                    _move_all(b, [pending[j][i] for _, i in theirs], self.opponent_rngs[j])
                     seconds[j] += time.perf_counter() - since
             for j, i in active:
                 if outcome(pending[j][i].state) is not None:
-                    records[j][i] = _record(pending[j][i], start_fen, variant)
-                    bar.update()
+                    records[j][i] = _record(pending[j][i], self.start_fen, self.variant)
+                    self.bar.update()
             active = [(j, i) for j, i in active if records[j][i] is None]
-
-    rounds = [first_round if settled is not None and 0 < first_round < count else count for count in games]
-    desc = f"{a.name} vs {', '.join(b.name for b in opponents)}"
-    with tqdm(total=sum(games), desc=desc, file=sys.stderr, disable=not progress, leave=False) as bar:
-        play([(j, i) for j, first in enumerate(rounds) for i in range(first)])
-        rest = [
-            (j, i)
-            for j, (first, count) in enumerate(zip(rounds, games, strict=True))
-            if first < count and (settled is None or not settled(_result(pending[j], records[j])))
-            for i in range(first, count)
-        ]
-        play(rest)
-    return [
-        dataclasses.replace(_result(match, match_records), seconds=spent)
-        for match, match_records, spent in zip(pending, records, seconds, strict=True)
-    ]
 
 
 def _result(games: list[_Game], records: list[GameRecord | None]) -> MatchResult:

@@ -16,11 +16,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib.metadata import EntryPoint
 from typing import Any, Protocol
 
 import numpy as np
 
-from mmc.games import game_of, get_variant, legal_moves
+from mmc.core import plugins
+from mmc.games import game_of, games, get_variant, legal_moves
 from mmc.play.fairy import FairyPlayer
 from mmc.play.human import HumanPlayer
 
@@ -303,14 +305,38 @@ PLAYER_KINDS: dict[str, PlayerKind] = {
     "human": PlayerKind("human", _no_fields(HumanPlayer, "human")),
     "python": PlayerKind("python:MODULE:CALLABLE", _python),
 }
-"""The player registry: spec kind (the text before the first ``:``) -> :class:`PlayerKind`."""
+"""The player registry: spec kind (the text before the first ``:``) -> :class:`PlayerKind`. The installed
+packages' kinds join it the first time a spec is parsed or the kinds are listed (:func:`player_kinds`)."""
+_OWNERS: dict[str, str] = dict.fromkeys(PLAYER_KINDS, plugins.HOME)
+_PLUGINS = {"loaded": False}
 
 
 def register_player(kind: str, usage: str, factory: PlayerFactory) -> None:
-    """Add a player kind, so that ``parse_player(f"{kind}:...")`` builds it with ``factory``."""
+    """Add a player kind, so that ``parse_player(f"{kind}:...")`` builds it with ``factory`` (by hand, it replaces a
+    kind of the same name: a test's or a notebook's own)."""
     if not kind or ":" in kind:
         raise ValueError(f"a player kind is a non-empty name without ':', got {kind!r}")
     PLAYER_KINDS[kind] = PlayerKind(usage, factory)
+
+
+def player_kinds() -> dict[str, PlayerKind]:
+    """Every player kind: the built-ins, then those of the installed packages' ``mmc.players`` entry points, loaded
+    the first time (a kind whose name is taken is left out, its line naming both distributions)."""
+    if not _PLUGINS["loaded"]:
+        _PLUGINS["loaded"] = True
+        games()  # the installed games first: a package's players may play its own game
+
+        def add(point: EntryPoint, factory: Any) -> None:
+            if not callable(factory):
+                raise TypeError(f"the object is a {type(factory).__name__}, not a player factory")
+            if point.name in PLAYER_KINDS:
+                owner = _OWNERS.get(point.name, plugins.HOME)
+                raise ValueError(f"the player kind {point.name!r} is taken (by {owner})")
+            register_player(point.name, str(getattr(factory, "usage", point.name)), factory)
+            _OWNERS[point.name] = plugins.distribution(point)
+
+        plugins.each(plugins.PLAYERS_GROUP, add)
+    return PLAYER_KINDS
 
 
 def parse_player(spec: str, *, variant: str, device: str = "cpu") -> Player:
@@ -324,19 +350,10 @@ def parse_player(spec: str, *, variant: str, device: str = "cpu") -> Player:
     """
     variant = get_variant(variant).name
     kind, *fields = spec.strip().split(":")
-    entry = PLAYER_KINDS.get(kind)
+    entry = PLAYER_KINDS.get(kind) or player_kinds().get(kind)
     if entry is None:
         known = ", ".join(k.usage for k in PLAYER_KINDS.values())
         raise ValueError(f"unknown player {spec!r} (known kinds: {known})")
     if entry.network:
         return entry.factory(fields, variant, device)
     return entry.factory(fields, variant)
-
-
-def _register_plugins() -> None:
-    from mmc.plugins import load_players  # the mmc.players entry points of installed distributions
-
-    load_players()
-
-
-_register_plugins()

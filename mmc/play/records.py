@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mmc.atomic import atomic_write
+from mmc.core.atomic import atomic_write
 from mmc.games import Game, get_game
 
 __all__ = [

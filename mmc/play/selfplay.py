@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from mmc.games import get_game
+from mmc.games import Game, Outcome, get_game
 from mmc.play.curriculum import self_play_start
 from mmc.play.records import GameRecord
 from mmc.search import Forest, LeafEvaluator, SearchConfig, SearchResult, result_of, search, select_move
@@ -76,64 +76,39 @@ def self_play(
     mover's opponent plays uniformly random legal moves to the end: unsearched, no examples, named
     ``{player_name}/random`` in the record.
     """
-    if games < 1 or concurrent < 1:
-        raise ValueError(f"games and concurrent must be >= 1, got games={games}, concurrent={concurrent}")
-    if config.random_opening_plies >= max_plies:
-        raise ValueError(
-            f"SearchConfig.random_opening_plies must be < max_plies={max_plies}, got {config.random_opening_plies}"
-        )
+    _check_arguments(games, concurrent, config, max_plies)
     game = get_game(variant)
     rngs = rng.spawn(games)
     builder = ExampleBuilder()
     records: list[GameRecord] = []
-    slots: list[_Game | None] = []
     width = min(concurrent, games)
     start = game.initial_state(variant, max_plies=max_plies)
     dark = game.variants[variant].hidden_information
     forest = None if dark else Forest(variant, width, config, max_plies)
-    next_game = 0
+    queue = iter(range(games))
     plies = 0
     bar = tqdm(total=games, desc=f"self-play {variant}", unit="game", disable=not progress, leave=False)
 
     def begin(t: int) -> _Game | None:
-        nonlocal next_game
-        if next_game == games:
+        """The next game, on tree ``t``; None once every game has begun."""
+        index = next(queue, None)
+        if index is None:
             return None
-        game_rng = rngs[next_game]
-        state, opening = self_play_start(start, config, game_rng)
-        first_fen = start.fen() if opening else state.fen()
-        weak = bool(config.weak_defence) and bool(game_rng.random() < config.weak_defence)
-        playing = _Game(
-            next_game, state, game_rng, first_fen, list(map(game.move_text, opening)), len(opening), weak=weak
-        )
-        next_game += 1
+        playing = _start_game(game, start, config, index, rngs[index])
         if forest is not None:
-            forest.set_root(t, state)
+            forest.set_root(t, playing.state)
         return playing
 
     slots = [begin(t) for t in range(width)]
     while any(slots):
-        active = [t for t, g in enumerate(slots) if g is not None]
-        searching = [t for t in active if not _defends(slots[t])]  # type: ignore[arg-type]
-        games_now = [slots[t] for t in searching]
-        full = [_full_search(g, config) for g in games_now]  # type: ignore[arg-type]
-        found = _search(forest, games_now, searching, full, evaluator, config) if searching else []  # type: ignore[arg-type]
-        searched = dict(zip(searching, zip(found, full, strict=True), strict=True))
-        for t in active:
-            playing = slots[t]
-            assert playing is not None
+        live = {t: g for t, g in enumerate(slots) if g is not None}
+        searched = _search_step(forest, live, evaluator, config)
+        for t, playing in live.items():
             if t not in searched:  # the weak defence's move
                 choices = game.legal_moves(playing.state)
                 move = choices[int(playing.rng.integers(len(choices)))]
             else:
-                result, searched_fully = searched[t]
-                if searched_fully:
-                    playing.examples += 1
-                    value = min(max(result.value, -1.0), 1.0)
-                    builder.add(playing.state, result.policy, first_game_id + playing.index, value)
-                    if playing.weak and not playing.defender and value >= config.weak_defence_value:
-                        playing.defender = -int(playing.state.turn)
-                move = select_move(result, config, playing.state.ply, playing.rng)
+                move = _searched_move(playing, *searched[t], config, builder, first_game_id)
                 plies += 1
             child = game.apply_move(playing.state, move)
             playing.moves.append(game.move_text(move))
@@ -144,15 +119,64 @@ def self_play(
                 continue
             if playing.examples:
                 builder.finish_game(first_game_id + playing.index, ended, child.ply)
-            first, second = (f"{player_name}/random" if playing.defender == side else player_name for side in (1, -1))
-            records.append(GameRecord(
-                variant, first, second, f"{seed_label}/{playing.index}", playing.start_fen,
-                tuple(playing.moves), ended.result(), ended.termination.value, playing.opening_plies, max_plies,
-            ))  # fmt: skip
+            records.append(_record(playing, ended, variant, player_name, seed_label, max_plies))
             bar.update(1)
             slots[t] = begin(t)
     bar.close()
     return SelfPlayResult(builder.build(), records, plies)
+
+
+def _check_arguments(games: int, concurrent: int, config: SearchConfig, max_plies: int) -> None:
+    if games < 1 or concurrent < 1:
+        raise ValueError(f"games and concurrent must be >= 1, got games={games}, concurrent={concurrent}")
+    if config.random_opening_plies >= max_plies:
+        raise ValueError(
+            f"SearchConfig.random_opening_plies must be < max_plies={max_plies}, got {config.random_opening_plies}"
+        )
+
+
+def _start_game(game: Game, start: Any, config: SearchConfig, index: int, rng: np.random.Generator) -> _Game:
+    """Game ``index`` from where ``self_play_start`` says, and whether it is a weak-defence game: both drawn from
+    the game's own generator ``rng``, in that order."""
+    state, opening = self_play_start(start, config, rng)
+    first_fen = start.fen() if opening else state.fen()
+    weak = bool(config.weak_defence) and bool(rng.random() < config.weak_defence)
+    return _Game(index, state, rng, first_fen, list(map(game.move_text, opening)), len(opening), weak=weak)
+
+
+def _search_step(forest: Forest | None, live: dict[int, _Game], evaluator: LeafEvaluator,
+                 config: SearchConfig) -> dict[int, tuple[SearchResult, bool]]:  # fmt: skip
+    """One search of every game in play (``live``, by tree) whose mover searches (not a weak defence's): by tree,
+    its result and whether it was a full search (each game's coin flip drawn first, in tree order)."""
+    searching = [t for t, playing in live.items() if not _defends(playing)]
+    games_now = [live[t] for t in searching]
+    full = [_full_search(g, config) for g in games_now]
+    found = _search(forest, games_now, searching, full, evaluator, config) if searching else []
+    return dict(zip(searching, zip(found, full, strict=True), strict=True))
+
+
+def _searched_move(playing: _Game, result: SearchResult, searched_fully: bool, config: SearchConfig,
+                   builder: ExampleBuilder, first_game_id: int) -> Any:  # fmt: skip
+    """The move a search chose (``select_move``); a full search's position becomes a training example first, and
+    may start the weak defence (its value at ``config.weak_defence_value`` or more for the mover)."""
+    if searched_fully:
+        playing.examples += 1
+        value = min(max(result.value, -1.0), 1.0)
+        builder.add(playing.state, result.policy, first_game_id + playing.index, value)
+        if playing.weak and not playing.defender and value >= config.weak_defence_value:
+            playing.defender = -int(playing.state.turn)
+    return select_move(result, config, playing.state.ply, playing.rng)
+
+
+def _record(playing: _Game, ended: Outcome, variant: str, player_name: str, seed_label: str,
+            max_plies: int) -> GameRecord:  # fmt: skip
+    """A finished game's record: its players ``player_name`` (``{player_name}/random`` for a weak defender), its
+    seed ``seed_label/index``."""
+    first, second = (f"{player_name}/random" if playing.defender == side else player_name for side in (1, -1))
+    return GameRecord(
+        variant, first, second, f"{seed_label}/{playing.index}", playing.start_fen, tuple(playing.moves),
+        ended.result(), ended.termination.value, playing.opening_plies, max_plies,
+    )  # fmt: skip
 
 
 def _defends(playing: _Game) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from mmc.configs import POSITIVE, ConfigError, Range, check_fields
+from mmc.core.configs import POSITIVE, ConfigError, Range, check_fields
 
 __all__ = ["PRECISIONS", "SearchConfig"]
 

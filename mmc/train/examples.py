@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from mmc.atomic import atomic_write
+from mmc.core.atomic import atomic_write
 from mmc.games import MAX_VARIANT_ID, Game, Outcome, game_of, get_game, get_variant
 
 __all__ = [

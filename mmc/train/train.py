@@ -47,11 +47,11 @@ import torch
 from torch import Tensor, nn
 from torch.utils.hooks import RemovableHandle
 
-from mmc.configs import ConfigError, Count, Range, check_fields, config_from_dict
+from mmc.core.configs import ConfigError, Count, Range, check_fields, config_from_dict
+from mmc.core.seeding import torch_generator
 from mmc.games import get_game
 from mmc.nn.device import resolve_device
 from mmc.nn.network import MOVES_LEFT_UNIT, PolicyValueNet, masked_log_softmax
-from mmc.seeding import torch_generator
 from mmc.train.examples import Examples, group_by_size
 
 __all__ = [

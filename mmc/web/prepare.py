@@ -1,6 +1,6 @@
 """The game families made ready while ``mmc serve`` starts: each family's first game needs its rules and search
 compiled (numba, once per clone, a minute or more for some families) or loaded from the cache (seconds). A thread
-prepares every family in turn (``mmc.warm.prepare_family``) as the server starts, and the page says which are still
+prepares every family in turn (``mmc.play.warm.prepare_family``) as the server starts, and the page says which are still
 being prepared, so that a first move never sits at "thinking…" with no word of why.
 """
 
@@ -19,7 +19,7 @@ logger = logging.getLogger(__name__)
 
 class Preparation:
     """Prepares ``families`` one after the other on a daemon thread (:meth:`start`); :meth:`status` is what the page
-    shows. ``prepare(name) -> seconds`` does one family (``mmc.warm.prepare_family``)."""
+    shows. ``prepare(name) -> seconds`` does one family (``mmc.play.warm.prepare_family``)."""
 
     def __init__(self, families: Sequence[str], prepare: Callable[[str], float] | None = None) -> None:
         self.families = list(families)
@@ -41,7 +41,7 @@ class Preparation:
             self._thread.start()
 
     def _run(self) -> None:
-        from mmc.warm import prepare_family
+        from mmc.play.warm import prepare_family
 
         prepare: Callable[[str], float] = self._prepare or prepare_family
         for name in self.families:

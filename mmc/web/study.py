@@ -1,7 +1,8 @@
 """What the web app reads from a study's project folder: the models under ``models/``, the game records under
 ``data/jobs/`` and the MLflow store ``mlflow.db`` (its experiment, runs and tags, and the model registry), by
 reading the files directly: ``mmc`` never imports the study's tools (MLflow, Prefect), it opens the sqlite store
-read-only. Every path a request names is looked up among the files found here; none is opened as given.
+read-only. Every path a request names is looked up among the files found here; none is opened as given. Where
+each file lies, and how a study and its MLflow experiment are named, is ``mmc.core.study_layout``'s to say.
 
 A registered model (``joat@r0``: name and alias) is resolved through the registry: the alias names a version,
 the version the run that logged it, and that run's tags (``mmc.stage``, ``variant``, ``replicate``, set by
@@ -25,31 +26,35 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mmc.starts import EXPERT_PREFIX, model_label
+from mmc.core.study_layout import (
+    JOBS,
+    MLFLOW_DB,
+    MODELS,
+    STATE_SUFFIX,
+    champion_model,
+    experiment_name,
+    model_file,
+    model_name,
+    project_of,
+    stage_model,
+    start_model,
+    study_name,
+)
+from mmc.evaluation.starts import EXPERT_PREFIX, model_label
 
 __all__ = [
-    "DEFAULT_STUDY",
-    "EXPERIMENT",
     "RECORD_SUFFIXES",
     "ModelError",
     "Run",
     "Study",
-    "experiment_name",
-    "model_name",
     "player_name",
-    "project_of",
     "self_play_prefix",
-    "study_name",
 ]
 
 RECORD_SUFFIXES = (".pgn",)
 """Game record files (``mmc.play.records``) as the study writes them."""
 _REGISTRY = re.compile(r"^(?P<name>[A-Za-z0-9_.-]+)@(?P<alias>[A-Za-z0-9_-]+)$")
 _REPLICATE = re.compile(r"^r(?P<replicate>\d+)$")
-_ADAPTED = re.compile(
-    r"^adapted/(?P<target>[a-z0-9_]+)/r(?P<replicate>\d+)/(?P<start>[a-z0-9_-]+)_b(?P<budget>\d+)\.pt$"
-)
-_START = re.compile(r"^(?P<folder>starts|champion)/r(?P<replicate>\d+)/(?P<name>[a-z0-9_]+)\.pt$")
 FLOW_RUN_TAG = "prefect_flow_run_id"
 """The tag ``pipelines.tracking.stage_run`` puts on a stage's MLflow run: the Prefect flow run that ran it."""
 MAX_RECORD_FILES = 5000
@@ -58,37 +63,6 @@ MAX_RECORD_FILES = 5000
 
 class ModelError(ValueError):
     """A model name that is not a checkpoint under the project's ``models/`` folder."""
-
-
-def project_of(folder: Path) -> Path:
-    """The project a study folder belongs to: the nearest folder at or above ``folder`` that holds the DVC
-    repository (``.dvc/``), else ``folder`` itself (``pipelines.paths.Paths`` finds its project the same way)."""
-    folder = Path(folder).resolve()
-    return next((p for p in (folder, *folder.parents) if (p / ".dvc").is_dir()), folder)
-
-
-EXPERIMENT = "meta-minichess"
-"""The default study's MLflow experiment; a family study's is ``{EXPERIMENT}-{family}`` (:func:`experiment_name`)."""
-DEFAULT_STUDY = "default"
-"""The name of a project's own study; a family study is named after its folder (``gomoku``)."""
-
-
-def study_name(root: Path, project: Path) -> str:
-    """The name of the study in folder ``root`` of ``project`` (both resolved): :data:`DEFAULT_STUDY` for the
-    project's own, else its folder's (``gomoku``)."""
-    return DEFAULT_STUDY if root == project else root.name
-
-
-def experiment_name(study: str) -> str:
-    """The MLflow experiment of the study named ``study``: :data:`EXPERIMENT` for the default study,
-    ``meta-minichess-{study}`` for a family's. ``pipelines.tracking`` writes to it, the web app reads it."""
-    return EXPERIMENT if study == DEFAULT_STUDY else f"{EXPERIMENT}-{study}"
-
-
-def model_name(study: str, name: str) -> str:
-    """The registered model ``name`` (``joat``, ``expert-gardner``) of the study named ``study``: ``name`` in the
-    default study, ``{study}-{name}`` in a family's."""
-    return name if study == DEFAULT_STUDY else f"{study}-{name}"
 
 
 @dataclass(frozen=True)
@@ -100,12 +74,12 @@ class Study:
 
     @property
     def project(self) -> Path:
-        """The project the study belongs to (:func:`project_of`)."""
+        """The project the study belongs to (``mmc.core.study_layout.project_of``)."""
         return project_of(self.root)
 
     @property
     def name(self) -> str:
-        """The study's name (:func:`study_name`)."""
+        """The study's name (``mmc.core.study_layout.study_name``)."""
         return study_name(self.root.resolve(), self.project)
 
     @property
@@ -120,11 +94,11 @@ class Study:
 
     @property
     def models_dir(self) -> Path:
-        return self.root / "models"
+        return self.root / MODELS
 
     @property
     def jobs_dir(self) -> Path:
-        return self.root / "data" / "jobs"
+        return self.root / JOBS
 
     def models(self) -> list[str]:
         """Every checkpoint under ``models/`` with its config beside it, as a path relative to ``models/``."""
@@ -133,7 +107,7 @@ class Study:
             return []
         found = []
         for weights in sorted(base.rglob("*.pt")):
-            if any(part.endswith(".state") for part in weights.relative_to(base).parts):
+            if any(part.endswith(STATE_SUFFIX) for part in weights.relative_to(base).parts):
                 continue  # a learner's adaptation rule's state (MetaFocus's meta-model), no network
             if weights.with_suffix(".json").is_file() and weights.resolve().is_relative_to(base):
                 found.append(weights.relative_to(base).as_posix())
@@ -225,7 +199,7 @@ class Study:
 
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """Rows of ``sql`` on the project's ``mlflow.db`` opened read-only; none if the store or a table is missing."""
-        db = self.project / "mlflow.db"
+        db = self.project / MLFLOW_DB
         if not db.is_file():
             return []
         try:
@@ -272,13 +246,9 @@ class Run:
 
     def checkpoint(self) -> str | None:
         """The checkpoint this run's stage writes (relative to ``models/``), None for a stage that writes none."""
-        if self.replicate is None:
+        if self.replicate is None or not self.variant:
             return None
-        if self.stage == "expert" and self.variant:
-            return f"champion/r{self.replicate}/{self.variant}.pt"
-        if self.stage == "learn" and self.variant:
-            return f"starts/r{self.replicate}/{self.variant}.pt"
-        return None
+        return stage_model(self.stage, self.variant, self.replicate)
 
 
 def _by_layout(name: str, alias: str) -> str:
@@ -287,47 +257,35 @@ def _by_layout(name: str, alias: str) -> str:
     match = _REPLICATE.match(alias)
     if match is None:
         return f"{name}@{alias}"
-    replicate = match["replicate"]
-    if name.startswith("expert-"):
-        return f"champion/r{replicate}/{name.removeprefix('expert-')}.pt"
-    return f"starts/r{replicate}/{name}.pt"
+    replicate = int(match["replicate"])
+    if name.startswith(EXPERT_PREFIX):
+        return champion_model(name.removeprefix(EXPERT_PREFIX), replicate)
+    return start_model(name, replicate)
 
 
 def _producer(model: str) -> tuple[str, str, int] | None:
     """The (stage, variant, replicate) tags of the run that writes ``model`` (relative to ``models/``)."""
-    match = _START.match(model)
-    if match:
-        replicate = int(match["replicate"])
-        if match["folder"] == "champion":
-            return "expert", match["name"], replicate
-        return "learn", match["name"], replicate
-    match = _ADAPTED.match(model)
-    if match:
-        return "adapt", match["target"], int(match["replicate"])
-    return None
+    found = model_file(model)
+    return None if found is None else (found.stage, found.name, found.replicate)
 
 
 def player_name(model: str) -> str | None:
     """The name ``model`` plays under in the evaluation's game records (``adapted/mallet/r1/joat_b000.pt`` ->
     ``joat-b0-r1``; a start ``starts/r0/joat.pt`` -> ``joat-b0-r0``, which is its unadapted self)."""
-    match = _ADAPTED.match(model)
-    if match:
-        return model_label(match["start"], int(match["budget"]), int(match["replicate"]))
-    match = _START.match(model)
-    if match:
-        prefix = EXPERT_PREFIX if match["folder"] == "champion" else ""
-        return model_label(f"{prefix}{match['name']}", 0, int(match["replicate"]))
-    return None
+    found = model_file(model)
+    if found is None:
+        return None
+    if found.stage == "adapt":
+        return model_label(found.start, found.budget, found.replicate)
+    prefix = EXPERT_PREFIX if found.stage == "expert" else ""
+    return model_label(f"{prefix}{found.name}", 0, found.replicate)
 
 
 def self_play_prefix(model: str) -> str | None:
     """The prefix (relative to ``data/jobs/``) of the record files of the self-play that trained ``model``."""
-    match = _ADAPTED.match(model)
-    if match:
-        label = model_label(match["start"], int(match["budget"]))
-        return f"adapt/{match['target']}-r{match['replicate']}/self-play-{label}"
-    match = _START.match(model)
-    if match:
-        folder = "expert" if match["folder"] == "champion" else "learn"
-        return f"{folder}/{match['name']}-r{match['replicate']}/"
-    return None
+    found = model_file(model)
+    if found is None:
+        return None
+    if found.stage == "adapt":
+        return f"{found.jobs}/self-play-{model_label(found.start, found.budget)}"
+    return f"{found.jobs}/"

@@ -20,7 +20,6 @@ TASKS = {
     "chess": ("gardner", "los_alamos"),
     "gomoku": ("mnk_3x3_k3", "grav_7x6_k4", "mnk_5x8_k4"),
     "jump": ("jump_6x6", "jump"),
-    "jump_moves": ("jump_6x6_moves", "jump_moves"),
 }
 
 

@@ -279,17 +279,7 @@ class BonusActions(CodeActions):
     """Action ``rank * W + file`` places a stone on that cell; its logit is the same index of the one plane (the
     table from move codes to actions, ``mmc.games.actions``, does the rest)."""
 
-    def move_codes(self, state: State) -> list[int]:
-        return list(legal_moves(state))
-
-    def moves(self, state: State) -> tuple[int, ...]:
-        return legal_moves(state)
-
-    def code(self, move: int) -> int:
-        return move
-
-    def text(self, move: int) -> str:
-        return str(move)
+    legal_moves = staticmethod(legal_moves)
 
 
 @cache

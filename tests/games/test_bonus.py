@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.alphazero import AlphaZeroConfig, alphazero
+from mmc.core.seeding import root
 from mmc.games import Game, apply_move, initial_state, legal_moves, outcome
+from mmc.loops.alphazero import AlphaZeroConfig, alphazero
 from mmc.nn import NetworkConfig, build_network, load_checkpoint, save_checkpoint
 from mmc.play import parse_player, play_match, replay
 from mmc.play.search_players import MCTSPlayer
 from mmc.search import NetworkLeafEvaluator, SearchConfig, search
-from mmc.seeding import root
 from mmc.train import TrainConfig, load_examples, save_examples
 
 pytestmark = pytest.mark.xdist_group("bonus")
@@ -71,7 +71,7 @@ def test_matches_records_examples_and_checkpoints(bonus_game: Game, tmp_path: Pa
     with pytest.raises(ValueError, match="a bonus network cannot play gardner"):
         search([initial_state("gardner")], NetworkLeafEvaluator(loaded), SearchConfig(simulations=2),
                np.random.default_rng(0))  # fmt: skip
-    chess_net = build_network(NetworkConfig(blocks=0, filters=4), seed=0)
+    chess_net = build_network(NetworkConfig(game="chess", blocks=0, filters=4), seed=0)
     with pytest.raises(ValueError, match="a chess network cannot play bonus_3x3"):
         search([initial_state("bonus_3x3")], NetworkLeafEvaluator(chess_net), SearchConfig(simulations=2),
                np.random.default_rng(0))  # fmt: skip

@@ -42,7 +42,7 @@ def test_the_builder_wires_a_game_to_the_objects_its_module_binds() -> None:
 
 
 def test_every_built_in_family_takes_its_verbs_from_its_own_package() -> None:
-    for family, package in (("chess", "chess"), ("gomoku", "gomoku"), ("jump", "jump"), ("jump_moves", "jump")):
+    for family, package in (("chess", "chess"), ("gomoku", "gomoku"), ("jump", "jump")):
         game = get_family(family)
         for field in dataclasses.fields(Game):
             value = getattr(game, field.name)

@@ -165,4 +165,4 @@ def test_mmc_compile_names_an_unknown_family_before_compiling(tmp_path: Path) ->
     done = subprocess.run([sys.executable, "-m", "mmc.cli", "compile", "gomoku", "hexapawn"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == "mmc: error: unknown game family 'hexapawn' (known: chess, gomoku, jump, jump_moves)\n"
+    assert done.stderr == "mmc: error: unknown game family 'hexapawn' (known: chess, gomoku, jump)\n"

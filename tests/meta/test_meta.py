@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.configs import ConfigError
-from mmc.fanout import Job
+from mmc.core.configs import ConfigError
+from mmc.core.fanout import Job
+from mmc.core.seeding import derive, root
 from mmc.meta import (
     AdaptConfig,
     MetaConfig,
@@ -26,7 +27,6 @@ from mmc.meta import (
 )
 from mmc.nn import NetworkConfig, build_network
 from mmc.search import SearchConfig
-from mmc.seeding import derive, root
 from mmc.train import TrainConfig
 
 
@@ -50,7 +50,7 @@ def test_epsilon_one_is_the_mean_and_zero_is_theta() -> None:
 
 
 def test_the_tail_average_is_the_mean_of_the_last_networks_weights() -> None:
-    nets = [build_network(NetworkConfig(blocks=1, filters=8), seed=s) for s in range(3)]
+    nets = [build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=s) for s in range(3)]
     for net in nets:  # batch norm's running statistics differ too, as after training
         net.train()
         net(torch.randn(4, net.config.in_planes, 5, 5))
@@ -75,7 +75,7 @@ def test_aggregate_rejects_mismatches() -> None:
 
 
 def test_aggregate_of_real_networks_loads_back() -> None:
-    config = NetworkConfig(blocks=1, filters=8)
+    config = NetworkConfig(game="chess", blocks=1, filters=8)
     theta = build_network(config, seed=0)
     tasks = [build_network(config, seed=s).state_dict() for s in (1, 2, 3)]
     theta.load_state_dict(meta_aggregate(theta.state_dict(), tasks, 1.0))
@@ -95,7 +95,7 @@ def test_sample_tasks() -> None:
 
 
 def test_budget_zero_returns_the_start_unchanged_and_a_budget_trains_a_copy() -> None:
-    start = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    start = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     before = {k: v.clone() for k, v in start.state_dict().items()}
     search, training = SearchConfig(simulations=4), TrainConfig(epochs=1)
     same = adapt(start, "rifle", 0, search, training, root(0))
@@ -114,7 +114,7 @@ TINY_META = MetaConfig(train_variants=("gardner", "atomic"), tasks=2, generation
 
 
 def test_joat_generation_with_epsilon_one_is_the_mean_of_the_task_networks() -> None:
-    theta = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    theta = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     search, training = SearchConfig(simulations=4), TrainConfig(epochs=3)
     step = joat_generation(0, theta, ["gardner", "atomic"], TINY_META, search, training, root(0))
     # the inner update is an adaptation with the task's seed and meta.epochs (not train.epochs)
@@ -127,7 +127,7 @@ def test_joat_generation_with_epsilon_one_is_the_mean_of_the_task_networks() -> 
 
 
 def test_multitask_generation_trains_one_network_on_pooled_boards_of_both_sizes() -> None:
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     config = replace(TINY_META, train_variants=("gardner", "los_alamos"), epochs=2)
     step = multitask_generation(0, net, ["gardner", "los_alamos"], config, SearchConfig(simulations=4),
                                 TrainConfig(), root(0))  # fmt: skip
@@ -139,7 +139,7 @@ def test_multitask_generation_trains_one_network_on_pooled_boards_of_both_sizes(
 @pytest.mark.slow  # 3 s
 def test_joat_and_multitask_share_task_batches_and_first_games() -> None:
     """Given one seed and network, both kinds draw the same batches and play the same first meta-generation."""
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     config = replace(TINY_META, train_variants=("gardner", "atomic", "rifle"), tasks=2)
     search, training = SearchConfig(simulations=4), TrainConfig(epochs=1)
     joat = list(meta_train("joat", net, config, search, training, root(3)))
@@ -167,7 +167,7 @@ def test_meta_config_names_the_bad_field(change: dict[str, object], field: str) 
 def test_only_the_trainings_that_run_alone_use_train_threads() -> None:
     """The multitask network's pooled training runs alone and gets ``train.threads``; JOAT's inner updates and the
     adaptations run side by side, one thread each (the second core is busy with the other jobs)."""
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     search, training = SearchConfig(simulations=2), TrainConfig(epochs=1, threads=2)
     threads: dict[str, int] = {}
 
@@ -190,7 +190,11 @@ def test_a_meta_learner_gives_the_tail_average_of_its_last_generations(name: str
     from mmc.meta import LearnerSetup, NoSettings, Service, TrainingTasks, get_learner
 
     meta = replace(TINY_META, generations=3, average=2)
-    network, search, training = NetworkConfig(blocks=1, filters=8), SearchConfig(simulations=2), TrainConfig(epochs=1)
+    network, search, training = (
+        NetworkConfig(game="chess", blocks=1, filters=8),
+        SearchConfig(simulations=2),
+        TrainConfig(epochs=1),
+    )
     setup = LearnerSetup(name, 0, TrainingTasks(meta.train_variants), 100, network, search, training, meta,
                          NoSettings(), root(4))  # fmt: skip
     learned = get_learner(name).learn(setup, Service(name, 100))

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.alphazero import play_games
-from mmc.configs import ConfigError
-from mmc.fanout import Job
+from mmc.core.configs import ConfigError
+from mmc.core.fanout import Job
+from mmc.core.seeding import derive, root
+from mmc.loops.alphazero import play_games
 from mmc.meta import (
     Adaptation,
     FocusConfig,
@@ -35,10 +36,9 @@ from mmc.meta import (
 from mmc.nn import NetworkConfig, PolicyValueNet, build_network
 from mmc.play.selfplay import SelfPlayResult
 from mmc.search import SearchConfig
-from mmc.seeding import derive, root
 from mmc.train import Examples, TrainConfig, trained_copy
 
-SMALL = NetworkConfig(blocks=1, filters=8)
+SMALL = NetworkConfig(game="chess", blocks=1, filters=8)
 SEARCH = SearchConfig(simulations=2)
 MASK = np.array([True, False, True, True, False, False, True, False])
 TRUNK = ("stem_conv.", "stem_bn.", "tower.")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mmc.configs import ConfigError
+from mmc.core.configs import ConfigError
+from mmc.core.seeding import derive, root
 from mmc.meta import TaskDistribution, same_game, study_tasks, task_seed
 from mmc.meta.tasks import MAX_SUPPORT
-from mmc.seeding import derive, root
 
 
 def test_patterns_expand_in_order_and_twins_count_once() -> None:

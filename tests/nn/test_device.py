@@ -38,13 +38,13 @@ def test_cuda_resolves_where_torch_sees_one() -> None:
 
 
 def test_a_network_already_there_is_not_copied() -> None:
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     assert on_device(net, resolve_device("cpu")) is net
 
 
 @pytest.mark.skipif(not CUDA, reason="torch sees no CUDA device here")
 def test_a_network_elsewhere_is_copied_and_left_alone() -> None:
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     moved = on_device(net, resolve_device("cuda"))
     assert moved is not net and next(moved.parameters()).is_cuda and not next(net.parameters()).is_cuda
     assert on_device(moved, resolve_device("cuda")) is moved

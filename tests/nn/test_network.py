@@ -46,7 +46,7 @@ from mmc.nn import (
     save_checkpoint,
 )
 
-SMALL = NetworkConfig(blocks=2, filters=16, value_hidden=16)
+SMALL = NetworkConfig(game="chess", blocks=2, filters=16, value_hidden=16)
 WHITE_CHECKMATED = "r3k/pb2p/PP3/P2qP/4K w - - 0 17"  # gardner: White to move has no move and is mated
 
 
@@ -79,9 +79,9 @@ def planes_of(states: list[State]) -> torch.Tensor:
 
 
 def test_config_round_trips_and_rejects_bad_keys_by_name() -> None:
-    config = NetworkConfig(blocks=1, filters=8)
+    config = NetworkConfig(game="chess", blocks=1, filters=8)
     assert NetworkConfig.from_dict(json.loads(json.dumps(config.to_dict()))) == config
-    assert NetworkConfig().to_dict() == {
+    assert NetworkConfig(game="chess").to_dict() == {
         "blocks": 4,
         "filters": 64,
         "value_hidden": 64,
@@ -98,9 +98,9 @@ def test_config_round_trips_and_rejects_bad_keys_by_name() -> None:
     no_head = {k: v for k, v in config.to_dict().items() if k != "moves_left"}  # before the moves-left head
     assert NetworkConfig.from_dict(no_head) == config
     with pytest.raises(ValueError, match=r"NetworkConfig\.moves_left must be a bool"):
-        NetworkConfig(moves_left=1)  # type: ignore[arg-type]
+        NetworkConfig(game="chess", moves_left=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="policy_kernel must be odd"):
-        NetworkConfig(policy_kernel=2)
+        NetworkConfig(game="chess", policy_kernel=2)
     with pytest.raises(ValueError, match="'widht'"):
         NetworkConfig.from_dict({**config.to_dict(), "widht": 3})
     with pytest.raises(ValueError, match="'value_hidden'"):
@@ -108,9 +108,9 @@ def test_config_round_trips_and_rejects_bad_keys_by_name() -> None:
     with pytest.raises(ValueError, match=r"NetworkConfig\.filters must be an int"):
         NetworkConfig.from_dict({**config.to_dict(), "filters": "64"})
     with pytest.raises(ValueError, match=r"NetworkConfig\.blocks must be an int"):
-        NetworkConfig(blocks=True)
+        NetworkConfig(game="chess", blocks=True)
     with pytest.raises(ValueError, match=r"NetworkConfig\.filters must be >= 1"):
-        NetworkConfig(filters=0)
+        NetworkConfig(game="chess", filters=0)
 
 
 # --- network ---------------------------------------------------------------------------------------------
@@ -130,7 +130,9 @@ def test_a_3x3_policy_convolution_reads_neighbouring_squares_and_round_trips(tmp
     nudged[:, :, 0, 0] += 1.0  # one corner square changed
     reach = {}
     for kernel in (1, 3):
-        net = build_network(NetworkConfig(blocks=0, filters=8, value_hidden=8, policy_kernel=kernel), seed=0).eval()
+        net = build_network(
+            NetworkConfig(game="chess", blocks=0, filters=8, value_hidden=8, policy_kernel=kernel), seed=0
+        ).eval()
         assert net.policy_conv.kernel_size == (kernel, kernel)
         with torch.no_grad():
             moved = ((net(nudged)[0] - net(x)[0]).abs().sum(dim=(0, 1)) > 0).nonzero()
@@ -300,7 +302,7 @@ def test_checkpoint_errors_name_the_file(tmp_path: Path) -> None:
 
 def test_save_checkpoint_rejects_a_config_that_is_not_the_networks(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not the network's own config"):
-        save_checkpoint(build_network(SMALL), NetworkConfig(), tmp_path / "model.pt")
+        save_checkpoint(build_network(SMALL), NetworkConfig(game="chess"), tmp_path / "model.pt")
     with pytest.raises(ValueError, match=r"\.pt"):
         save_checkpoint(build_network(SMALL), SMALL, tmp_path / "model.pth")
 
@@ -380,7 +382,7 @@ def test_evaluator_gives_finished_games_empty_priors_and_their_result() -> None:
 
 def test_evaluator_needs_the_engines_plane_layouts() -> None:
     with pytest.raises(ValueError, match=f"in_planes={NUM_PLANES}"):
-        NetworkEvaluator(build_network(NetworkConfig(blocks=0, filters=4, in_planes=7)))
+        NetworkEvaluator(build_network(NetworkConfig(game="chess", blocks=0, filters=4, in_planes=7)))
 
 
 # --- learning --------------------------------------------------------------------------------------------
@@ -414,7 +416,7 @@ def test_a_few_adam_steps_fit_a_fixed_batch() -> None:
 
 
 def test_inference_copy_matches_the_network_and_leaves_it_alone() -> None:
-    net = build_network(NetworkConfig(blocks=2, filters=16), seed=3)
+    net = build_network(NetworkConfig(game="chess", blocks=2, filters=16), seed=3)
     generator = torch.Generator().manual_seed(0)
     with torch.no_grad():
         for module in net.modules():

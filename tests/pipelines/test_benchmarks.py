@@ -155,8 +155,7 @@ def test_init_refuses_bad_input_in_one_line_before_it_writes(tmp_path: Path) -> 
         ([str(tmp_path / "b"), "--benchmark", "chess-v1", "--set", "adapt.budgets=[0, 50]"],
          "params.yaml: adapt.budgets: is [0, 50]: benchmark chess-v1 has [0, 100] (only device, runner and added "
          "learners may differ)"),
-        ([str(tmp_path / "c"), "--family", "go"], "pipelines: no game family 'go' (the families: chess, gomoku, jump, "
-                                                  "jump_moves)"),
+        ([str(tmp_path / "c"), "--family", "go"], "pipelines: no game family 'go' (the families: chess, gomoku, jump)"),
         ([str(tmp_path / "d"), "--family", "gomoku", "--learners", "nobody"],
          "pipelines: --learners: unknown learner 'nobody' (installed: "),
     ]  # fmt: skip

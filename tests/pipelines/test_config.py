@@ -15,9 +15,9 @@ import torch
 import yaml
 
 import mmc.games
-from mmc.alphazero import AlphaZeroConfig
-from mmc.evaluate import EvaluateConfig, RateConfig
+from mmc.evaluation.evaluate import EvaluateConfig, RateConfig
 from mmc.games.chess import VARIANTS, initial_state, legal_moves
+from mmc.loops.alphazero import AlphaZeroConfig
 from mmc.meta import AdaptConfig, MetaConfig
 from mmc.play import PLAYER_KINDS, Player, register_player
 from mmc.play.fairy import FairyPlayer
@@ -48,7 +48,9 @@ def test_the_configs_defaults_are_the_default_study() -> None:
     study = load_params(REPO / "params.yaml")
     assert study.experts["gardner"].loop == AlphaZeroConfig()
     assert (
-        study.meta == MetaConfig() and study.adapt.config == AdaptConfig() and study.evaluate.config == EvaluateConfig()
+        study.meta == MetaConfig(train_variants=study.meta.train_variants)
+        and study.adapt.config == AdaptConfig()
+        and study.evaluate.config == EvaluateConfig()
     )
     assert study.train == TrainConfig() and study.runner == RunnerConfig() and study.rate == RateConfig()
 

@@ -67,7 +67,8 @@ NEEDS = {key: {"network.moves_left": True} for key in
 """Keys whose change is valid only with other keys changed too: their change is compared against the parameters
 with those others changed alone."""
 ONE_VALUE = {"evaluate.search.random_opening_plies", "evaluate.search.endgame_starts", "evaluate.search.weak_defence"}
-"""Keys with one valid value: self-play's curriculum is 0 in the evaluation (``mmc.evaluate.EvaluateConfig``)."""
+"""Keys with one valid value: self-play's curriculum is 0 in the evaluation
+(``mmc.evaluation.evaluate.EvaluateConfig``)."""
 NOT_READ = {
     ("multitask", "meta.epsilon"): "the multitask baseline has no outer step (mmc.meta.multitask_generation)",
     ("joat", "train.epochs"): "meta.epochs replaces it (mmc.meta.MetaConfig.training)",

@@ -21,7 +21,7 @@ import torch
 import yaml
 
 from mmc.meta import BudgetError, Learned, Learner, LearnerError, LearnerSetup, Service
-from mmc.meta.learners import register_learner
+from mmc.meta.registry import register_learner
 from mmc.nn import NetworkConfig, build_network, load_checkpoint
 from pipelines.config import ParamsError, load_params
 from pipelines.learn import learn_flow

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmc.analysis import UNINFORMATIVE_NOTE, VERDICT_COLOURS, game_diagram
+from mmc.evaluation.analysis import UNINFORMATIVE_NOTE, VERDICT_COLOURS, game_diagram
 from mmc.games import get_game
 from mmc.games.chess import initial_state
 from mmc.games.chess.render import render

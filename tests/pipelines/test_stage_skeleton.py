@@ -11,8 +11,8 @@ import pytest
 from prefect import flow
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from mmc.alphazero import alphazero
-from mmc.fanout import Job
+from mmc.core.fanout import Job
+from mmc.loops.alphazero import alphazero
 from mmc.play import MatchResult
 from pipelines import expert
 from pipelines.calls import keywords

@@ -11,10 +11,10 @@ import pytest
 import torch
 from mlflow.tracking import MlflowClient
 
+from mmc.evaluation.comparison import VERDICTS
 from mmc.meta import load_focus
 from mmc.nn import build_network, load_checkpoint, save_checkpoint
 from mmc.play import read_records
-from mmc.rating import VERDICTS
 from pipelines.adapt import adapt_flow
 from pipelines.config import load_params
 from pipelines.evaluate import evaluate_flow

@@ -15,13 +15,13 @@ import mlflow
 import pytest
 import yaml
 
-from mmc.analysis import game_diagram
+from mmc.evaluation.analysis import game_diagram
 from mmc.games import get_game
 from mmc.play import read_records
 from pipelines.__main__ import main
 from pipelines.config import flatten, load_params
 from pipelines.paths import Paths, evaluate_code, expert_code, meta_code
-from pipelines.studies import check_studies, family_dvc_yaml, refresh_study, study_folders
+from pipelines.studies import check_studies, family_dvc_yaml, refresh_study, rules_package, study_folders
 from pipelines.tracking import experiment_name, model_name
 
 from .conftest import REPO, TINY_PARAMS, make_project, project_files, tool_env
@@ -104,6 +104,19 @@ def test_a_stale_family_dvc_yaml_is_named(tmp_path: Path) -> None:
     stages = yaml.safe_load((tmp_path / "dvc.yaml").read_text())["stages"]
     assert list(stages)[:3] == ["expert", "joat", "multitask"] and "metafocus" not in stages
     assert (tmp_path / "dvc.yaml").read_text().startswith((REPO / "dvc.yaml").read_text()[:200])  # its comments kept
+
+
+def test_the_rules_package_replaced_is_the_one_the_pipeline_lists() -> None:
+    """A family's study lists its rules package in place of the one its pipeline lists (no family is assumed); a
+    pipeline that lists none, or two, is refused naming its file."""
+    stages = yaml.safe_load((REPO / "dvc.yaml").read_text())
+    own = load_params(REPO / "params.yaml").family
+    assert rules_package(stages, REPO / "dvc.yaml") == f"mmc/games/{own}"
+    for deps in ([], ["mmc/games/chess", "mmc/games/gomoku"]):
+        with pytest.raises(ValueError, match=r"^elsewhere/dvc.yaml: its stages must list one game family's rules"):
+            rules_package(
+                {"stages": {"expert": {"deps": ["mmc/games/__init__.py", *deps]}}}, Path("elsewhere/dvc.yaml")
+            )
 
 
 def test_a_family_studys_paths_keep_its_outputs_in_its_folder_and_share_the_projects_store(tmp_path: Path) -> None:
@@ -216,11 +229,11 @@ def test_a_family_study_runs_end_to_end_in_its_folder(family: str, prefect_serve
 def test_a_tests_project_leaves_out_what_a_study_wrote_in_the_checkout() -> None:
     """After ``make study`` (or a family's), its ``dvc.lock``, metrics, plots and report sit untracked in the checkout;
     a test's project copies the code, never them (its DVC would take the checkout's stages for its own)."""
-    names = ["mmc/evaluate.py", "dvc.lock", "metrics/rate/gardner.json", "plots/ratings/gardner.csv",
+    names = ["mmc/evaluation/evaluate.py", "dvc.lock", "metrics/rate/gardner.json", "plots/ratings/gardner.csv",
              "reports/study.ipynb", "reports/study.html", "reports/evaluation.csv", "studies/jump/params.yaml",
              "studies/jump/dvc.lock", "studies/jump/plots/curves/jump_p100.csv", "studies/jump/dvc.yaml",
              "mmc/plots.py", "new_module.py"]  # fmt: skip
     assert project_files(names) == [
-        "mmc/evaluate.py", "reports/study.ipynb", "studies/jump/params.yaml", "studies/jump/dvc.yaml", "mmc/plots.py",
-        "new_module.py",
+        "mmc/evaluation/evaluate.py", "reports/study.ipynb", "studies/jump/params.yaml", "studies/jump/dvc.yaml",
+        "mmc/plots.py", "new_module.py",
     ]  # fmt: skip

@@ -25,10 +25,10 @@ import torch
 import yaml
 from mlflow.tracking import MlflowClient
 
-from mmc.evaluate import cell_names, match_name
+from mmc.evaluation.evaluate import cell_names, match_name
 from mmc.meta import load_focus
 from mmc.nn import load_checkpoint
-from pipelines import timing, worker
+from pipelines import handover, timing
 from pipelines.config import load_params
 from pipelines.files import sha256
 from pipelines.paths import Paths
@@ -220,7 +220,7 @@ def test_make_study_end_to_end(prefect_server: str, tiny_study: TinyStudy, tmp_p
     assert "Where the time went" in tiny_study.stdout and re.search(r"  self-play +[0-9.]+ s wall", tiny_study.stdout)
     # every stage ran in the driver's one warm worker (pipelines.worker), which is gone with the study
     (pid,) = {r.data.tags["mmc.pid"] for r in children.values()}
-    assert pid != parent.data.tags["mmc.pid"] and not worker.record_path(project).exists()
+    assert pid != parent.data.tags["mmc.pid"] and not handover.record_path(project).exists()
     ran = (project / ".mmc-worker" / "worker.log").read_text()
     assert all(f"{' '.join(stage_command(stage))}: exit status 0" in ran for stage in STAGES)
     with pytest.raises(ProcessLookupError):

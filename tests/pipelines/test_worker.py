@@ -1,4 +1,5 @@
-"""The warm stage worker (``pipelines.worker``): stages handed to it, a stale one never used, and kills.
+"""The warm stage worker (``pipelines.worker``, started and used through ``pipelines.handover``): stages handed to it,
+a stale one never used, and kills.
 
 The driver's own use of it (every stage of ``make study`` in one worker) is checked on the session's tiny study
 (``test_study.py::test_make_study_end_to_end``); its results equal a run without it (BENCHMARKS.md, issue 45).
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines import worker
+from pipelines import handover
 from pipelines.files import sha256
 from pipelines.paths import Paths
 
@@ -58,8 +59,8 @@ def test_a_stage_runs_in_the_warm_worker_only_while_the_code_it_runs_is_unchange
 ) -> None:
     project = make_project(tmp_path / "project")
     paths = Paths(project)
-    with worker.running(project, 2, tool_env()) as record:
-        assert record is not None and worker.record_path(project).is_file()
+    with handover.running(project, 2, tool_env()) as record:
+        assert record is not None and handover.record_path(project).is_file()
         pid = str(record["pid"])
 
         done = _stage(project, "expert", "gardner", "0")
@@ -83,7 +84,7 @@ def test_a_stage_runs_in_the_warm_worker_only_while_the_code_it_runs_is_unchange
     # the command that handed over a stage is killed: its worker ends at once, and nothing of the stage runs on
     write_params(project, TINY_PARAMS, {"expert.generations": 8, "search.simulations": 8})
     jobs = paths.jobs("expert", "gardner-r1")
-    with worker.running(project, 2, tool_env()) as record:
+    with handover.running(project, 2, tool_env()) as record:
         assert record is not None
         command = subprocess.Popen([sys.executable, "-m", "pipelines", "expert", "gardner", "1"], cwd=project,
                                    env=tool_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
@@ -98,7 +99,7 @@ def test_a_stage_runs_in_the_warm_worker_only_while_the_code_it_runs_is_unchange
         time.sleep(3)
         assert sorted(jobs.iterdir()) == written and not (jobs / "train-gardner-gen007.done.json").exists()
 
-    with worker.running(project, 2, tool_env()) as record:
+    with handover.running(project, 2, tool_env()) as record:
         assert record is not None
         write_params(project, TINY_PARAMS, {})
         with (project / "mmc" / "alphazero.py").open("a") as code:
@@ -109,16 +110,21 @@ def test_a_stage_runs_in_the_warm_worker_only_while_the_code_it_runs_is_unchange
             done.stderr
         )
         assert _stage_pid(project, "expert@gardner-0") not in (str(record["pid"]), pid)
-    assert not worker.record_path(project).exists() and _gone(int(record["pid"]))
+    assert not handover.record_path(project).exists() and _gone(int(record["pid"]))
 
 
 def test_a_worker_started_for_another_prefect_server_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    record = {"pid": 1, "socket": "", "fingerprint": worker.code_fingerprint(), "env": dict.fromkeys(worker.SHARED_ENV)}
-    record["env"] |= {name: os.environ.get(name) for name in worker.SHARED_ENV}
-    assert worker._stale(record) is None
+    record = {
+        "pid": 1,
+        "socket": "",
+        "fingerprint": handover.code_fingerprint(),
+        "env": dict.fromkeys(handover.SHARED_ENV),
+    }
+    record["env"] |= {name: os.environ.get(name) for name in handover.SHARED_ENV}
+    assert handover._stale(record) is None
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:1/api")
-    assert worker._stale(record) == "it started with another PREFECT_API_URL"
-    assert worker._stale({**record, "fingerprint": "0" * 64}) == "the code changed since it started"
+    assert handover._stale(record) == "it started with another PREFECT_API_URL"
+    assert handover._stale({**record, "fingerprint": "0" * 64}) == "the code changed since it started"
 
 
 def _children(pid: int) -> dict[int, str]:
@@ -153,7 +159,7 @@ def test_kill_9_of_the_worker_and_dvc_mid_stage_loses_nothing_and_the_study_resu
     while not all(path.is_file() for path in arena):
         assert driver.poll() is None and time.monotonic() < deadline, "the study ended before it was killed"
         time.sleep(0.02)
-    pid = int(json.loads(worker.record_path(project).read_text())["pid"])
+    pid = int(json.loads(handover.record_path(project).read_text())["pid"])
     pool = list(_children(pid))
     assert len(pool) >= 2  # its process pool (runner.workers), and no more than its resource tracker
     (dvc,) = [child for child, command in _children(driver.pid).items() if "dvc" in command]
@@ -162,7 +168,7 @@ def test_kill_9_of_the_worker_and_dvc_mid_stage_loses_nothing_and_the_study_resu
     out, _ = driver.communicate(timeout=120)
     assert driver.returncode != 0 and "study failed" in out
     assert not (jobs / "train-gardner-gen003.done.json").exists(), "killed too late to test anything"
-    assert not worker.record_path(project).exists() and _gone(pid)
+    assert not handover.record_path(project).exists() and _gone(pid)
     assert all(_gone(child) for child in pool)  # the driver ends the worker's whole process group
     kept = {p: (p.stat().st_mtime_ns, sha256(p)) for p in jobs.iterdir() if p.is_file() and "-gen000" in p.name}
     assert len(kept) == 2 * 3 + 3 + 2 * 2  # self-play chunks (npz, pgn, done), candidate (pt, json, done), arena

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmc.configs import ConfigError
-from mmc.evaluate import EvaluateConfig
+from mmc.core.configs import ConfigError
+from mmc.evaluation.evaluate import EvaluateConfig
 from mmc.games.chess import from_fen, initial_state, outcome
 from mmc.games.chess.endgame import KING, endgame
 from mmc.nn import NetworkConfig, build_network
@@ -18,7 +18,7 @@ from mmc.search import NetworkLeafEvaluator, SearchConfig
 
 @pytest.fixture(scope="module")
 def evaluator() -> NetworkLeafEvaluator:
-    return NetworkLeafEvaluator(build_network(NetworkConfig(blocks=1, filters=8), seed=0))
+    return NetworkLeafEvaluator(build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0))
 
 
 @pytest.mark.parametrize("variant", ["gardner", "los_alamos", "atomic", "rifle", "dark"])

@@ -36,7 +36,7 @@ SHUFFLE = "c1e2 c5a4 e2c1 a4c5 c1e2 c5a4 e2c1"
 @pytest.fixture(scope="module")
 def players(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Player]:
     """Every kind of player that can play dark chess, the network ones on a small untrained network."""
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     checkpoint = save_checkpoint(net, net.config, tmp_path_factory.mktemp("dark") / "net.pt")
     config = SearchConfig(simulations=16, determinizations=4)
     specs = {

@@ -45,7 +45,7 @@ def positions(seed: int = 0) -> list[State]:
 
 
 def tiny_evaluator() -> NetworkEvaluator:
-    return NetworkEvaluator(build_network(NetworkConfig(blocks=1, filters=8), seed=0))
+    return NetworkEvaluator(build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0))
 
 
 def scripted(answers: list[str]) -> HumanPlayer:
@@ -174,7 +174,7 @@ def test_human_end_of_input_resigns() -> None:
 
 
 def test_parse_player_builds_each_kind(tmp_path: Path) -> None:
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     checkpoint = save_checkpoint(net, net.config, tmp_path / "gen_000.pt")
     assert isinstance(parse_player("random", variant="gardner"), RandomPlayer)
     assert isinstance(parse_player("greedy", variant="atomic"), GreedyPlayer)

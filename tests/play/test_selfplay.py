@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmc.evaluate import EvaluateConfig
+from mmc.evaluation.evaluate import EvaluateConfig
 from mmc.games import get_game
 from mmc.games.chess import Move, Termination, apply_move, from_fen, initial_state, legal_moves, outcome
 from mmc.nn import NetworkConfig, build_network, save_checkpoint
@@ -19,7 +19,7 @@ from mmc.search import NetworkLeafEvaluator, SearchConfig
 
 @pytest.fixture(scope="module")
 def evaluator() -> NetworkLeafEvaluator:
-    return NetworkLeafEvaluator(build_network(NetworkConfig(blocks=1, filters=8), seed=0))
+    return NetworkLeafEvaluator(build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0))
 
 
 @pytest.mark.parametrize("variant", ["gardner", "dark", "los_alamos", "chess"])
@@ -61,7 +61,7 @@ def test_games_are_distinct_and_seeded(evaluator: NetworkLeafEvaluator) -> None:
 
 
 def test_search_players_play_legal_moves_in_batches(tmp_path: Path) -> None:
-    config = NetworkConfig(blocks=1, filters=8)
+    config = NetworkConfig(game="chess", blocks=1, filters=8)
     path = save_checkpoint(build_network(config, seed=0), config, tmp_path / "net.pt")
     states = [initial_state("gardner"), initial_state("atomic"), initial_state("dark")]
     for spec in ["mcts:16", f"net:{path}:sims=8", f"net:{path}:sims=8:gumbel=1", f"net:{path}:sims=8:solver=1"]:
@@ -74,7 +74,7 @@ def test_search_players_play_legal_moves_in_batches(tmp_path: Path) -> None:
 
 def test_a_fresh_network_searches_a_few_plies_of_chess(tmp_path: Path) -> None:
     """The network of the 5x5 studies plays 8x8 chess through the same search: ``mcts`` and ``net`` players."""
-    config = NetworkConfig(blocks=1, filters=8)
+    config = NetworkConfig(game="chess", blocks=1, filters=8)
     path = save_checkpoint(build_network(config, seed=0), config, tmp_path / "net.pt")
     net = parse_player(f"net:{path}:sims=8", variant="chess")
     result = play_match(net, parse_player("mcts:8", variant="chess"), "chess", 2, np.random.default_rng(0),
@@ -87,7 +87,7 @@ def test_a_fresh_network_searches_a_few_plies_of_chess(tmp_path: Path) -> None:
 def test_the_net_players_solver_option_plays_a_mate_in_one_an_untrained_network_misses(tmp_path: Path) -> None:
     """``net:PATH:solver=1`` searches with MCTS-Solver (``SearchConfig.solver``): a fresh network at 8 simulations
     finds the queen's mate only with it."""
-    config = NetworkConfig(blocks=1, filters=8)
+    config = NetworkConfig(game="chess", blocks=1, filters=8)
     path = save_checkpoint(build_network(config, seed=0), config, tmp_path / "net.pt")
     state = from_fen("gardner", "k4/3Q1/1K3/5/5 w - - 0 1")
     ends = {m: outcome(apply_move(state, m)) for m in legal_moves(state)}
@@ -99,8 +99,8 @@ def test_the_net_players_solver_option_plays_a_mate_in_one_an_untrained_network_
 
 
 def test_the_net_players_moves_left_option_searches_with_the_head_and_needs_one(tmp_path: Path) -> None:
-    plain_config = NetworkConfig(blocks=1, filters=8)
-    headed_config = NetworkConfig(blocks=1, filters=8, moves_left=True)
+    plain_config = NetworkConfig(game="chess", blocks=1, filters=8)
+    headed_config = NetworkConfig(game="chess", blocks=1, filters=8, moves_left=True)
     plain = save_checkpoint(build_network(plain_config, seed=0), plain_config, tmp_path / "plain.pt")
     headed = save_checkpoint(build_network(headed_config, seed=0), headed_config, tmp_path / "headed.pt")
     player = parse_player(f"net:{headed}:sims=8:moves_left=0.02", variant="gardner")

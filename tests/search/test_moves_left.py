@@ -78,7 +78,7 @@ def test_a_slope_needs_an_evaluator_with_moves_left_estimates() -> None:
 
 
 def test_a_network_with_the_head_searches_as_without_it_until_the_slope_is_on() -> None:
-    config = NetworkConfig(blocks=1, filters=8)
+    config = NetworkConfig(game="chess", blocks=1, filters=8)
     plain = NetworkLeafEvaluator(build_network(config, seed=0))
     headed = NetworkLeafEvaluator(build_network(replace(config, moves_left=True), seed=0))
     state = initial_state("gardner")

@@ -107,7 +107,7 @@ def test_results_follow_legal_move_order_and_mixed_variants() -> None:
 
 
 def test_same_seed_same_search_and_noise_changes_it() -> None:
-    net = build_network(NetworkConfig(blocks=1, filters=8), seed=0)
+    net = build_network(NetworkConfig(game="chess", blocks=1, filters=8), seed=0)
     evaluator = NetworkLeafEvaluator(net)
     state = initial_state("gardner")
     config = SearchConfig(simulations=48)

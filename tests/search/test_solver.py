@@ -36,7 +36,7 @@ def confident(batch: LeafBatch) -> tuple[np.ndarray, np.ndarray]:
 EVALUATORS = {
     "uniform": uniform,
     "confident": confident,
-    "untrained": NetworkLeafEvaluator(build_network(NetworkConfig(blocks=2, filters=32), seed=0)),
+    "untrained": NetworkLeafEvaluator(build_network(NetworkConfig(game="chess", blocks=2, filters=32), seed=0)),
 }
 
 

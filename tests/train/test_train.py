@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import torch
 
+from mmc.core.seeding import root
 from mmc.games.chess import NUM_PLANES, VARIANTS, apply_move, from_fen, legal_moves, outcome
 from mmc.games.chess.actions import NUM_POLICY_PLANES
 from mmc.games.chess.mirror import mirror
 from mmc.games.chess.variants import CaptureRule
 from mmc.nn import NetworkConfig, PolicyValueNet, build_network
-from mmc.seeding import root
 from mmc.train import (
     EpochLosses,
     ExampleBuilder,
@@ -35,7 +35,7 @@ from mmc.train.examples import VARIANT_DTYPE
 
 from . import assert_examples_equal, examples_of, random_policy, random_positions
 
-TINY = NetworkConfig(blocks=1, filters=16)
+TINY = NetworkConfig(game="chess", blocks=1, filters=16)
 
 
 @pytest.fixture(autouse=True)
@@ -233,7 +233,7 @@ def test_the_moves_left_head_learns_the_plies_to_the_end_and_weight_zero_leaves_
     rng = np.random.default_rng(3)
     data = [with_plies(dataset("gardner", 64, seed=4), rng.integers(1, 40, 64).tolist())]
     config = TrainConfig(epochs=30, batch_size=16, learning_rate=0.05, augment_mirror=False, moves_left_weight=1.0)
-    headed = NetworkConfig(blocks=1, filters=16, moves_left=True)
+    headed = NetworkConfig(game="chess", blocks=1, filters=16, moves_left=True)
     planes, target = torch.from_numpy(data[0].planes), torch.from_numpy(data[0].plies_left.astype(np.float32))
 
     def miss(net: PolicyValueNet) -> float:
@@ -317,7 +317,7 @@ def test_train_refuses_what_it_cannot_use_and_mirrors_only_symmetric_variants(mo
         train(net, [Examples.empty("gardner")], TrainConfig(), torch.Generator())
     with pytest.raises(ValueError, match=f"the network {NUM_PLANES - 1} and {NUM_POLICY_PLANES}"):
         train(
-            build_network(NetworkConfig(blocks=0, filters=4, in_planes=NUM_PLANES - 1)),
+            build_network(NetworkConfig(game="chess", blocks=0, filters=4, in_planes=NUM_PLANES - 1)),
             [data],
             TrainConfig(),
             torch.Generator(),

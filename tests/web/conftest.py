@@ -32,7 +32,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from mmc.nn import NetworkConfig, build_network, save_checkpoint
 
     root = tmp_path_factory.mktemp("study")
-    config = NetworkConfig(blocks=1, filters=8)
+    config = NetworkConfig(game="chess", blocks=1, filters=8)
     save_checkpoint(build_network(config, seed=0), config, root / "models" / "starts" / "r0" / "joat.pt")
     jobs = root / "data" / "jobs" / "evaluate" / "gardner"
     write_records([random_record("gardner", 1), random_record("gardner", 2)], jobs / "match-joat-vs-greedy.pgn")

@@ -462,7 +462,7 @@ def test_a_gravity_move_is_shaded_on_its_own_cell() -> None:
 
 
 def test_every_family_is_prepared_as_the_server_starts(project: Path) -> None:
-    """The app prepares each family's rules and search on a thread as it starts (mmc.warm.prepare_family), and says
+    """The app prepares each family's rules and search on a thread as it starts (mmc.play.warm.prepare_family), and says
     which are still pending, so that the page can tell a person why a first move waits."""
     from mmc.games import games
 

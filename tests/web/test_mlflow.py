@@ -43,7 +43,7 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str
     from mmc.nn import NetworkConfig, build_network, save_checkpoint
 
     root = tmp_path_factory.mktemp("tracked")
-    config = NetworkConfig(blocks=1, filters=8)
+    config = NetworkConfig(game="chess", blocks=1, filters=8)
     for path in ("starts/r0/joat.pt", "starts/r1/joat.pt", "adapted/mallet/r1/joat_b100.pt"):
         save_checkpoint(build_network(config, seed=0), config, root / "models" / path)
     record = dataclasses.replace(random_record("mallet", 5), first="joat-b100-r1", second="random")

@@ -204,14 +204,7 @@ class HexapawnActions(CodeActions):
     """Three policy planes over the board from the mover's view: a step forward (plane 0), a capture towards file
     ``a`` (1), towards the last file (2), each at its from-cell."""
 
-    def move_codes(self, state: State) -> list[int]:
-        return list(legal_moves(state))
-
-    def moves(self, state: State) -> tuple[int, ...]:
-        return legal_moves(state)
-
-    def code(self, move: int) -> int:
-        return int(move)
+    legal_moves = staticmethod(legal_moves)
 
     def text(self, move: int) -> str:
         return move_text(int(move))

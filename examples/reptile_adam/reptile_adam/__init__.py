@@ -15,9 +15,9 @@ from typing import Annotated, Any
 
 import torch
 
-from mmc.configs import Count, Range, check_fields
+from mmc.core.configs import Count, Range, check_fields
+from mmc.core.seeding import derive, rng
 from mmc.meta import Learned, Learner, LearnerError, LearnerSetup, LossPoint, MetaConfig, Service
-from mmc.seeding import derive, rng
 
 __all__ = ["LEARNER", "ReptileAdam", "Settings"]
 

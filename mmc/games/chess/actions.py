@@ -58,11 +58,10 @@ class ChessActions(CodeActions):
     num_types: int = 0
     """Move types per from-square (``num_actions = height * width * num_types``)."""
 
+    legal_moves = staticmethod(legal_moves)
+
     def move_codes(self, state: State) -> list[int]:
         return _codes(state)
-
-    def moves(self, state: State) -> tuple[Move, ...]:
-        return legal_moves(state)
 
     def code(self, move: Move) -> int:
         return move.code

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mmc.atomic import atomic_write
+from mmc.core.atomic import atomic_write
 from mmc.games.chess import Move, State, Termination, apply_move, from_fen, initial_state, legal_moves, outcome
 from mmc.games.chess import board as K
 from mmc.games.chess.board import kernel_board, table

@@ -35,14 +35,7 @@ class GomokuActions(CodeActions):
     """The action encoding of one variant (``lookup``: ``int32[2, CELLS]``, the same action of a cell code for black
     (row 0) and white (row 1), -1 off the board; ``policy_index`` the identity). Build with :func:`action_space`."""
 
-    def move_codes(self, state: State) -> list[int]:
-        return list(legal_moves(state))
-
-    def moves(self, state: State) -> tuple[int, ...]:
-        return legal_moves(state)
-
-    def code(self, move: int) -> int:
-        return int(move)
+    legal_moves = staticmethod(legal_moves)
 
     def text(self, move: int) -> str:
         return cell_name(int(move)) if 0 <= move < CELLS else str(move)

@@ -9,11 +9,15 @@ over (the rule book ``docs/rules/jump.md``), and its variants, behind one small 
 Layout: ``variants.py`` (the variants as data), ``rules.py`` (the rule book in compiled code: steps, hops, captures,
 the end of the race), ``chain.py`` (the encoding for the search and the network: one action per hop plus "end the
 chain"; the position array and the move codes), ``board.py`` (the kernel bundle), ``state.py`` (State, Move, the
-verbs), ``fen.py`` (position text), ``legality.py`` (why a move is illegal), ``actions.py`` and ``observe.py`` (the
-network's policy and input planes), ``view.py`` (text board, picture, clicks, complete-move text), ``greedy.py``
-(the greedy heuristic), ``perft.py`` and ``game.py`` (the protocol's ``Game``). The other encoding, one action per
-complete move, is a family of its own over the same rules, states and planes (``jump_moves``: ``complete.py``, its
-kernels, and ``complete_game.py``, its moves, verbs, actions and ``Game``), kept for issue 33's measured comparison.
+verbs, and why a move is illegal), ``fen.py`` (position text), ``actions.py`` and ``observe.py`` (the network's
+policy and input planes), ``view.py`` (text board, picture, clicks, complete-move text), ``greedy.py`` (the greedy
+heuristic), ``perft.py`` and ``game.py`` (the protocol's ``Game``). Each module imports only those before it in the
+order ``variants``, ``rules``, ``chain``, ``fen``, ``state``, then the rest.
+
+The other encoding, one action per complete move (the family ``jump_moves`` of issue 33's measured comparison), is
+no longer part of the library: it is the example package ``examples/jump_moves``, which plays these rules, states
+and planes through the kernels of ``rules`` and ``chain`` and adds its variants with
+:func:`~mmc.games.jump.variants.add_variants`.
 """
 
 from mmc.games.jump.actions import NUM_POLICY_PLANES, JumpActions, action_space

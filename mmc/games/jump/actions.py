@@ -42,11 +42,10 @@ class JumpActions(CodeActions):
     """The action encoding of one variant (``lookup``: ``int32[2, NUM_CODES]``, Black's row 0, White's row 1;
     ``policy_index`` the identity). Build with :func:`action_space`."""
 
+    legal_moves = staticmethod(legal_moves)
+
     def move_codes(self, state: State) -> list[int]:
         return codes(state)
-
-    def moves(self, state: State) -> tuple[Move, ...]:
-        return legal_moves(state)
 
     def code(self, move: Move) -> int:
         return move.code

@@ -9,10 +9,10 @@ at the square it starts from, and the number of complete moves of a position (wh
 large, and which has no fixed bound) never sizes an array. The price: the tree is deeper, its levels do not
 alternate between the players (``ALTERNATES = False``: the protocol negates a value only where the player changes),
 and a decision the network makes once per complete move in the other encoding (one action per complete move) is
-made once per hop here. That encoding exists too (``mmc.games.jump.complete``, the family ``jump_moves``), and
-learning per CPU-minute was measured the same in both (BENCHMARKS.md, "Issue 33: the jump game chain encoding
-measured": +182 Elo at 4.3 CPU-minutes each, four seeds). The rules themselves (``mmc.games.jump.rules``: steps, hops,
-captures, the end) are shared and know nothing of either.
+made once per hop here. That encoding was built too (the family ``jump_moves``, now the example package
+``examples/jump_moves``, outside the library), and learning per CPU-minute was measured the same in both
+(BENCHMARKS.md, "Issue 33: the jump game chain encoding measured": +182 Elo at 4.3 CPU-minutes each, four seeds). The
+rules themselves (``mmc.games.jump.rules``: steps, hops, captures, the end) are shared and know nothing of either.
 
 **The position array** (``int8[BOARD_LEN]``) therefore carries the chain under way and the move counter::
 
@@ -86,6 +86,7 @@ __all__ = [
     "advance",
     "cutoff_value",
     "end_value",
+    "finish_move",
     "game_end",
     "get_ply",
     "legal_moves_into",
@@ -147,8 +148,8 @@ def _visit(board, sq):
 
 
 @kernel(inline="always")
-def _finish_move(board):
-    """Close the move: no chain, one more ply."""
+def finish_move(board):
+    """Close the move: no chain, one more ply (every complete move ends here, in any encoding of the rules)."""
     board[CHAIN] = -1
     board[HOPS] = 0
     for i in range(8):
@@ -227,13 +228,13 @@ def play(board, side, move, tab):
     same player and 0 plies after a hop whose chain goes on, else the opponent and 1 ply. Every move is irreversible
     (the move counter is part of the position: no position repeats)."""
     if move >= END:
-        _finish_move(board)
+        finish_move(board)
         return -side, True, 1
     sq = move & 63
     d = (move >> 6) & 7
     if move & HOP == 0:
         step(board, tab, sq, d)
-        _finish_move(board)
+        finish_move(board)
         return -side, True, 1
     if board[CHAIN] < 0:
         _visit(board, sq)
@@ -243,7 +244,7 @@ def play(board, side, move, tab):
     board[HOPS] += 1
     if _can_go_on(board, tab, land):
         return side, True, 0
-    _finish_move(board)
+    finish_move(board)
     return -side, True, 1
 
 

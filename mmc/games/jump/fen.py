@@ -30,7 +30,7 @@ from mmc.games.jump.chain import BOARD_LEN, CHAIN, HOPS, MAX_HOPS, PLY, VISITED
 from mmc.games.jump.rules import DIRECTIONS
 from mmc.games.jump.variants import Variant, square_name, square_of
 
-__all__ = ["board_text", "hop_direction", "parse_position", "position_text"]
+__all__ = ["board_text", "hop_direction", "parse_position", "position_text", "start_text"]
 
 _NAMES = {1: "Black", -1: "White"}
 
@@ -49,6 +49,12 @@ def board_text(cells: Mapping[int, int], height: int, width: int) -> str:
             empty = 0
         rows.append(row + (str(empty) if empty else ""))
     return "/".join(rows)
+
+
+def start_text(v: Variant) -> str:
+    """The text of ``v``'s start position: each player's start squares, Black to move, ply 0."""
+    cells = dict.fromkeys(v.start_squares(1), 1) | dict.fromkeys(v.start_squares(-1), -1)
+    return f"{board_text(cells, v.height, v.width)} b 0"
 
 
 def position_text(board: bytes | np.ndarray, side: int, ply: int, path: tuple[int, ...], v: Variant) -> str:

@@ -13,7 +13,7 @@ from mmc.games.jump.state import State, _array, table
 __all__ = ["MAX_DEPTH", "perft"]
 
 MAX_DEPTH = 15
-"""The deepest perft counted (``mmc.perft.MAX_DEPTH``)."""
+"""The deepest perft counted (``mmc.games.perft.MAX_DEPTH``)."""
 
 
 def perft(state: State, depth: int) -> int:

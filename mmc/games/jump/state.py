@@ -14,7 +14,8 @@ hop, the end of a chain or the pass. Its text::
 so that a step and a chain of one hop read as the rule book's moves; a longer chain ``c3-c5-e5`` is the actions
 ``c3-c5 c5-e5`` and, if the piece could hop on from e5, ``end@e5`` (``mmc.games.jump.view.complete_moves`` joins
 them back). Records hold these texts, and a person at ``mmc play`` types them too, one hop at a time (the generic
-human player takes one action per prompt, and is asked again while its chain goes on).
+human player takes one action per prompt, and is asked again while its chain goes on). A move that is not legal is
+refused with one line naming the first square that fails (:func:`apply_move`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from mmc.games.jump import chain as K
-from mmc.games.jump.fen import hop_direction, parse_position, position_text
+from mmc.games.jump.fen import hop_direction, parse_position, position_text, start_text
 from mmc.games.jump.rules import DIRECTIONS, build_table
 from mmc.games.jump.variants import Variant, get_variant, square_name, square_of
 from mmc.games.protocol import IllegalMoveError, Outcome
@@ -195,7 +196,7 @@ def table(variant_name: str) -> np.ndarray:
 def initial_state(variant: str | Variant, *, max_plies: int = DEFAULT_MAX_PLIES) -> State:
     """The variant's start position, Black to move."""
     v = get_variant(variant)
-    return from_text(v, v.start_text, max_plies=max_plies)
+    return from_text(v, start_text(v), max_plies=max_plies)
 
 
 def from_text(variant: str | Variant, text: str, *, max_plies: int = DEFAULT_MAX_PLIES) -> State:
@@ -257,9 +258,7 @@ def apply_move(state: State, move: Move) -> State:
     legal = cache.get("codes")
     code = move.code
     if code not in (codes(state) if legal is None else legal):
-        from mmc.games.jump.legality import why_illegal
-
-        reason = why_illegal(state, move)
+        reason = _why_illegal(state, move)
         raise IllegalMoveError(f"illegal move {move.text()} in {state.variant_name} position {state.fen()}: {reason}")
     after = np.empty(K.BOARD_LEN, dtype=np.int8)
     out = _scratch()
@@ -292,3 +291,63 @@ def outcome(state: State) -> Outcome | None:
     won = code in (K.HOME_WON, K.CAP_WON)
     lost = code in (K.HOME_LOST, K.CAP_LOST)
     return Outcome(state.turn if won else (_PLAYERS[-state.turn] if lost else None), why)
+
+
+def _why_illegal(state: State, move: Move) -> str:
+    """The reason ``move`` is not legal in ``state`` (assumed so), naming the first square that fails: the message of
+    :func:`apply_move`'s :class:`IllegalMoveError`. Only the error path runs this; legality itself is the kernels'
+    move list."""
+    if state.path:
+        reason = _during_chain(state, move)
+    elif outcome(state) is not None or not codes(state):
+        reason = "the game is over"
+    elif move.kind == "end":
+        reason = "no chain is under way"
+    elif move.kind == "pass":
+        reason = f"pass only without a step or a hop, and {state.turn.name.lower()} has one"
+    else:
+        reason = _piece_move(state, move)
+    return reason
+
+
+def _during_chain(state: State, move: Move) -> str:
+    square = state.path[-1]
+    name = square_name(square)
+    if move.kind in ("end", "pass", "step") or move.square != square:
+        what = f"{square_name(move.square)}: " if move.square >= 0 else ""
+        return f"{what}a chain is under way: the piece on {name} hops on or ends (end@{name})"
+    reason = _piece_move(state, move)
+    landing = move.to_square
+    if not reason and landing in state.path:
+        reason = f"{square_name(landing)} was stood on already in this move"
+    return reason or "the chain has made its hops"
+
+
+def _piece_move(state: State, move: Move) -> str:
+    """The first square that fails for a step or a hop (empty text if none does)."""
+    v = state.variant
+    board = state.board_array()
+    frm = move.square
+    if not _on_board(frm, v.height, v.width):
+        return f"{square_name(frm)} is off the {v.name} board"
+    if board[frm] != state.turn:
+        return f"{square_name(frm)} holds no {state.turn.name.lower()} piece"
+    df, dr = DIRECTIONS[move.direction]
+    reach = 2 if move.kind == "hop" else 1
+    cells = [(frm % 8 + k * df, frm // 8 + k * dr) for k in range(1, reach + 1)]
+    for file, rank in cells:
+        if not (0 <= file < v.width and 0 <= rank < v.height):
+            inside = 0 <= file < 8 and 0 <= rank < 8
+            return f"{square_name(8 * rank + file) if inside else 'the square beyond'} is off the {v.name} board"
+    squares = [8 * rank + file for file, rank in cells]
+    if move.direction % 2 and not v.diagonal:
+        return f"{square_name(squares[-1])} is diagonal from {square_name(frm)}: {v.name} moves orthogonally only"
+    if move.kind == "hop" and board[squares[0]] == 0:
+        return f"{square_name(squares[0])} is empty: nothing to hop over"
+    if board[squares[-1]] != 0:
+        return f"{square_name(squares[-1])} is not empty"
+    return ""
+
+
+def _on_board(square: int, height: int, width: int) -> bool:
+    return 0 <= square < 64 and square % 8 < width and square // 8 < height

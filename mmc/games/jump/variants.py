@@ -14,6 +14,7 @@ under its own name (:data:`GENERATED_FORMS`).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from mmc.games.generated import GeneratedVariants
@@ -21,15 +22,15 @@ from mmc.games.generated import GeneratedVariants
 __all__ = [
     "GENERATED_FORMS",
     "MAX_CAP",
-    "MOVES_NAMED",
-    "MOVES_VARIANTS",
     "NAMED",
     "VARIANTS",
     "Variant",
+    "add_variants",
     "game_plies",
     "get_variant",
     "square_name",
     "square_of",
+    "with_races",
 ]
 
 MAX_CAP = 400
@@ -90,14 +91,6 @@ class Variant:
         rank = square // 8
         return rank >= self.height - 2 if player > 0 else rank < 2
 
-    @property
-    def start_text(self) -> str:
-        """The start position's text (``mmc.games.jump.fen``)."""
-        from mmc.games.jump.fen import board_text
-
-        cells = dict.fromkeys(self.start_squares(1), 1) | dict.fromkeys(self.start_squares(-1), -1)
-        return f"{board_text(cells, self.height, self.width)} b 0"
-
 
 NAMED: dict[str, Variant] = {
     v.name: v
@@ -126,28 +119,18 @@ NAMED: dict[str, Variant] = {
 }  # fmt: skip
 """The family's named variants by id, in the order ``mmc variants`` lists them."""
 
-MOVES_NAMED: dict[str, Variant] = {
-    f"{name}_moves": replace(
-        NAMED[name],
-        name=f"{name}_moves",
-        description=f"{NAMED[name].description}; one action per complete move (the encoding benchmark's other)",
-    )
-    for name in ("jump", "jump_6x6")
-}
-"""The same rules under the other encoding, one action per complete move (``mmc.games.jump.complete_game``): the
-game ``jump_moves`` of issue 33's encoding comparison."""
-
 GENERATED_FORMS = (
     "V_pN: variant V scored at ply N instead of at its cap (N/2 moves each; N even, from 2 to below V's cap, no "
-    "leading zeros), e.g. jump_p100, jump_6x6_p60, jump_moves_p100"
+    "leading zeros), e.g. jump_p100, jump_6x6_p60"
 )
 """How a generated (shorter) variant's id is formed, in one line (``mmc variants``, and every refusal of one)."""
 
 _RACE = re.compile(r"(.+)_p([0-9]+)")
 
 
-def _with_races(named: dict[str, Variant]) -> GeneratedVariants[Variant]:
-    """``named``, and the generated ``V_pN`` of each of its variants ``V``."""
+def with_races(named: dict[str, Variant]) -> GeneratedVariants[Variant]:
+    """``named``, and the generated ``V_pN`` of each of its variants ``V`` (the family's :data:`VARIANTS`; another
+    encoding of these rules builds its own table the same way, ``examples/jump_moves``)."""
 
     def of_form(name: str) -> bool:
         match = _RACE.fullmatch(name)
@@ -171,11 +154,21 @@ def _with_races(named: dict[str, Variant]) -> GeneratedVariants[Variant]:
     return GeneratedVariants(named, generate, of_form, GENERATED_FORMS)
 
 
-VARIANTS = _with_races(NAMED)
+VARIANTS = with_races(NAMED)
 """Every variant of the family: the named ones when iterated, and every generated id (``jump_p100``) when looked
 up."""
-MOVES_VARIANTS = _with_races(MOVES_NAMED)
-"""The ``jump_moves`` family's variants, named and generated (``jump_moves_p100``)."""
+
+_ADDED: list[Mapping[str, Variant]] = []
+"""Other families' variants over these rules (:func:`add_variants`), looked up after :data:`VARIANTS`."""
+
+
+def add_variants(variants: Mapping[str, Variant]) -> None:
+    """Let :func:`get_variant` (and so ``State.variant`` and the kernels' rule table) find ``variants``: the variants
+    of a family that plays these rules, states and position text under an encoding of its own (the example package
+    ``examples/jump_moves``, one action per complete move), by ids of its own. Adding the same table again changes
+    nothing."""
+    if not any(added is variants for added in _ADDED):
+        _ADDED.append(variants)
 
 
 def game_plies(variant: str) -> int:
@@ -187,8 +180,9 @@ def get_variant(variant: str | Variant) -> Variant:
     """The variant ``variant`` (an id or the variant itself); ``ValueError`` naming the known ids otherwise."""
     if isinstance(variant, Variant):
         return variant
-    found = VARIANTS.get(variant) or MOVES_VARIANTS.get(variant)
-    if found is None:
-        known = ", ".join((*VARIANTS, *MOVES_VARIANTS))
-        raise ValueError(f"unknown jump variant {variant!r} (known: {known}, or a generated id: {GENERATED_FORMS})")
-    return found
+    for table in (VARIANTS, *_ADDED):
+        found = table.get(variant)
+        if found is not None:
+            return found
+    known = ", ".join(name for table in (VARIANTS, *_ADDED) for name in table)
+    raise ValueError(f"unknown jump variant {variant!r} (known: {known}, or a generated id: {GENERATED_FORMS})")

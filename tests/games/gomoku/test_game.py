@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mmc.alphazero import AlphaZeroConfig, alphazero
+from mmc.core.seeding import root
 from mmc.games import get_game
 from mmc.games.gomoku import (
     NUM_PLANES,
@@ -27,12 +27,12 @@ from mmc.games.gomoku import (
     render,
 )
 from mmc.games.gomoku.board import kernel_board, random_playout, table
+from mmc.loops.alphazero import AlphaZeroConfig, alphazero
 from mmc.nn import NetworkConfig, build_network
 from mmc.play import FairyError, FairyPlayer, RandomPlayer, parse_player, play_match, read_records, replay
 from mmc.play.fairy import DEFAULT_BINARY
 from mmc.play.records import write_records
 from mmc.search import NetworkLeafEvaluator, RolloutEvaluator, SearchConfig, search
-from mmc.seeding import root
 from mmc.train import TrainConfig
 
 GAME = get_game("gomoku")

@@ -1,25 +1,47 @@
-"""The jump game's other encoding, one action per complete move (``jump_moves``, ``mmc.games.jump.complete``), against
-the plain implementation of ``reference.py`` and against the chain encoding: the same positions after every move,
-perft counting a chain once per result, chains told apart by what they capture, and the network's actions."""
+"""The jump game's other encoding, one action per complete move: the family ``jump_moves`` of the example package
+``examples/jump_moves`` (registered by hand here, installed in the last test), against the plain implementation of
+``reference.py`` and against the chain encoding: the same positions after every move, perft counting a chain once per
+result, chains told apart by what they capture, and the network's actions; and that the package plugs in through
+its entry point, sharing the jump package's code rather than copying it."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import subprocess
+import sys
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
 import numpy as np
 import pytest
+from pettingzoo.test import api_test
 
 import mmc.games.jump as chain
+from mmc.env import env
 from mmc.games import Game, get_game, register_game, unregister_game
-from mmc.games.jump.complete_game import GAME, Move, action_space, path
 from mmc.games.jump.game import GAME as JUMP
-from mmc.games.jump.variants import MOVES_VARIANTS
 from mmc.train.examples import policy_target
-from tests.games.jump import reference
+from tests.games.jump import JUMP_MOVES, jump_moves_module, jump_moves_registered, reference
 from tests.games.jump.test_perft import played_positions, scattered_positions
+from tests.test_example_package import install_package
+
+MOVES = jump_moves_module()
+GAME, Move, MOVES_VARIANTS = MOVES.GAME, MOVES.Move, MOVES.MOVES_VARIANTS
+action_space, path = MOVES.action_space, MOVES.path
+REPO = JUMP_MOVES.parents[1]
 
 pytestmark = pytest.mark.xdist_group("jump")
 
 LOOP = "8/8/8/3w4/2w1w3/2bw4/8/8 b 0"
 """Black's c3 can hop around d4 either way: over c4 and d5, or over d3 and e4, to e5 (and on)."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered() -> Iterator[Game]:
+    with jump_moves_registered() as game:
+        yield game
 
 
 def results(variant: str, text: str) -> set[tuple]:
@@ -138,3 +160,57 @@ def test_a_variant_id_too_long_for_the_training_rows_is_refused() -> None:
         register_game(long)
     unregister_game("too_long")
     assert Move(0).text() == "a1-a2" and get_game("jump_6x6_moves") is GAME
+
+
+def test_its_variants_and_races_resolve_to_it_and_the_jump_packages_states_serve_them() -> None:
+    assert get_game("jump_moves_p100") is GAME and get_game("jump_6x6_p60").name == "jump"
+    state = GAME.initial_state("jump_6x6_moves_p60")
+    assert state.variant is MOVES_VARIANTS["jump_6x6_moves_p60"] and state.variant.cap == 60
+    assert chain.get_variant("jump_moves") is MOVES_VARIANTS["jump_moves"]
+    with pytest.raises(ValueError, match="61 is not an even ply count"):
+        get_game("jump_moves_p61")
+
+
+def test_it_shares_the_jump_packages_code_instead_of_copying_it() -> None:
+    """Every field of its game is the example's own (the moves) or the jump package's (all the rest), and its kernel
+    bundle is the jump package's kernels but for the moves."""
+    for field in dataclasses.fields(Game):
+        value = getattr(GAME, field.name)
+        module = getattr(getattr(value, "__wrapped__", value), "__module__", None)
+        if callable(value) and module not in (None, "builtins"):
+            assert module.startswith(("jump_moves.", "mmc.games.jump.")), (field.name, module)
+    kernels = GAME.kernels
+    for shared in ("game_end", "end_value", "status", "cutoff_value", "fill_planes"):
+        assert getattr(kernels, shared) is getattr(JUMP.kernels, shared), shared
+    assert kernels.play is not JUMP.kernels.play and GAME.observation_planes is JUMP.observation_planes
+
+
+def test_the_library_names_it_nowhere() -> None:
+    assert not any(("import jump_moves" in p.read_text() or "from jump_moves" in p.read_text())
+                   for p in (REPO / "mmc").rglob("*.py"))  # fmt: skip
+
+
+def test_the_environments_play_it() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        api_test(env(variant="jump_6x6_moves_p60"), num_cycles=20)
+
+
+@pytest.mark.slow  # a pip install and fresh processes: 10-30 s
+def test_installed_it_plugs_in_through_its_entry_point(tmp_path: Path) -> None:
+    site = install_package(JUMP_MOVES, tmp_path)
+    assert (site / "jump_moves" / "kernels.py").is_file() and list(site.glob("mmc_jump_moves-*.dist-info"))
+    environ = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO)])}
+
+    def mmc(*argv: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "mmc", *argv], capture_output=True, text=True, env=environ,
+                              cwd=tmp_path, timeout=600)  # fmt: skip
+        assert done.returncode == 0 and "mmc: plugin" not in done.stderr, done.stderr
+        return done.stdout
+
+    listed = mmc("variants")
+    assert "jump_moves: The jump game with one action per complete move" in listed and "  jump_6x6_moves " in listed
+    assert mmc("perft", "jump_moves", "--depth", "3") == "31282\n"
+    assert mmc("match", "greedy", "random", "--variant", "jump_6x6_moves_p20", "--games", "2").startswith(
+        "greedy vs random on jump_6x6_moves_p20: "
+    )

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from mmc.alphazero import AlphaZeroConfig, alphazero
+from mmc.core.seeding import root
 from mmc.games import get_family, initial_state, outcome
+from mmc.loops.alphazero import AlphaZeroConfig, alphazero
 from mmc.nn import NetworkConfig, build_network, save_checkpoint
 from mmc.play import parse_player, play_match, replay
 from mmc.play.search_players import MCTSPlayer
 from mmc.search import NetworkLeafEvaluator, SearchConfig, search
-from mmc.seeding import root
 from mmc.train import TrainConfig, load_examples, save_examples
 
 pytestmark = pytest.mark.xdist_group("jump")

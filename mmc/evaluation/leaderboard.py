@@ -1,11 +1,11 @@
 """Any player on the study's Elo scale: the games and rating of ``evaluate@T``, and a leaderboard file per variant.
 
 :func:`rate_players` does for player specs what the study's ``evaluate@T`` does for its models, with the same code
-(``mmc.evaluate.evaluate_and_rate``): each player plays ``opponents`` (the study's evaluation
+(``mmc.evaluation.evaluate.evaluate_and_rate``): each player plays ``opponents`` (the study's evaluation
 opponents less ``unadapted``), then the anchors' ladder, the anchors nearest its first estimate and the player
 next to it are played and everything is fitted together, ``greedy`` at 0, with bootstrap 95 % intervals
-(``mmc.rating``). The seeds are the stage's: games from ``("evaluate", variant)`` of the root seed and the rating
-from its ``("rate",)``, so a model of the study given as ``net:PATH.pt`` with the study's search plays the very
+(``mmc.evaluation.rating``). The seeds are the stage's: games from ``("evaluate", variant)`` of the root seed and the
+rating from its ``("rate",)``, so a model of the study given as ``net:PATH.pt`` with the study's search plays the very
 games it played there. :func:`append_leaderboard` adds the ratings to a CSV file, atomically.
 """
 
@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from mmc.atomic import atomic_write
-from mmc.evaluate import Cell, EvaluateConfig, RateConfig, Rated, evaluate_and_rate
+from mmc.core.atomic import atomic_write
+from mmc.core.seeding import derive, root
+from mmc.evaluation.evaluate import Cell, EvaluateConfig, RateConfig, Rated, evaluate_and_rate
 from mmc.play.fairy import plays
-from mmc.seeding import derive, root
 
 __all__ = [
     "LEADERBOARD_FIELDS",

@@ -4,8 +4,8 @@
 (h("generation"), 3, h("self-play"), 1))``: exactly the child that ``seed.spawn`` would give at that path of
 spawn keys, so the streams are independent (NumPy's guarantee for spawned sequences), and each is named by
 its place in the computation rather than by the order in which streams were drawn. ``h`` is a stable 32-bit
-hash of a name (``hash()`` is salted per process). The library's loops (``mmc.alphazero``, ``mmc.meta``,
-``mmc.evaluate``) derive every stream they use from the one ``seed`` they are given, so the same call gives
+hash of a name (``hash()`` is salted per process). The library's loops (``mmc.loops.alphazero``, ``mmc.meta``,
+``mmc.evaluation.evaluate``) derive every stream they use from the one ``seed`` they are given, so the same call gives
 the same games however its jobs are spread over processes or machines.
 """
 

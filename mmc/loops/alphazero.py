@@ -4,7 +4,7 @@ Each piece is a library function of its own (``mmc.play.selfplay.self_play``, ``
 ``mmc.play.play_match`` and ``gate``); this module strings them together the way the seed project's
 "single-variant training architecture" did (alpha-zero-general's coach). It is the one implementation: the
 study's ``expert@V`` stage calls :func:`alphazero` with a runner that fans the jobs out over Prefect and keeps
-them on disk (``mmc.fanout``), a notebook or a test calls it with the default serial runner. A rejected
+them on disk (``mmc.core.fanout``), a notebook or a test calls it with the default serial runner. A rejected
 candidate is dropped and the champion plays the next generation's self-play (alpha-zero-general; AlphaGo
 Zero's evaluator).
 
@@ -16,7 +16,7 @@ Per generation ``g`` (jobs named ``{kind}-{variant}-gen{g:03d}[-chunk{c:02d}]``)
 3. ``arena``: candidate vs champion, ``config.arena_games`` games in ``config.chunks`` jobs; the candidate
    becomes the champion when its score reaches ``config.gate_threshold``.
 
-Every random stream is derived from the ``seed`` argument (``mmc.seeding``): ``("self-play", g, c)``,
+Every random stream is derived from the ``seed`` argument (``mmc.core.seeding``): ``("self-play", g, c)``,
 ``("train", g)``, ``("arena", g, c)``. Every job runs its network on the ``device`` argument (``mmc.nn.DEVICES``,
 default ``cpu``) and hands back CPU networks and arrays.
 """
@@ -29,15 +29,15 @@ from typing import Annotated
 
 import numpy as np
 
-from mmc.configs import ConfigError, Count, Range, at_least, check_fields
-from mmc.fanout import Job, Runner, serial, split_evenly
+from mmc.core.configs import ConfigError, Count, Range, at_least, check_fields
+from mmc.core.fanout import Job, Runner, serial, split_evenly
+from mmc.core.seeding import derive, rng
 from mmc.nn.device import on_device, resolve_device
 from mmc.nn.network import PolicyValueNet
 from mmc.play.arena import MatchResult, gate, play_match, split_match
 from mmc.play.search_players import MCTSPlayer
 from mmc.play.selfplay import SelfPlayResult, self_play
 from mmc.search import NetworkLeafEvaluator, SearchConfig
-from mmc.seeding import derive, rng
 from mmc.train import (
     EpochLosses,
     Examples,

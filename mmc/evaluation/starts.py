@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
+    from mmc.evaluation.comparison import Comparison
+    from mmc.evaluation.rating import Ratings
     from mmc.meta.learners import Learner
-    from mmc.rating import Comparison, Ratings
 
 __all__ = [
     "EXPERT_PREFIX",
@@ -89,7 +90,7 @@ class Start:
     @property
     def learner(self) -> Learner | None:
         """The learner that makes it (``None`` for an expert); :class:`mmc.meta.LearnerError` if none is installed."""
-        from mmc.meta.learners import get_learner
+        from mmc.meta.registry import get_learner
 
         return None if self.expert is not None else get_learner(self.name)
 
@@ -215,8 +216,8 @@ def comparisons(
 
 def must_learn(a: Start, b: Start) -> tuple[Start, ...]:
     """The starts whose budget-0 models must beat scratch's for the comparison of ``a``'s and ``b``'s models to say
-    anything of their training (``mmc.rating.UNINFORMATIVE`` otherwise): each start other than scratch, as the
-    start it adapts from (MetaFocus: JOAT)."""
+    anything of their training (``mmc.evaluation.comparison.UNINFORMATIVE`` otherwise): each start other than
+    scratch, as the start it adapts from (MetaFocus: JOAT)."""
     return tuple(dict.fromkeys(s.adapts_from for s in (a, b) if not s.is_scratch))
 
 
@@ -224,10 +225,10 @@ def learning_verdict(
     a: Start, b: Start, comparison: Comparison, margins: Mapping[Start, Comparison]
 ) -> tuple[str, str]:
     """The verdict of the comparison of ``a``'s and ``b``'s models, and why: ``comparison``'s own verdict if every
-    start of :func:`must_learn` learned (``mmc.rating.learned`` of its margin over scratch, :func:`scratch_margins`),
-    else ``mmc.rating.UNINFORMATIVE``; the reason names each margin and its half-width (``joat +135 > 60;
-    multitask +6 <= 58``; empty where ``margins`` has none of them)."""
-    from mmc.rating import UNINFORMATIVE, learned
+    start of :func:`must_learn` learned (``mmc.evaluation.comparison.learned`` of its margin over scratch,
+    :func:`scratch_margins`), else ``mmc.evaluation.comparison.UNINFORMATIVE``; the reason names each margin and its
+    half-width (``joat +135 > 60; multitask +6 <= 58``; empty where ``margins`` has none of them)."""
+    from mmc.evaluation.comparison import UNINFORMATIVE, learned
 
     checked = [(s, margins[s]) for s in must_learn(a, b) if s in margins]
     said = comparison.verdict if all(learned(m) for _, m in checked) else UNINFORMATIVE
@@ -239,9 +240,9 @@ def scratch_margins(
     ratings: Ratings, starts: Sequence[Start | str], replicates: Sequence[int], rng: np.random.Generator
 ) -> dict[Start, Comparison]:
     """Each start's budget-0 model against scratch's, ``start - scratch`` paired by replicate
-    (``mmc.rating.compare``), for every start with a budget-0 model of its own; empty when ``starts`` has no scratch
-    (nothing to tell learning from). ``mmc.rating.learned`` reads them."""
-    from mmc.rating import compare  # numpy and scipy: only when the rating asks
+    (``mmc.evaluation.comparison.compare``), for every start with a budget-0 model of its own; empty when ``starts``
+    has no scratch (nothing to tell learning from). ``mmc.evaluation.comparison.learned`` reads them."""
+    from mmc.evaluation.comparison import compare  # numpy and scipy: only when the rating asks
 
     parsed = [Start.parse(s) for s in starts]
     scratch = Start(SCRATCH)

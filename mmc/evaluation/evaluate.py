@@ -3,7 +3,7 @@
 A :class:`Cell` is a model (a network searched with ``config.search``) against one opponent: a player spec
 (``random``, ``greedy``, ``mcts:200``, ``fairy:nodes=1``; ``mmc.play.parse_player``) or another network
 searched the same way (the study's "unadapted" opponent: the model's own start). A player's cells are one job
-(``match-{variant}-{player}-vs-{opponent}+{opponent}...``, ``mmc.fanout``), whose games all advance together, so
+(``match-{variant}-{player}-vs-{opponent}+{opponent}...``, ``mmc.core.fanout``), whose games all advance together, so
 that a model's network searches the positions of all its cells in one batch (``mmc.play.play_matches``). A cell
 plays ``config.games`` games, colours alternating, every pair of games from its own random opening; with
 ``config.settle_games``, a cell whose first round settles it (a score of at least ``config.settle_score``, or at
@@ -12,7 +12,7 @@ same stream (``("openings", opponent)`` of the ``seed`` argument), so models are
 Networks run on the ``device`` argument (``mmc.nn.DEVICES``, default ``cpu``). This is the one implementation:
 the study's ``evaluate@T`` stage calls :func:`evaluate` with its runner.
 
-:func:`rate` puts the models on one Elo scale (``mmc.rating``): with the cells' games, a ladder of fixed
+:func:`rate` puts the models on one Elo scale (``mmc.evaluation.rating``): with the cells' games, a ladder of fixed
 anchors (random, pure MCTS, greedy, Fairy-Stockfish at several node counts) and each model's games against the
 anchors and models nearest its first estimate, all fitted together with ``greedy`` at 0.
 """
@@ -28,15 +28,15 @@ from typing import Annotated
 
 import numpy as np
 
-from mmc.configs import POSITIVE, ConfigError, Count, at_least, check_fields
-from mmc.fanout import Job, Runner, serial
+from mmc.core.configs import POSITIVE, ConfigError, Count, at_least, check_fields
+from mmc.core.fanout import Job, Runner, serial
+from mmc.core.seeding import derive, rng
+from mmc.evaluation.rating import Pairing, Ratings, fit_ratings, pairing
 from mmc.nn.device import on_device, resolve_device
 from mmc.nn.network import PolicyValueNet
 from mmc.play import MatchResult, Player, close_player, parse_player, play_matches
 from mmc.play.search_players import MCTSPlayer
-from mmc.rating import Pairing, Ratings, fit_ratings, pairing
 from mmc.search import NetworkLeafEvaluator, SearchConfig
-from mmc.seeding import derive, rng
 
 __all__ = [
     "OPPONENTS_SEPARATOR",
@@ -287,7 +287,7 @@ class RateConfig:
     """Anchors nearest a model's first estimate (that it has not met) that it then plays; it also plays the
     models next to it in rating order."""
     prior_draws: Annotated[float, POSITIVE] = 2.0
-    """Virtual draws per player that keep a perfect score's rating finite (``mmc.rating``)."""
+    """Virtual draws per player that keep a perfect score's rating finite (``mmc.evaluation.rating``)."""
     bootstrap: Count = 200
     """Bootstrap refits for the 95 % intervals."""
 

@@ -42,7 +42,7 @@ def compile_family(name: str) -> float:
     import numpy as np
 
     from mmc.games import get_family, initial_state
-    from mmc.perft import perft_divide
+    from mmc.games.perft import perft_divide
     from mmc.play import GreedyPlayer, RandomPlayer, play_match
     from mmc.play.selfplay import self_play
     from mmc.search import SearchConfig

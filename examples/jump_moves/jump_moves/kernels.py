@@ -1,36 +1,40 @@
-"""The jump game's other encoding: one action per complete move (issue 33's comparison with ``chain``'s one per hop).
+"""The kernels of one action per complete move: the protocol's bundle (``Game.kernels``) of the family ``jump_moves``.
 
 A complete move is a step, the forced pass, or a whole chain of hops, chosen in one decision; the turn passes after
-every move (``ALTERNATES = True``), so the search tree's levels alternate as in chess. The rules are the shared
-kernels of ``mmc.games.jump.rules`` and the position array is ``chain``'s (the chain bytes stay empty: no chain is
-ever under way between the decisions of this encoding), so the planes, the end of the game and its value are
-``chain``'s and ``observe``'s own.
+every move (``ALTERNATES = True``), so the search tree's levels alternate as in chess. Everything but the moves is
+the jump game's own and is imported, not copied: the rules' step and hop kernels (``mmc.games.jump.rules``), the
+position array, the end of a move, the end of the game and its values (``mmc.games.jump.chain``, whose chain bytes
+stay empty here: no chain is ever under way between the decisions of this encoding), the input planes
+(``mmc.games.jump.observe``) and greedy's position value (``mmc.games.jump.greedy``). What this module adds is the
+walk over a piece's chains, the move codes and the loops over them.
 
 **A chain is told by its effect**: the square it starts from, the square it ends on and the pieces it captures. Two
 chains with the same three (they differ only in the order of their landings, or in a detour over one's own pieces)
 lead to the same position and are one move here, where the rule book's perft counts each landing sequence (so
-:func:`perft` counts fewer from some positions than ``chain.perft``; ``tests/games/jump`` checks that the positions
-reached are the same sets). Where chains from one square to another capture different pieces (a loop around a block
-of pieces), they are told apart by ``k``: the order in which a depth-first walk of the piece's chains (directions in
-``rules.DIRECTIONS`` order) first reaches each result on that square.
+:func:`perft` counts fewer from some positions than ``mmc.games.jump.chain.perft``). Where chains from one square to
+another capture different pieces (a loop around a block of pieces), they are told apart by ``k``: the order in which
+a depth-first walk of the piece's chains (directions in ``rules.DIRECTIONS`` order) first reaches each result on
+that square.
 
 **Move codes** (``int32``)::
 
-    square | direction << 6                    a step (as in chain)
+    square | direction << 6                    a step (as in mmc.games.jump.chain)
     CHAINS + (k << 12 | start << 6 | end)      a chain from start to end, the k-th result on end (k < MAX_K)
     PASS                                       the forced pass
 
-The kernels here are the protocol's bundle (``mmc.games.jump.complete_game`` builds the game; ``Game.kernels`` is
-this module): ``BOARD_LEN``, ``MAX_MOVES``, ``ONGOING``, ``ALTERNATES``, :func:`legal_moves_into`, :func:`play`,
-:func:`game_end`, :func:`end_value`, :func:`status`, :func:`cutoff_value` and :func:`fill_planes`; and for the
-Python API :func:`advance`, :func:`chain_path`, :func:`perft` and :func:`random_playout`.
+**The compiled cache.** These kernels embed the jump package's, so their cache is named after both packages'
+source (:func:`kernel`): an edit of the jump rules compiles them afresh.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
-from mmc.games.jit import kernel
+from mmc.games import jit
+from mmc.games.jump import chain
 from mmc.games.jump.chain import (
     BOARD_LEN,
     CAP_DRAWN,
@@ -41,16 +45,16 @@ from mmc.games.jump.chain import (
     HOME_WON,
     MAX_HOPS,
     ONGOING,
-    _finish_move,
     cutoff_value,
     end_value,
+    finish_move,
     game_end,
     over,
     status,
 )
 from mmc.games.jump.greedy import position_value
 from mmc.games.jump.observe import fill_planes
-from mmc.games.jump.rules import H_CAPTURES, H_DIRECTION_STEP, H_NSQ, NEXT_OFF, SQ_OFF, hop_landing, step, step_target
+from mmc.games.jump.rules import H_DIRECTION_STEP, H_NSQ, SQ_OFF, hop, hop_capture, hop_landing, step, step_target
 
 __all__ = [
     "ALTERNATES",
@@ -82,7 +86,7 @@ __all__ = [
 ]
 
 CHAINS = 512
-"""The first chain code (steps are ``0 .. 511``, as in ``chain``)."""
+"""The first chain code (steps are ``0 .. 511``, as in ``mmc.games.jump.chain``)."""
 MAX_K = 64
 """Results a piece's chains may reach on one square (every capture set of 6 pieces; on 8x8 a position that needs more
 raises ``ValueError`` rather than drop a move)."""
@@ -97,6 +101,15 @@ MAX_RESULTS = 1024
 ALTERNATES = True
 """Every move passes the turn (the game protocol's flag)."""
 
+DEPENDS_ON = (chain.__name__,)
+"""The jump package, whose kernels these embed: their cache, and the search tree's compiled against them, are named
+after its source too (``mmc.games.jit``), so an edit of the jump rules recompiles them."""
+
+
+def kernel(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
+    """``mmc.games.jit.kernel``, the cache also named after the jump package's source (:data:`DEPENDS_ON`)."""
+    return jit.kernel(fn, depends_on=DEPENDS_ON, **options)
+
 
 @kernel
 def _walk(board, tab, start, find, res_end, res_taken, res_k, path):
@@ -104,15 +117,13 @@ def _walk(board, tab, start, find, res_end, res_taken, res_k, path):
     result (end square, captured squares as a bit set, its ``k``) in ``res_end``/``res_taken``/``res_k``; return
     the number of results. With ``find >= 0`` (a chain code's ``k << 12 | end``), stop at that result instead,
     write its landings into ``path`` (``path[0]`` their count) and return its captured squares' bit set; -1 if
-    there is none."""
+    there is none. Each hop is the rules' :func:`hop`; a walk takes it back to try the next."""
     side = board[start]
     stride = tab[H_DIRECTION_STEP]
-    captures = np.int64(tab[H_CAPTURES])
     depth_cap = min(MAX_HOPS, tab[H_NSQ] - 1)
     square = np.empty(depth_cap + 1, dtype=np.int64)
     direction = np.zeros(depth_cap + 1, dtype=np.int64)
-    over_sq = np.empty(depth_cap + 1, dtype=np.int64)
-    took = np.zeros(depth_cap + 1, dtype=np.bool_)
+    gone = np.full(depth_cap + 1, -1, dtype=np.int64)  # the square each hop captured on, -1 if none
     seen = np.int64(1) << np.int64(start)
     taken = np.int64(0)
     want_end, want_k = find & 63, find >> 12
@@ -130,14 +141,10 @@ def _walk(board, tab, start, find, res_end, res_taken, res_k, path):
             land = hop_landing(board, tab, here, d)
             if land < 0 or (seen >> np.int64(land)) & 1:
                 continue
-            ov = tab[NEXT_OFF + 8 * here + d]  # the square hopped over
-            board[land] = side
-            board[here] = 0
-            took[depth] = captures != 0 and board[ov] == -side
-            if took[depth]:
-                board[ov] = 0
-                taken |= np.int64(1) << np.int64(ov)
-            over_sq[depth] = ov
+            gone[depth] = hop_capture(board, tab, here, d)
+            hop(board, tab, here, d)
+            if gone[depth] >= 0:
+                taken |= np.int64(1) << np.int64(gone[depth])
             seen |= np.int64(1) << np.int64(land)
             depth += 1
             square[depth] = land
@@ -171,22 +178,26 @@ def _walk(board, tab, start, find, res_end, res_taken, res_k, path):
         depth -= 1
         if depth < 0:
             break
-        board[square[depth]] = side
-        board[here] = 0
-        if took[depth]:
-            board[over_sq[depth]] = -side
-            taken &= ~(np.int64(1) << np.int64(over_sq[depth]))
+        _take_back(board, square[depth], here, gone[depth], side)
+        if gone[depth] >= 0:
+            taken &= ~(np.int64(1) << np.int64(gone[depth]))
         seen &= ~(np.int64(1) << np.int64(here))
     if find >= 0:
         while depth > 0:  # stopped at the result: take back the hops still on the board
             here = square[depth]
             depth -= 1
-            board[square[depth]] = side
-            board[here] = 0
-            if took[depth]:
-                board[over_sq[depth]] = -side
+            _take_back(board, square[depth], here, gone[depth], side)
         return found
     return results
+
+
+@kernel(inline="always")
+def _take_back(board, frm, land, captured, side):
+    """Undo the hop of ``side``'s piece from ``frm`` to ``land`` that captured on ``captured`` (-1: nothing)."""
+    board[frm] = side
+    board[land] = 0
+    if captured >= 0:
+        board[captured] = -side
 
 
 @kernel
@@ -254,7 +265,7 @@ def play(board, side, move, tab):
         for sq in range(64):
             if (taken >> np.int64(sq)) & 1:
                 board[sq] = 0
-    _finish_move(board)
+    finish_move(board)
     return -side, True, 1
 
 
@@ -318,8 +329,9 @@ def random_playout(board, side, tab, seed):
 
 @kernel
 def greedy_scores(board, side, tab, moves, out):
-    """Write the greedy score of each complete move ``moves[i]`` of ``side`` into ``out[i]``: ``greedy``'s value of
-    the position after it (the same player as the chain encoding's, which scores a hop by its best completion)."""
+    """Write the greedy score of each complete move ``moves[i]`` of ``side`` into ``out[i]``: the jump game's greedy
+    value of the position after it (``mmc.games.jump.greedy.position_value``, the same player as the chain
+    encoding's, which scores a hop by its best completion)."""
     for i in range(moves.shape[0]):
         after = board.copy()
         play(after, side, moves[i], tab)

@@ -1,13 +1,14 @@
 """The jump game under one action per complete move, as a game of the protocol (``GAME``, family ``jump_moves``):
 the other side of issue 33's encoding comparison (BENCHMARKS.md, "Issue 33: the jump game chain encoding measured").
 
-The variants ``jump_moves`` and ``jump_6x6_moves`` are ``jump`` and ``jump_6x6`` (the same rules, states and
-position text, ``mmc.games.jump.state``; a position never has a chain under way here) played through the kernels of
-``mmc.games.jump.complete``: a move is a step, a whole chain or the pass, and the turn passes after each. A
-:class:`Move`'s text::
+The variants ``jump_moves`` and ``jump_6x6_moves`` (and their generated races, ``jump_moves_p100``) are ``jump`` and
+``jump_6x6``: the same rules, states and position text (``mmc.games.jump.state``; a position never has a chain
+under way here), played through the kernels of ``jump_moves.kernels``: a move is a step, a whole chain or the pass,
+and the turn passes after each. The jump package finds these variants too (``add_variants``), so its states, planes,
+outcome and pictures serve them unchanged. A :class:`Move`'s text::
 
     c3-c4      a step
-    c3-e5      the chain from c3 that ends on e5 (the first result there, module ``complete``)
+    c3-e5      the chain from c3 that ends on e5 (the first result there, module ``kernels``)
     c3-e5/1    the next one (the same squares, other pieces captured: a loop around a block of pieces)
     pass       the forced pass
 
@@ -22,29 +23,27 @@ search, ``mmc play`` and the web app, not by an environment's agent.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import NamedTuple
 
 import numpy as np
 
+from jump_moves import kernels as K
 from mmc.games.actions import CodeActions
-from mmc.games.jump import complete as K
+from mmc.games.jump.board import kernel_board
+from mmc.games.jump.fen import start_text
 from mmc.games.jump.game import GAME as JUMP
+from mmc.games.jump.perft import MAX_DEPTH
 from mmc.games.jump.rules import DIRECTIONS
-from mmc.games.jump.state import (
-    DEFAULT_MAX_PLIES,
-    Player,
-    State,
-    _array,
-    table,
-)
+from mmc.games.jump.state import DEFAULT_MAX_PLIES, Player, State, table
 from mmc.games.jump.state import from_text as _from_text
-from mmc.games.jump.variants import MOVES_VARIANTS, Variant, get_variant, square_name, square_of
+from mmc.games.jump.variants import NAMED, Variant, add_variants, get_variant, square_name, square_of, with_races
 from mmc.games.protocol import IllegalMoveError, build_game
 
 __all__ = [
     "GAME",
+    "MOVES_VARIANTS",
     "NUM_POLICY_PLANES",
     "Move",
     "action_space",
@@ -57,13 +56,27 @@ __all__ = [
     "perft",
 ]
 
+MOVES_VARIANTS = with_races(
+    {
+        f"{name}_moves": replace(
+            NAMED[name],
+            name=f"{name}_moves",
+            description=f"{NAMED[name].description}; one action per complete move (the encoding benchmark's other)",
+        )
+        for name in ("jump", "jump_6x6")
+    }
+)
+"""The family's variants, named and generated (``jump_moves_p100``): ``jump`` and ``jump_6x6`` under ids of their
+own, which the jump package's ``get_variant`` finds once added."""
+add_variants(MOVES_VARIANTS)
+
 STEP_PLANE, CHAIN_PLANE, PASS_PLANE = 0, 8, 57
 NUM_POLICY_PLANES = 58
 """8 step directions, 7 x 7 chain offsets (the plane of offset 0 is never used) and the pass."""
 
 
 class Move(NamedTuple):
-    """A complete move by its kernel code (``mmc.games.jump.complete``)."""
+    """A complete move by its kernel code (``jump_moves.kernels``)."""
 
     code: int
 
@@ -138,7 +151,7 @@ def parse_move(text: str) -> Move:
 def initial_state(variant: str | Variant, *, max_plies: int = DEFAULT_MAX_PLIES) -> State:
     """The variant's start position, Black to move."""
     v = get_variant(variant)
-    return from_text(v, v.start_text, max_plies=max_plies)
+    return from_text(v, start_text(v), max_plies=max_plies)
 
 
 def from_text(variant: str | Variant, text: str, *, max_plies: int = DEFAULT_MAX_PLIES) -> State:
@@ -159,7 +172,7 @@ def _codes(state: State) -> list[int]:
     found: list[int] | None = state.__dict__.get("complete_codes")
     if found is None:
         out = np.empty(K.MAX_MOVES, dtype=np.int32)
-        n = K.legal_moves_into(_array(state), int(state.turn), table(state.variant_name), out)
+        n = K.legal_moves_into(kernel_board(state), int(state.turn), table(state.variant_name), out)
         found = state.__dict__["complete_codes"] = out[:n].tolist()
     return found
 
@@ -204,19 +217,18 @@ def apply_move(state: State, move: Move) -> State:
         raise IllegalMoveError(f"illegal move {move.text()} in {state.variant_name} position {state.fen()}: {reason}")
     after = np.empty(K.BOARD_LEN, dtype=np.int8)
     out = np.empty(K.MAX_MOVES, dtype=np.int32)
-    side, n = K.advance(_array(state), int(state.turn), move.code, table(state.variant_name), after, out)
+    side, n = K.advance(kernel_board(state), int(state.turn), move.code, table(state.variant_name), after, out)
     child = State(state.variant_name, after.tobytes(), Player(side), state.max_plies, ())
-    child.__dict__["array"] = after
     child.__dict__["complete_codes"] = out[:n].tolist()
     return child
 
 
 def perft(state: State, depth: int) -> int:
     """Sequences of ``depth`` complete moves of this encoding (a chain counted once per result, not per landing
-    sequence as the rule book's perft counts); ``depth`` in ``[0, 15]``."""
-    if not 0 <= depth <= 15:
-        raise ValueError(f"perft depth must be between 0 and 15, got {depth}")
-    return int(K.perft(_array(state), int(state.turn), depth, table(state.variant_name)))
+    sequence as the rule book's perft counts); ``depth`` in ``[0, MAX_DEPTH]``, as the jump game's."""
+    if not 0 <= depth <= MAX_DEPTH:
+        raise ValueError(f"perft depth must be between 0 and {MAX_DEPTH}, got {depth}")
+    return int(K.perft(kernel_board(state), int(state.turn), depth, table(state.variant_name)))
 
 
 def path(state: State, move: Move) -> tuple[int, ...]:
@@ -227,7 +239,7 @@ def path(state: State, move: Move) -> tuple[int, ...]:
     if move.kind == "step":
         return move.square, move.to_square
     landings = np.empty(state.variant.height * state.variant.width + 1, dtype=np.int64)
-    board = _array(state).copy()
+    board = kernel_board(state).copy()
     if K.chain_path(board, table(state.variant_name), move.code, landings) < 0:
         raise IllegalMoveError(f"illegal move {move.text()} in {state.variant_name} position {state.fen()}: "
                                f"{_why_illegal(state, move)}")  # fmt: skip
@@ -243,7 +255,7 @@ def heuristic(state: State, moves: Sequence[Move]) -> np.ndarray:
     """``float64[len(moves)]``: greedy's score of each complete move (``mmc.games.jump.greedy``'s position value)."""
     out = np.empty(len(moves), dtype=np.float64)
     codes = np.array([m.code for m in moves], dtype=np.int32)
-    K.greedy_scores(_array(state), int(state.turn), table(state.variant_name), codes, out)
+    K.greedy_scores(kernel_board(state), int(state.turn), table(state.variant_name), codes, out)
     return out
 
 
@@ -251,11 +263,10 @@ def heuristic(state: State, moves: Sequence[Move]) -> np.ndarray:
 class JumpMoveActions(CodeActions):
     """The action encoding of one variant (module docstring). Build with :func:`action_space`."""
 
+    legal_moves = staticmethod(legal_moves)
+
     def move_codes(self, state: State) -> list[int]:
         return _codes(state)
-
-    def moves(self, state: State) -> tuple[Move, ...]:
-        return legal_moves(state)
 
     def code(self, move: Move) -> int:
         return move.code
