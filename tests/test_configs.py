@@ -73,7 +73,8 @@ def test_an_int_stays_an_int_in_a_float_field_built_directly_and_becomes_a_float
     assert type(SearchConfig(c_puct=2).c_puct) is int
     built = config_from_dict(SearchConfig, {**asdict(SearchConfig()), "c_puct": 2})
     assert type(built.c_puct) is float and built == SearchConfig(c_puct=2.0)
-    meta = config_from_dict(MetaConfig, {**asdict(MetaConfig()), "train_variants": ["gardner", "baby"], "tasks": 2})
+    given = asdict(MetaConfig(train_variants=("gardner", "baby"), tasks=2))
+    meta = config_from_dict(MetaConfig, {**given, "train_variants": ["gardner", "baby"]})
     assert meta.train_variants == ("gardner", "baby")
 
 

@@ -14,7 +14,7 @@ In the distribution's ``pyproject.toml``::
     firstmove = "hexapawn.players:first_move"    # spec prefix -> factory(fields, variant) -> Player
 
     [project.entry-points."mmc.learners"]
-    reptile_adam = "reptile_adam:ReptileAdam"    # a mmc.meta.Learner
+    mylearner = "mylearner:MyLearner"            # a mmc.meta.Learner
 
 A player factory may carry a ``usage`` attribute (``"firstmove"``, ``"mine:DEPTH"``), the text the players' list
 shows. A plugin that fails (it does not import, its object is no game, a name or variant id it takes is taken, a

@@ -283,10 +283,10 @@ def test_a_plugin_that_fails_is_left_out_in_one_line_and_a_claimed_name_is_refus
     assert problems == [
         "mmc: plugin broken = broken_learner:LEARNER of mmc-broken (mmc.learners) left out: ImportError: no module "
         "named torch_scatter",
-        "mmc: plugin joat = impostor:LEARNER of mmc-impostor (mmc.learners) left out: the learner name 'joat' is taken "
-        "(by mmc)",
-        "mmc: plugin twin = mmc_twin_b:LEARNER of mmc-twin-b (mmc.learners) left out: the learner name 'twin' is taken "
-        "(by mmc-twin-a)",
+        "mmc: plugin joat = impostor:LEARNER of mmc-impostor (mmc.learners) left out: ValueError: the learner name "
+        "'joat' is taken (by meta-minichess)",
+        "mmc: plugin twin = mmc_twin_b:LEARNER of mmc-twin-b (mmc.learners) left out: ValueError: the learner name "
+        "'twin' is taken (by mmc-twin-a)",
     ]
     params = tmp_path / "params.yaml"
     for name, message in {
