@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from pipelines.study_config import flatten
+from pipelines.study_config import SECTIONS, flatten
 
 __all__ = [
     "EXECUTION_KEYS",
@@ -82,13 +82,8 @@ class Benchmark:
         """A complete ``params.yaml`` mapping that runs this benchmark: the definition with ``benchmark`` naming it
         and the execution keys given (a process pool of 2 workers unless ``runner`` says otherwise)."""
         execution = {"kind": "process", "workers": 2, "address": None, **(runner or {})}
-        out: dict[str, Any] = {"benchmark": self.name}
-        for key, value in copy.deepcopy(self.params).items():  # the file's order: seed, replicates, device, ...
-            out[key] = value
-            if key == "replicates":
-                out["device"] = device
-        out["runner"] = execution
-        return out
+        given = {**copy.deepcopy(self.params), "benchmark": self.name, "device": device, "runner": execution}
+        return {key: given[key] for key in SECTIONS}  # in a params file's order
 
 
 def definition(params: Mapping[str, Any]) -> dict[str, Any]:
