@@ -1,6 +1,6 @@
 """The ``mmc`` command line: ``mmc variants``, ``show``, ``perft``, ``match``, ``play``, ``replay``, ``rate``,
-``serve``, ``compile``. This module is its grammar (every command's arguments and help) and :func:`main`;
-:mod:`mmc.cli_commands` holds what each command does.
+``mistakes``, ``suites``, ``serve``, ``compile``. This module is its grammar (every command's arguments and help)
+and :func:`main`; :mod:`mmc.cli_commands` holds what each command does.
 
 Every command takes any variant of any game family and reaches the game only through ``mmc.games`` (a variant id
 names its family). Every command checks its input before doing any work; bad input exits with status 2 and one line
@@ -22,12 +22,14 @@ from mmc.cli_commands import (
     UsageError,
     cmd_compile,
     cmd_match,
+    cmd_mistakes,
     cmd_perft,
     cmd_play,
     cmd_rate,
     cmd_replay,
     cmd_serve,
     cmd_show,
+    cmd_suites,
     cmd_variants,
 )
 from mmc.games import get_variant
@@ -175,6 +177,30 @@ def _add_rate(sub: Commands) -> None:
     p.set_defaults(func=cmd_rate)
 
 
+def _add_mistakes(sub: Commands) -> None:
+    p = sub.add_parser(
+        "mistakes", help="the share of a solver-labelled suite's positions where a player's move changes the value"
+    )
+    p.add_argument("players", nargs="+", metavar="PLAYER", help=_players_help())
+    p.add_argument("--suite", required=True, help="a shipped suite (mmc suites lists them) or a suite file NAME.csv")
+    p.add_argument("--seed", type=int, default=0, help="the players' random stream (>= 0, default 0)")
+    _add_device(p)
+    p.set_defaults(func=cmd_mistakes)
+
+
+def _add_suites(sub: Commands) -> None:
+    p = sub.add_parser("suites", help="list the solver-labelled position suites, or make one (--make NAME)")
+    p.add_argument("--make", metavar="NAME", help="draw and label suite NAME and write it (slow: minutes)")
+    p.add_argument(
+        "--player", action="append", default=[], metavar="PLAYER",
+        help="--make: a player whose self-play games also give positions (repeatable), e.g. a study's network",
+    )  # fmt: skip
+    p.add_argument("--from", dest="source", metavar="FILE.csv", help="--make, a chess suite: the mate suite to relabel")
+    p.add_argument("--seed", type=int, default=0, help="--make: the root seed (>= 0, default 0)")
+    p.add_argument("--out", metavar="FILE.csv", help="--make: where to write it (default: the shipped file)")
+    p.set_defaults(func=cmd_suites)
+
+
 def _add_replay(sub: Commands) -> None:
     p = sub.add_parser("replay", help="print every position of recorded games")
     p.add_argument("file", metavar="FILE", help="a record file written by mmc match --records")
@@ -202,7 +228,8 @@ def _add_compile(sub: Commands) -> None:
 
 
 COMMANDS: tuple[Callable[[Commands], None], ...] = (
-    _add_variants, _add_show, _add_perft, _add_match, _add_play, _add_rate, _add_replay, _add_serve, _add_compile,
+    _add_variants, _add_show, _add_perft, _add_match, _add_play, _add_rate, _add_mistakes, _add_suites, _add_replay,
+    _add_serve, _add_compile,
 )  # fmt: skip
 """Every command's ``_add_*``, in ``mmc --help``'s order."""
 

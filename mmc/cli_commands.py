@@ -34,8 +34,8 @@ from mmc.play.players import Player, close_player, parse_player
 from mmc.play.records import GameRecord, RecordError, read_records, replay, write_records
 
 __all__ = [
-    "MAX_GAMES", "MAX_PLIES", "UsageError", "cmd_compile", "cmd_match", "cmd_perft", "cmd_play", "cmd_rate",
-    "cmd_replay", "cmd_serve", "cmd_show", "cmd_variants", "move_labels",
+    "MAX_GAMES", "MAX_PLIES", "UsageError", "cmd_compile", "cmd_match", "cmd_mistakes", "cmd_perft", "cmd_play",
+    "cmd_rate", "cmd_replay", "cmd_serve", "cmd_show", "cmd_suites", "cmd_variants", "move_labels",
 ]  # fmt: skip
 
 MAX_GAMES = 10_000
@@ -300,6 +300,65 @@ def cmd_rate(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as e:
         raise UsageError(f"--leaderboard: {e}") from None
     print(f"appended {len(args.players)} row(s) to {path}")
+    return 0
+
+
+def cmd_mistakes(args: argparse.Namespace) -> int:
+    from mmc.evaluation.mistakes import mistake_rate, read_suite
+
+    if args.seed < 0:
+        raise UsageError(f"--seed must be >= 0, got {args.seed}")
+    _check_device(args.device)
+    try:
+        positions = read_suite(args.suite)
+    except (ValueError, OSError) as e:
+        raise UsageError(f"--suite: {e}") from None
+    variants = sorted({p.variant for p in positions})
+    for spec in args.players:  # every spec checked on every variant before any move
+        for variant in variants:
+            close_player(_player(spec, variant, args.device))
+    critical = sum(p.critical for p in positions)
+    print(f"suite {args.suite}: {len(positions)} positions of {', '.join(variants)}, {critical} critical")
+    for spec in args.players:
+        made: list[Player] = []
+
+        def make(variant: str, spec: str = spec, made: list[Player] = made) -> Player:
+            made.append(_player(spec, variant, args.device))
+            return made[-1]
+
+        try:
+            rate = mistake_rate(make, positions, np.random.default_rng(args.seed))
+        finally:
+            for player in made:
+                close_player(player)
+        print(rate.summary())
+    return 0
+
+
+def cmd_suites(args: argparse.Namespace) -> int:
+    from mmc.evaluation.mistakes import read_suite, suite_names
+    from mmc.evaluation.suite_make import SPECS, make_suite, spec
+
+    if args.make is None:
+        for name in suite_names():
+            positions = read_suite(name)
+            critical = sum(p.critical for p in positions)
+            about = SPECS[name].description if name in SPECS else "(no recipe)"
+            print(f"{name:14} {len(positions):4} positions, {critical:4} critical  {about}")
+        return 0
+    if args.seed < 0:
+        raise UsageError(f"--seed must be >= 0, got {args.seed}")
+    try:
+        recipe = spec(args.make)
+    except ValueError as e:
+        raise UsageError(f"--make: {e}") from None
+    for player in args.player:
+        for variant in recipe.variants:
+            close_player(_player(player, variant, "cpu"))
+    try:
+        make_suite(args.make, seed=args.seed, players=args.player, source=args.source, out=args.out)
+    except (ValueError, RuntimeError) as e:
+        raise UsageError(str(e)) from None
     return 0
 
 

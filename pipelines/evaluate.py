@@ -36,6 +36,7 @@ from prefect import flow, get_run_logger
 from mmc.core.seeding import derive, rng, root
 from mmc.evaluation.comparison import replicate_summary
 from mmc.evaluation.evaluate import Cell, EvaluateConfig, RateConfig, evaluate_and_rate
+from mmc.evaluation.mistakes import MistakeRate, mistake_jobs, mistake_ratings, suite_for
 from mmc.evaluation.rating import Ratings
 from mmc.evaluation.starts import Start, adapted_models, learning_verdict, model_label, scratch_margins
 from mmc.evaluation.starts import comparisons as compare_starts
@@ -47,7 +48,15 @@ from pipelines.calls import keywords
 from pipelines.config import UNADAPTED, StudyConfig, opponent_slug
 from pipelines.files import write_json
 from pipelines.paths import Paths, evaluate_code
-from pipelines.records import ComparisonRow, CurveRow, EvaluationRow, MatchSummary, RatingRow, write_rows
+from pipelines.records import (
+    ComparisonRow,
+    CurveRow,
+    EvaluationRow,
+    MatchSummary,
+    MistakeRow,
+    RatingRow,
+    write_rows,
+)
 from pipelines.stage import logged_params, open_stage
 from pipelines.starts import load_start
 
@@ -170,6 +179,14 @@ def evaluate_flow(target: str, study: StudyConfig, root: Path) -> dict[str, Any]
             results, rated = evaluate_and_rate(**keywords(given), models=rating.models, anchors=rating.anchors,
                                                rate_config=rating.config, run=store)  # fmt: skip
         _publish_ratings(paths, study, target, rated.ratings, derive(rating.seed, "replicates"), run)
+        suite = suite_for(target)
+        rates: list[MistakeRate] = []
+        if suite is not None:
+            rates = store(mistake_jobs(rating.models, target, suite, given.config.search,
+                                       derive(given.seed, "mistakes"), given.device))  # fmt: skip
+            for rate in rates:
+                logger.info("%s %s on suite %s: %s", target, rate.player, suite, rate.summary())
+        _publish_mistakes(paths, study, target, rates, suite, rated.ratings, derive(given.seed, "mistakes"), run)
         metrics: dict[str, Any] = {}
         rows = []
         for (replicate, start, budget, spec), result in zip(cells(study, target), results, strict=True):
@@ -220,29 +237,7 @@ def _publish_ratings(
         rows.append(RatingRow(target, player, kind, start, budget, replicate, elo, low, high, ratings.games[player]))
         # "mcts:100: Elo" would show ":100:" as an emoji in Prefect's rich console
         logger.info("%s %s = Elo %+.0f (95%% %+.0f..%+.0f)", target, player, elo, low, high)
-    replicates, pairs = study.replicates, comparisons(study)
-    models = adapted_models(study.adapt.starts, study.adapt.budgets)
-    means, differences = replicate_summary(
-        ratings,
-        [[model_label(start, budget, r) for r in replicates] for start, budget in models],
-        [([model_label(*a, r) for r in replicates], [model_label(*b, r) for r in replicates]) for a, b in pairs],
-        rng(seed),
-    )
-    curves = []
-    for model, mean in zip(models, means, strict=True):
-        numbers = (round(mean.value, 1), round(mean.low, 1), round(mean.high, 1))
-        curves.append(CurveRow(target, str(model[0]), model[1], *numbers, mean.replicates, round(mean.spread, 1)))
-    # each start against scratch at budget 0, from a stream of its own (the comparisons' draws stay as they were)
-    margins = scratch_margins(ratings, study.adapt.starts, replicates, rng(derive(seed, "learned")))
-    compared = []
-    for (a, b), c in zip(pairs, differences, strict=True):
-        a_name, b_name = model_label(*a), model_label(*b)
-        said, why = learning_verdict(a[0], b[0], c, margins)
-        row = ComparisonRow.of(c, game=target, budget=a[1], a=a_name, b=b_name, verdict=said, learned=why)
-        compared.append(row)
-        fragile = "" if c.holds else " (fragile)"
-        logger.info("%s %s - %s: %+.0f Elo (95%% %+.0f..%+.0f): %s%s, P(improvement) %.2f", target, a_name, b_name,
-                    row.difference, row.low, row.high, said, fragile, c.improvement)  # fmt: skip
+    curves, compared = _answers(study, target, ratings, seed, "Elo")
     rated = {r.player: {k: getattr(r, k) for k in ("elo", "low", "high", "games")} for r in rows}
     by_start = {
         model_label(c.start, c.budget): {k: getattr(c, k) for k in ("elo", "low", "high", "spread")} for c in curves
@@ -264,6 +259,75 @@ def _publish_ratings(
     run.log_metrics({names.comparison(c.a, c.b): c.difference for c in compared})
     tables = (paths.rating_table(target), paths.curve_table(target), paths.comparison_table(target))
     for path in (paths.ratings(target), *tables):
+        run.log_artifact(path, "dvc")
+
+
+def _answers(
+    study: StudyConfig, target: str, ratings: Ratings, seed: np.random.SeedSequence, unit: str
+) -> tuple[list[CurveRow], list[ComparisonRow]]:
+    """Each start's mean per budget over the replicates and the paired comparisons with their verdicts, on the scale
+    of ``ratings`` (Elo, or minus the mistake rate in percentage points: ``unit``), the bootstraps drawn from
+    ``seed``; every comparison logged."""
+    logger = get_run_logger()
+    replicates, pairs = study.replicates, comparisons(study)
+    models = adapted_models(study.adapt.starts, study.adapt.budgets)
+    means, differences = replicate_summary(
+        ratings,
+        [[model_label(start, budget, r) for r in replicates] for start, budget in models],
+        [([model_label(*a, r) for r in replicates], [model_label(*b, r) for r in replicates]) for a, b in pairs],
+        rng(seed),
+    )
+    curves = []
+    for model, mean in zip(models, means, strict=True):
+        numbers = (round(mean.value, 1), round(mean.low, 1), round(mean.high, 1))
+        curves.append(CurveRow(target, str(model[0]), model[1], *numbers, mean.replicates, round(mean.spread, 1)))
+    # each start against scratch at budget 0, from a stream of its own (the comparisons' draws stay as they were)
+    margins = scratch_margins(ratings, study.adapt.starts, replicates, rng(derive(seed, "learned")))
+    compared = []
+    for (a, b), c in zip(pairs, differences, strict=True):
+        a_name, b_name = model_label(*a), model_label(*b)
+        said, why = learning_verdict(a[0], b[0], c, margins)
+        row = ComparisonRow.of(c, game=target, budget=a[1], a=a_name, b=b_name, verdict=said, learned=why)
+        compared.append(row)
+        fragile = "" if c.holds else " (fragile)"
+        logger.info("%s %s - %s: %+.0f %s (95%% %+.0f..%+.0f): %s%s, P(improvement) %.2f", target, a_name, b_name,
+                    row.difference, unit, row.low, row.high, said, fragile, c.improvement)  # fmt: skip
+    return curves, compared
+
+
+def _publish_mistakes(
+    paths: Paths, study: StudyConfig, target: str, rates: list[MistakeRate], suite: str | None, elo: Ratings,
+    seed: np.random.SeedSequence, run: tracking.StageRun,
+) -> None:  # fmt: skip
+    """``plots/mistakes/{t}.csv`` (every model's mistake rate on the target's suite beside its Elo) and
+    ``plots/mistake_comparisons/{t}.csv`` (the paired comparisons of the study's question, on the mistake rate, with
+    the same verdict rules as Elo's: ``a - b`` in percentage points of mistakes fewer), both in
+    ``metrics/mistakes/{t}.json``; MLflow ``mistakes.*``. Empty tables where the target has no suite."""
+    kinds = {model_label(start, budget, r): (str(start), budget, r) for r, start, budget in rated_models(study)}
+    rows: list[MistakeRow] = []
+    compared: list[ComparisonRow] = []
+    for rate in rates:
+        start, budget, replicate = kinds[rate.player]
+        lo, hi = rate.ci
+        clo, chi = rate.critical_ci
+        rows.append(MistakeRow(target, suite or "", rate.player, start, budget, replicate, rate.positions,
+                               rate.mistakes, round(rate.rate, 4), round(lo, 4), round(hi, 4),
+                               rate.critical_positions, rate.critical_mistakes, round(rate.critical_rate, 4),
+                               round(clo, 4), round(chi, 4), rate.illegal, round(elo.elo[rate.player], 1)))  # fmt: skip
+    if rates:
+        _, compared = _answers(study, target, mistake_ratings(rates, rng(derive(seed, "bootstrap"))), seed,
+                               "points fewer mistakes")  # fmt: skip
+    by_pair = {
+        f"{c.a} - {c.b}": {k: getattr(c, k) for k in ("difference", "low", "high", "verdict", "detectable", "learned")}
+        for c in compared
+    }
+    by_model = {r.player: {"rate": r.rate, "low": r.low, "high": r.high, "critical_rate": r.critical_rate}
+                for r in rows}  # fmt: skip
+    write_json(paths.mistake_metrics(target), {"suite": suite, "models": by_model, "comparisons": by_pair})
+    write_rows(paths.mistake_table(target), MistakeRow, rows)
+    write_rows(paths.mistake_comparison_table(target), ComparisonRow, compared)
+    run.log_metrics({names.per(names.MISTAKES, r.player): r.rate for r in rows})
+    for path in (paths.mistake_metrics(target), paths.mistake_table(target), paths.mistake_comparison_table(target)):
         run.log_artifact(path, "dvc")
 
 

@@ -47,6 +47,7 @@ from prefect.futures import PrefectFuture
 
 from mmc.core.fanout import Job
 from mmc.evaluation.evaluate import cell_names, match_name
+from mmc.evaluation.mistakes import MistakeRate
 from mmc.nn import config_path, load_checkpoint, save_checkpoint
 from mmc.play import GameRecord, MatchResult, SelfPlayResult, read_records, write_records
 from mmc.train import EpochLosses, Trained, load_examples, save_examples
@@ -144,6 +145,10 @@ def _feed(digest: Any, value: Any) -> None:
     elif isinstance(value, list | tuple):
         digest.update(b"%s:%d;" % (tag, len(value)))
         for item in value:
+            _feed(digest, item)
+    elif isinstance(value, frozenset | set):
+        digest.update(b"%s:%d;" % (tag, len(value)))
+        for item in sorted(value, key=repr):
             _feed(digest, item)
     elif isinstance(value, Mapping):
         digest.update(b"dict:%d;" % len(value))
@@ -312,6 +317,10 @@ class JobStore:
             return MatchResult(tally["wins"], tally["draws"], tally["losses"], read_records(self._path(job, ".pgn")))
         if record.result == "matches":
             return _matches(record, self._path(job, ".pgn"))
+        if record.result == "mistakes":
+            summary = dict(record.summary)
+            summary["marks"] = tuple(mark == "1" for mark in summary["marks"])
+            return MistakeRate(**summary)
         return None
 
     def _save(self, job: Job[Any], key: str, timed: Timed[Any]) -> None:
@@ -335,6 +344,11 @@ class JobStore:
             files = [write_records([r for match in value for r in match.records], self._path(job, ".pgn"))]
             tallies = [{"wins": m.wins, "draws": m.draws, "losses": m.losses} for m in value]
             kind, summary = "matches", {"matches": tallies}
+        elif isinstance(value, MistakeRate):
+            files = []
+            summary = dataclasses.asdict(value)
+            summary["marks"] = "".join("1" if mark else "0" for mark in value.marks)
+            kind = "mistakes"
         else:
             raise TypeError(f"job {job.name} returned a {type(value).__qualname__}, which pipelines.jobs cannot keep")
         self.seconds[job.name] = round(timed.seconds, 3)

@@ -34,6 +34,7 @@ __all__ = [
     "KEPT",
     "LOSS_PARTS",
     "META_GENERATION",
+    "MISTAKES",
     "REWARD",
     "REWARD_MEAN",
     "SECONDS",
@@ -83,6 +84,8 @@ ELO_HIGH = "elo_high"
 """Per rated player: the high end of its 95 % Elo interval."""
 ELO_MEAN = "elo_mean"
 """Per model (``joat-b100``): the start's mean Elo over the replicates."""
+MISTAKES = "mistakes"
+"""Per rated model: its mistake rate on its target's solver-labelled suite (``mmc.evaluation.mistakes``)."""
 CPU_SECONDS = "cpu_seconds"
 CPU_CORES_USED = "cpu_cores_used"
 CPU_UTILISATION = "cpu_utilisation"

@@ -132,7 +132,7 @@ def learn_code(family: str, learner: str) -> tuple[str, ...]:
 def evaluate_code(family: str) -> tuple[str, ...]:
     """Library code that computes the evaluation's jobs."""
     return (*expert_code(family), "mmc/evaluation/evaluate.py", "mmc/evaluation/rating.py",
-            "mmc/evaluation/comparison.py")  # fmt: skip
+            "mmc/evaluation/comparison.py", "mmc/evaluation/mistakes.py")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -254,6 +254,18 @@ class Paths:
     def comparison_table(self, target: str) -> Path:
         return self.root / "plots" / "comparisons" / f"{target}.csv"
 
+    def mistake_table(self, target: str) -> Path:
+        """Every model's mistake rate on the target's solver-labelled suite, beside its Elo."""
+        return self.root / "plots" / "mistakes" / f"{target}.csv"
+
+    def mistake_comparison_table(self, target: str) -> Path:
+        """The study's paired comparisons on the mistake rate."""
+        return self.root / "plots" / "mistake_comparisons" / f"{target}.csv"
+
+    def mistake_metrics(self, target: str) -> Path:
+        """Both, for ``dvc metrics``."""
+        return self.root / "metrics" / "mistakes" / f"{target}.json"
+
     # report
     @property
     def summary_table(self) -> Path:
@@ -286,6 +298,14 @@ class Paths:
     @property
     def report_curves(self) -> Path:
         return self.report_inputs / "curves.csv"
+
+    @property
+    def report_mistakes(self) -> Path:
+        return self.report_inputs / "mistakes.csv"
+
+    @property
+    def report_mistake_comparisons(self) -> Path:
+        return self.report_inputs / "mistake_comparisons.csv"
 
     @property
     def report_official(self) -> Path:

@@ -31,6 +31,7 @@ __all__ = [
     "JobRecord",
     "LossRow",
     "MatchSummary",
+    "MistakeRow",
     "RatingRow",
     "TrainingLossRow",
     "columns",
@@ -48,7 +49,7 @@ class JobRecord:
 
     name: str
     result: str
-    """``self-play``, ``trained`` or ``match``: how its files are read back."""
+    """``self-play``, ``trained``, ``match``, ``matches`` or ``mistakes``: how its files are read back."""
     fingerprint: str
     seconds: float
     summary: dict[str, Any]
@@ -164,6 +165,33 @@ class RatingRow:
     low: float
     high: float
     games: int
+
+
+@dataclass(frozen=True)
+class MistakeRow:
+    """A model's mistake rate on its target's solver-labelled suite (``plots/mistakes/{t}.csv``,
+    ``mmc.evaluation.mistakes``): the share of the suite's positions where its move (the evaluation's search)
+    changes the position's value, with Wilson's 95 % interval, over all positions and over the critical ones, beside
+    its Elo (``plots/ratings/{t}.csv``)."""
+
+    game: str
+    suite: str
+    player: str
+    start: str
+    budget: int
+    replicate: int
+    positions: int
+    mistakes: int
+    rate: float
+    low: float
+    high: float
+    critical_positions: int
+    critical_mistakes: int
+    critical_rate: float
+    critical_low: float
+    critical_high: float
+    illegal: int
+    elo: float
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@
 
 The notebook's inputs are files only (its papermill parameters, documented in ``reports/README.md``):
 ``params_path``, ``losses_path``, ``evaluation_path``, ``games_path``, ``runs_path``, ``ratings_path``,
-``curves_path``, ``comparisons_path`` and ``official_path``. Each is checked here
-before the kernel starts, so a missing or malformed input fails in a second with a message naming the file.
+``curves_path``, ``comparisons_path``, ``mistakes_path``, ``mistake_comparisons_path`` and ``official_path``. Each is
+checked here before the kernel starts, so a missing or malformed input fails in a second with a message naming the
+file.
 
 The HTML leaves out the code (readers see text, tables and figures) and needs no network: figures are PNGs
 embedded as ``data:`` URIs, and the template drops the CDN scripts nbconvert would add (require.js, MathJax,
@@ -30,7 +31,15 @@ import pandas as pd
 import yaml
 
 from pipelines.files import write_text
-from pipelines.records import ComparisonRow, CurveRow, EvaluationRow, RatingRow, TrainingLossRow, columns
+from pipelines.records import (
+    ComparisonRow,
+    CurveRow,
+    EvaluationRow,
+    MistakeRow,
+    RatingRow,
+    TrainingLossRow,
+    columns,
+)
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -38,6 +47,7 @@ __all__ = [
     "EVALUATION_COLUMNS",
     "INPUTS",
     "LOSS_COLUMNS",
+    "MISTAKE_COLUMNS",
     "RATING_COLUMNS",
     "ReportError",
     "ReportInputError",
@@ -64,6 +74,9 @@ Elo over the replicates."""
 COMPARISON_COLUMNS = tuple(columns(ComparisonRow))
 """Columns of the comparisons CSV (:class:`~pipelines.records.ComparisonRow`): one row per target and paired
 comparison ``a - b`` in Elo points."""
+MISTAKE_COLUMNS = tuple(columns(MistakeRow))
+"""Columns of the mistakes CSV (:class:`~pipelines.records.MistakeRow`): one row per target and model, its mistake
+rate on the target's solver-labelled suite beside its Elo; no row where a target has no suite."""
 HIDDEN_TAGS = ("report-hide", "parameters", "injected-parameters")
 """Cells with these tags are left out of the HTML (the input contract and the parameter cells)."""
 
@@ -94,14 +107,16 @@ def _require(condition: bool, name: str, path: Path, problem: str) -> None:
         raise ReportInputError(f"report input {name} ({path}): {problem}")
 
 
-def _read_csv(name: str, path: Path, columns: Sequence[str]) -> pd.DataFrame:
+def _read_csv(name: str, path: Path, columns: Sequence[str], *, empty: bool = False) -> pd.DataFrame:
+    """The CSV of input ``name`` with ``columns`` (and rows, unless ``empty``: a study whose targets have no suite
+    has no mistake rates)."""
     try:
         table = pd.read_csv(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
         raise ReportInputError(f"report input {name} ({path}): not a CSV file: {error}") from None
     missing = [c for c in columns if c not in table.columns]
     _require(not missing, name, path, f"missing column(s) {', '.join(map(repr, missing))}")
-    _require(len(table) > 0, name, path, "no rows")
+    _require(empty or len(table) > 0, name, path, "no rows")
     return table
 
 
@@ -165,6 +180,19 @@ def _check_comparisons(name: str, path: Path) -> None:
     _check_numbers(name, path, table, ["difference", "low", "high", "detectable", "spread"])
 
 
+def _check_mistakes(name: str, path: Path) -> None:
+    table = _read_csv(name, path, MISTAKE_COLUMNS, empty=True)
+    _check_whole(name, path, table, ["budget", "replicate", "positions", "mistakes", "critical_positions",
+                                     "critical_mistakes", "illegal"])  # fmt: skip
+    _check_numbers(name, path, table, ["rate", "low", "high", "critical_rate", "elo"])
+
+
+def _check_mistake_comparisons(name: str, path: Path) -> None:
+    table = _read_csv(name, path, COMPARISON_COLUMNS, empty=True)
+    _check_whole(name, path, table, ["budget", "replicates"])
+    _check_numbers(name, path, table, ["difference", "low", "high", "detectable", "spread"])
+
+
 def _check_games(name: str, path: Path) -> None:
     from mmc.play import RecordError, read_records, replay
 
@@ -208,6 +236,8 @@ INPUTS: Mapping[str, Callable[[str, Path], None]] = {
     "ratings_path": _check_ratings,
     "curves_path": _check_curves,
     "comparisons_path": _check_comparisons,
+    "mistakes_path": _check_mistakes,
+    "mistake_comparisons_path": _check_mistake_comparisons,
     "official_path": _check_official,
 }
 """The notebook's parameters (all file paths) and the check each file gets before execution."""

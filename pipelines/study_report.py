@@ -4,9 +4,10 @@ Inputs (``reports/README.md`` has the contract): the losses of every training ru
 experts' ``plots/losses/{v}-r{r}.csv``, the learners' ``plots/learn/{k}-r{r}.csv``) as
 ``data/report/losses.csv``; every target's evaluation rows as ``reports/evaluation.csv`` (the study's summary
 table, seed format); the ratings, curves and comparisons of every target as ``data/report/{ratings,curves,
-comparisons}.csv``; a sample game (JOAT of the first replicate after the largest adaptation against greedy, in
-the first target held out of meta-training) as ``data/report/sample.pgn``; the MLflow runs of this study as
-``data/report/runs.json``. Then
+comparisons}.csv``; every model's mistake rate on its target's solver-labelled suite and the comparisons on it as
+``data/report/{mistakes,mistake_comparisons}.csv``; a sample game (JOAT of the first replicate after the largest
+adaptation against greedy, in the first target held out of meta-training) as ``data/report/sample.pgn``; the MLflow
+runs of this study as ``data/report/runs.json``. Then
 ``pipelines.report.render_report`` executes ``reports/study.ipynb`` with papermill into offline HTML, which is
 logged with its inputs to the stage's MLflow run.
 """
@@ -35,6 +36,7 @@ from pipelines.records import (
     CurveRow,
     EvaluationRow,
     LossRow,
+    MistakeRow,
     RatingRow,
     TrainingLossRow,
     read_rows,
@@ -69,6 +71,9 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
     write_rows(paths.report_ratings, RatingRow, _gather(study, paths.rating_table, RatingRow))
     write_rows(paths.report_curves, CurveRow, _gather(study, paths.curve_table, CurveRow))
     write_rows(paths.report_comparisons, ComparisonRow, _gather(study, paths.comparison_table, ComparisonRow))
+    write_rows(paths.report_mistakes, MistakeRow, _gather(study, paths.mistake_table, MistakeRow))
+    write_rows(paths.report_mistake_comparisons, ComparisonRow,
+               _gather(study, paths.mistake_comparison_table, ComparisonRow))  # fmt: skip
     write_records([_sample_game(paths, study)], paths.report_sample)
     write_json(paths.report_official, official_beside(study))
     with tracking.stage_run(paths, STAGE, "study", flow_run.id) as run:
@@ -82,6 +87,8 @@ def report_flow(study: StudyConfig, root: Path) -> Path:
             "ratings_path": paths.report_ratings,
             "curves_path": paths.report_curves,
             "comparisons_path": paths.report_comparisons,
+            "mistakes_path": paths.report_mistakes,
+            "mistake_comparisons_path": paths.report_mistake_comparisons,
             "official_path": paths.report_official,
         }
         try:

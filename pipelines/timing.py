@@ -11,7 +11,8 @@ A stage (:func:`pipelines.stage.open_stage`) measures its own split and logs it 
   ``greedy``, ``mcts``, ``fairy``, ``unadapted``, or ``model``: the rating's games between models): the jobs of that
   kind this run computed (a job kept from an earlier run costs nothing now); a job of one player's cells against
   several opponents counts toward each opponent's kind by that match's share of its seconds of moves
-  (:func:`job_spent`);
+  (:func:`job_spent`); ``mistake rates``: each model's moves on its target's solver-labelled suite
+  (``mmc.evaluation.mistakes``);
 - ``waiting for jobs``: the stage's wait for its jobs beyond the cores they kept busy: a worker idle while another
   finishes the last job of a batch, and Prefect's task runs around each job;
 - ``rating fits``: the Elo fits and their bootstraps (``evaluate``);
@@ -67,6 +68,7 @@ PARTS = (
     "training",
     "arena games",
     *(f"evaluation games vs {kind}" for kind in OPPONENT_KINDS),
+    "mistake rates",
     "waiting for jobs",
     "rating fits",
     "report",
@@ -149,8 +151,9 @@ def _listen() -> None:
 def job_part(kind: str, name: str) -> str:
     """The part a job of ``kind`` named ``name`` is spent on (``match-dark-joat-b2-r0-vs-fairy_nodes_1``:
     ``evaluation games vs fairy``)."""
-    if kind in ("self-play", "train", "arena"):
-        return {"self-play": "self-play", "train": "training", "arena": "arena games"}[kind]
+    own = {"self-play": "self-play", "train": "training", "arena": "arena games", "mistakes": "mistake rates"}
+    if kind in own:
+        return own[kind]
     opponent = name.rpartition("-vs-")[2]
     found = next((k for k in OPPONENT_KINDS[:-1] if opponent.startswith(k)), "model")
     return f"evaluation games vs {found}"

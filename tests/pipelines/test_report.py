@@ -33,6 +33,7 @@ from pipelines.report import (
     EVALUATION_COLUMNS,
     INPUTS,
     LOSS_COLUMNS,
+    MISTAKE_COLUMNS,
     RATING_COLUMNS,
     ReportInputError,
     check_inputs,
@@ -154,6 +155,23 @@ def make_inputs(folder: Path, family: str = "chess") -> dict[str, Path]:
         + [[game, 20, "joat-b20", "multitask-b20", 150, 60, 240, "uninformative", 90, 1, 0,
             "joat +300 > 90; multitask +10 <= 85", 1.0, "", False] for game in (first, second)],
     )  # fmt: skip
+    # mistake rates in the first target only (the second has no suite), one model erring illegally
+    mistakes = _write_csv(
+        folder / "mistakes.csv",
+        ["game", "suite", "player", "start", "budget", "replicate", "positions", "mistakes", "rate", "low", "high",
+         "critical_positions", "critical_mistakes", "critical_rate", "critical_low", "critical_high", "illegal",
+         "elo"],
+        [[first, "test-suite", f"{start}-b{budget}-r0", start, budget, 0, 200, n, n / 200, n / 200 - 0.04,
+          n / 200 + 0.04, 150, n, n / 150, n / 150 - 0.05, n / 150 + 0.05, int(start == "scratch"), elo + budget]
+         for start, elo, n in (("joat", 40, 20), ("scratch", -250, 60)) for budget in (0, 20)],
+    )  # fmt: skip
+    mistake_comparisons = _write_csv(
+        folder / "mistake_comparisons.csv",
+        ["game", "budget", "a", "b", "difference", "low", "high", "verdict", "detectable", "replicates", "spread",
+         "learned", "improvement", "iqm", "holds"],
+        [[first, 20, "joat-b20", "scratch-b20", 20.0, 14.5, 25.5, "better", 5.5, 1, 0, "joat +20.0 > 5.5", 1.0, "",
+          False]],
+    )  # fmt: skip
     official = folder / "official.json"
     row = {"code": {"commit": "0123456789abcdef"}, "cpu": "Test CPU", "command": "python -m pipelines row",
            "learners": ["joat"], "targets": {first: {"elo": {"joat-b0": {"elo": 35.0, "low": -40.0, "high": 110.0}},
@@ -161,7 +179,8 @@ def make_inputs(folder: Path, family: str = "chess") -> dict[str, Path]:
     official.write_text(json.dumps({"benchmark": "chess-v1", "how": "equal", "row": row}))
     return {"params_path": params, "losses_path": losses, "evaluation_path": evaluation, "games_path": games,
             "runs_path": runs, "ratings_path": ratings, "curves_path": curves,
-            "comparisons_path": comparisons, "official_path": official}  # fmt: skip
+            "comparisons_path": comparisons, "mistakes_path": mistakes,
+            "mistake_comparisons_path": mistake_comparisons, "official_path": official}  # fmt: skip
 
 
 def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
@@ -198,6 +217,14 @@ def test_report_renders_every_section_into_offline_html(tmp_path: Path) -> None:
     assert (f"JOAT - scratch: after adaptation (20 games), better in 1 of 2 targets ({first}) by 290 Elo and better "
             f"(fragile) in 1 of 2 targets ({second}) by 290 Elo.") in html  # fmt: skip
     assert "A verdict is fragile where a rerun would repeat it with probability below 0.8" in html
+    # the mistake rates beside the Elo, in the first target only, and the comparison on them beside its Elo verdict
+    mistakes = html.index("Mistakes on solver-labelled positions")
+    assert html.index("The ladder") < mistakes < html.index("Training losses per generation")
+    assert "suite <code>test-suite</code>, 200 positions, 150 of them critical" in html
+    assert html.count('class="dataframe mistake-table"') == 1
+    assert "<td>0.100 (0.060–0.140)</td>" in html and "Illegal moves (counted as mistakes): scratch-b20-r0 1" in html
+    assert ("joat-b20 - scratch-b20: mistakes better by +20.0 points (95% +14.5 to +25.5); Elo: better by +290 Elo"
+            in html)  # fmt: skip
     assert "better by +290 Elo (95% +180 to +400, P(improvement) 1.00, fragile: a rerun or the replicates less" in html
     assert "uninformative (+150 Elo" in html and "uninformative (fragile)" not in html  # uninformative wins
     assert "JOAT adapted - unadapted: after adaptation (20 games), no detectable difference in both targets." in html
@@ -296,6 +323,8 @@ def test_external_resources_finds_what_a_page_would_fetch() -> None:
         ("curves_path", "game,start,budget,elo,low,high,replicates,spread\ng,j,0,x,1,2,2,3\n", "'elo'"),
         ("games_path", "", "no game"),
         ("games_path", '[Variant "gardner"]\n\nb2b3 1-0\n', "missing tag"),
+        ("mistakes_path", "game,suite,player\n", "'start'"),
+        ("mistake_comparisons_path", "game,budget,a,b\n", "'difference'"),
         ("runs_path", '{"children": {}}', "parent"),
         ("runs_path", "not json", "not JSON"),
     ],
@@ -337,6 +366,10 @@ def test_the_report_checks_the_columns_the_stages_write() -> None:
     )
     assert ",".join(CURVE_COLUMNS) == "game,start,budget,elo,low,high,replicates,spread"
     assert ",".join(LOSS_COLUMNS) == "series,replicate,stage,variant,generation,policy,value,total"
+    assert ",".join(MISTAKE_COLUMNS) == (
+        "game,suite,player,start,budget,replicate,positions,mistakes,rate,low,high,critical_positions,"
+        "critical_mistakes,critical_rate,critical_low,critical_high,illegal,elo"
+    )
 
 
 def test_the_driver_says_in_one_line_that_the_report_alone_failed(tmp_path: Path) -> None:

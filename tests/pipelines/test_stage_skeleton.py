@@ -5,6 +5,7 @@ helper; the inputs as keyword arguments."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,12 +13,13 @@ from prefect import flow
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from mmc.core.fanout import Job
+from mmc.evaluation.mistakes import MistakeRate, read_suite
 from mmc.loops.alphazero import alphazero
 from mmc.play import MatchResult
 from pipelines import expert
 from pipelines.calls import keywords
 from pipelines.config import load_params
-from pipelines.jobs import JobStore, like, longest_first
+from pipelines.jobs import JobStore, fingerprint, like, longest_first
 from pipelines.paths import Paths
 from pipelines.stage import logged_params, open_stage
 
@@ -127,3 +129,33 @@ def test_a_job_store_submits_the_longest_expected_job_first_and_returns_results_
     assert {f"match-x-{label}-gen001" for label in labels} <= set(store.seconds)  # what they took now
     RAN.clear()
     assert [r.wins for r in one_worker_flow(store, jobs)] == [1, 1, 1] and RAN == []  # kept: none runs again
+
+
+def _mistakes(label: str) -> MistakeRate:
+    RAN.append(label)
+    return MistakeRate(label, 4, 2, 3, 1, 1, (True, False, True, False))
+
+
+@flow(name="one-worker-mistakes", task_runner=ThreadPoolTaskRunner(max_workers=1), validate_parameters=False)
+def mistakes_flow(store: JobStore, jobs: list[Job[MistakeRate]]) -> list[MistakeRate]:
+    return store(jobs)
+
+
+def test_a_job_store_keeps_a_mistake_rate_and_fingerprints_a_suite(prefect_server: str, tmp_path: Path) -> None:
+    """A ``mistakes`` job's rate comes back from its record, marks and all; a suite's positions (frozensets of
+    keeping moves) key the job."""
+    store = JobStore(tmp_path, tmp_path / "jobs", "code", single_thread=False)
+    jobs = [Job("mistakes", ("x", "m"), _mistakes, {"label": "m"})]
+    RAN.clear()
+    (first,) = mistakes_flow(store, jobs)
+    (kept,) = mistakes_flow(JobStore(tmp_path, tmp_path / "jobs", "code", single_thread=False), jobs)
+    assert RAN == ["m"] and kept == first and kept.marks == (True, False, True, False)
+    position = read_suite("small")[0]
+    moved = replace(position, keeping=position.keeping | {"zz9"})
+    assert fingerprint(Job("k", (), _suite_size, {"positions": [position]}), "c") != fingerprint(
+        Job("k", (), _suite_size, {"positions": [moved]}), "c"
+    )
+
+
+def _suite_size(positions: list) -> int:
+    return len(positions)

@@ -25,6 +25,7 @@ import torch
 import yaml
 from mlflow.tracking import MlflowClient
 
+from mmc.evaluation.comparison import VERDICTS
 from mmc.evaluation.evaluate import cell_names, match_name
 from mmc.meta import load_focus
 from mmc.nn import load_checkpoint
@@ -174,8 +175,23 @@ def test_make_study_end_to_end(prefect_server: str, tiny_study: TinyStudy, tmp_p
         assert {"joat-b2 - multitask-b2", "scratch-b2 - scratch-b0", "metafocus-b2 - joat-b2",
                 "metafocus-b2 - joat-b0"} <= set(rated["comparisons"])  # fmt: skip
 
+    # the mistake rates: every rated model of gardner on its mate suite, beside its Elo; no suite for the others
+    mistakes = pd.read_csv(paths.mistake_table("gardner"))
+    rated = json.loads(paths.ratings("gardner").read_text())["elo"]
+    assert set(mistakes["player"]) == {p for p in rated if p.endswith(("-r0", "-r1"))}
+    assert (mistakes["suite"] == "gardner-mates").all() and (mistakes["positions"] == 80).all()
+    assert all(mistakes["elo"][i] == rated[p]["elo"] for i, p in enumerate(mistakes["player"]))
+    assert "joat-b2 - multitask-b2" in json.loads(paths.mistake_metrics("gardner").read_text())["comparisons"]
+    assert pd.read_csv(paths.mistake_comparison_table("gardner"))["verdict"].isin(VERDICTS).all()
+    for target in ("dark", "los_alamos"):
+        assert pd.read_csv(paths.mistake_table(target)).empty
+        assert json.loads(paths.mistake_metrics(target).read_text()) == {"suite": None, "models": {},
+                                                                          "comparisons": {}}  # fmt: skip
+
     # the report: offline HTML with every figure, the table and the run ids
     html = paths.report_html.read_text()
+    assert html.index("The ladder") < html.index("Mistakes on solver-labelled positions") < html.index("Training")
+    assert "suite <code>gardner-mates</code>, 80 positions, 80 of them critical" in html
     figures = re.findall(r'<img alt="([^"]+)" src="data:image/png;base64,', html)
     assert len(figures) == 7, figures
     assert figures[-1] == "Wall seconds of each stage, stacked by what they went to"
@@ -214,6 +230,8 @@ def test_make_study_end_to_end(prefect_server: str, tiny_study: TinyStudy, tmp_p
         assert metrics[timing.metric("start", "wall")] < 5, stage  # no imports: the stage ran in the warm worker
     assert children["evaluate@gardner"].data.metrics[timing.metric("evaluation games vs fairy", "cpu")] > 0
     assert children["evaluate@gardner"].data.metrics[timing.metric("rating fits", "cpu")] > 0
+    assert children["evaluate@gardner"].data.metrics[timing.metric("mistake rates", "cpu")] > 0
+    assert timing.metric("mistake rates", "wall") not in children["evaluate@dark"].data.metrics
     assert children["expert@gardner-0"].data.metrics[timing.metric("self-play", "wall")] > 0
     assert children["report"].data.metrics[timing.metric("report", "wall")] > 0
     assert parent.data.metrics[timing.metric(timing.BETWEEN, "wall")] > 0
