@@ -17,7 +17,8 @@ and prints, per target with a suite, one Markdown row:
   of a comparison's interval does not narrow with more positions: the scaled comparison figure is the optimistic
   one, the scaled measurement figure the fair one;
 - the exchange rate between the two scales: the least-squares slope of the models' Elo on their mistake rate, in
-  Elo points per point of mistakes, and its correlation; the mistake rate's scaled half-widths in Elo through it;
+  Elo points per point of mistakes, and its correlation; the mistake rate's half-widths in Elo through it, as
+  measured and scaled;
 - how often the two yardsticks give the same verdict on the same comparison.
 """
 
@@ -65,11 +66,13 @@ def target_row(root: Path, target: str, runs: dict) -> dict[str, object] | None:
         m = float(by_mistakes[by_mistakes["budget"] == budget]["detectable"].median())
         row[f"b{budget} Elo SDD"] = round(e)
         row[f"b{budget} mistake SDD (points)"] = round(m, 1)
+        row[f"b{budget} mistake SDD (Elo)"] = round(m * abs(slope))
         row[f"b{budget} mistake SDD at equal CPU (Elo)"] = round(m * scale * abs(slope))
     e_model = float(((models["high"] - models["low"]) / 2).median())
     m_model = float((100 * (mistakes["high"] - mistakes["low"]) / 2).median())
     row["model Elo half-width"] = round(e_model)
     row["model mistake half-width (points)"] = round(m_model, 1)
+    row["model mistake half-width (Elo)"] = round(m_model * abs(slope))
     row["model mistake half-width at equal CPU (Elo)"] = round(m_model * scale * abs(slope))
     paired = elo.merge(by_mistakes, on=["game", "budget", "a", "b"], suffixes=("_elo", "_mistakes"))
     row["same verdict"] = f"{int((paired['verdict_elo'] == paired['verdict_mistakes']).sum())}/{len(paired)}"
