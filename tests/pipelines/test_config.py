@@ -421,6 +421,9 @@ def test_dvc_yaml_mirrors_the_paths_and_parameters() -> None:
             paths.rating_table("gardner"),
             paths.curve_table("gardner"),
             paths.comparison_table("gardner"),
+            paths.mistake_table("gardner"),
+            paths.mistake_comparison_table("gardner"),
+            paths.mistake_metrics("gardner"),
         )
     }
     assert out_paths(adapt) == {
