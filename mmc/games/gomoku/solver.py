@@ -286,9 +286,10 @@ def _solve_children(cur, occ, moves, c, t_occ, t_cur, t_flag, t_val, work, value
     costly one, is left out unless asked for."""
     n = moves.shape[0]
     wins = False
+    completing = _winning_cells(cur, c)
     for i in range(n):
         m = moves[i]
-        if _winning_cells(cur, c) & m:
+        if completing & m:
             values[i] = 1
             wins = True
             continue
