@@ -20,6 +20,7 @@ from mmc.cli_commands import (
     MAX_GAMES,
     MAX_PLIES,
     UsageError,
+    cmd_baselines,
     cmd_compile,
     cmd_match,
     cmd_mistakes,
@@ -201,6 +202,13 @@ def _add_suites(sub: Commands) -> None:
     p.set_defaults(func=cmd_suites)
 
 
+def _add_baselines(sub: Commands) -> None:
+    p = sub.add_parser(
+        "baselines", help="list the trained baseline networks shipped with mmc (baseline:NAME), their files checked"
+    )
+    p.set_defaults(func=cmd_baselines)
+
+
 def _add_replay(sub: Commands) -> None:
     p = sub.add_parser("replay", help="print every position of recorded games")
     p.add_argument("file", metavar="FILE", help="a record file written by mmc match --records")
@@ -228,7 +236,8 @@ def _add_compile(sub: Commands) -> None:
 
 
 COMMANDS: tuple[Callable[[Commands], None], ...] = (
-    _add_variants, _add_show, _add_perft, _add_match, _add_play, _add_rate, _add_mistakes, _add_suites, _add_replay,
+    _add_variants, _add_show, _add_perft, _add_match, _add_play, _add_rate, _add_mistakes, _add_suites, _add_baselines,
+    _add_replay,
     _add_serve, _add_compile,
 )  # fmt: skip
 """Every command's ``_add_*``, in ``mmc --help``'s order."""

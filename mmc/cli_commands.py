@@ -362,6 +362,29 @@ def cmd_suites(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_baselines(args: argparse.Namespace) -> int:
+    from mmc.play.baselines import BaselineError, baseline_path, list_baselines
+
+    found = list_baselines()
+    if not found:
+        print("no baseline is shipped with this installation")
+        return 0
+    bad: list[str] = []
+    for name, baseline in found.items():
+        try:
+            baseline_path(name)
+            check = "sha256 ok"
+        except BaselineError as e:
+            check, bad = "CORRUPTED", [*bad, str(e)]
+        info = baseline.info
+        trained = (f"{info.get('generations', '?')} generations, {info.get('games', '?')} games, "
+                   f"{info.get('wall_minutes', '?')} min on {info.get('cpu', '?')}")  # fmt: skip
+        print(f"baseline:{name:16} {baseline.variant:12} {baseline.file:14} {check:9}  {trained}")
+    if bad:
+        raise UsageError(bad[0])
+    return 0
+
+
 def _read_games(path: str, game: int | None) -> list[tuple[int, GameRecord, list[Any]]]:
     try:
         records = read_records(path)

@@ -10,6 +10,7 @@
 from typing import TYPE_CHECKING
 
 from mmc.play.arena import MatchResult, gate, play_match, play_matches, random_opening, split_match, wilson_interval
+from mmc.play.baselines import Baseline, BaselineError, get_baseline, list_baselines
 from mmc.play.fairy import FairyError, FairyPlayer, engine_variants
 from mmc.play.human import HumanPlayer, Resign
 from mmc.play.players import (
@@ -30,6 +31,8 @@ from mmc.play.records import GameRecord, RecordError, format_records, parse_reco
 
 __all__ = [
     "PLAYER_KINDS",
+    "Baseline",
+    "BaselineError",
     "FairyError",
     "FairyPlayer",
     "GameRecord",
@@ -48,6 +51,8 @@ __all__ = [
     "engine_variants",
     "format_records",
     "gate",
+    "get_baseline",
+    "list_baselines",
     "parse_options",
     "parse_player",
     "parse_records",

@@ -4,7 +4,8 @@ Every player implements :class:`Player`. ``play`` is batched so that a network o
 all the concurrent games of a match in one forward pass or one search; the others simply loop.
 
 A player spec is ``kind`` or ``kind:field:field...``, e.g. ``random``, ``greedy``, ``policy:models/gen_003.pt``,
-``fairy:nodes=100``, ``mcts:200``, ``net:PATH.pt:sims=64``, ``python:MODULE:CALLABLE`` (a user's player,
+``fairy:nodes=100``, ``mcts:200``, ``net:PATH.pt:sims=64``, ``baseline:gardner-v1`` (a trained network shipped with
+the package, ``mmc.play.baselines``), ``python:MODULE:CALLABLE`` (a user's player,
 ``mmc.play.external``). :data:`PLAYER_KINDS` maps each kind to its factory;
 the factories of ``policy``, ``mcts`` and ``net`` import torch or the compiled search only when called, so that
 ``mmc`` starts fast. The network players (``policy``, ``net``) load their checkpoint onto the device that
@@ -23,6 +24,8 @@ import numpy as np
 
 from mmc.core import plugins
 from mmc.games import game_of, games, get_variant, legal_moves
+from mmc.play.baselines import BASELINE_USAGE
+from mmc.play.baselines import DEFAULT_SIMULATIONS as DEFAULT_BASELINE_SIMULATIONS
 from mmc.play.fairy import FairyPlayer
 from mmc.play.human import HumanPlayer
 
@@ -288,6 +291,17 @@ def _slope(text: str, spec: str) -> float:
     return value
 
 
+def _baseline(fields: list[str], variant: str, device: str) -> Player:
+    from mmc.play.baselines import baseline_path, parse_baseline
+
+    baseline, sims = parse_baseline(fields, variant)
+    path = baseline_path(baseline.name)
+    from mmc.play.search_players import network_player  # torch is slow to import: only when asked for
+
+    name = f"baseline:{baseline.name}" + ("" if sims == DEFAULT_BASELINE_SIMULATIONS else f":sims={sims}")
+    return network_player(str(path), sims, name=name, device=device)
+
+
 def _python(fields: list[str], variant: str) -> Player:
     from mmc.play.external import external_player  # a user's module: imported only when asked for
 
@@ -304,6 +318,7 @@ PLAYER_KINDS: dict[str, PlayerKind] = {
     "net": PlayerKind(NET_USAGE, _net, network=True),
     "human": PlayerKind("human", _no_fields(HumanPlayer, "human")),
     "python": PlayerKind("python:MODULE:CALLABLE", _python),
+    "baseline": PlayerKind(BASELINE_USAGE, _baseline, network=True),
 }
 """The player registry: spec kind (the text before the first ``:``) -> :class:`PlayerKind`. The installed
 packages' kinds join it the first time a spec is parsed or the kinds are listed (:func:`player_kinds`)."""

@@ -52,6 +52,7 @@ from starlette.staticfiles import StaticFiles
 
 from mmc.games import Game, game_of
 from mmc.games import games as all_games
+from mmc.play.baselines import list_baselines
 from mmc.play.players import MAX_SIMULATIONS, player_kinds
 from mmc.play.records import GameRecord, RecordError, read_records, replay
 from mmc.web.games import (
@@ -201,7 +202,8 @@ async def options(request: Request) -> Response:
     """What the page offers: ``families`` (name, description, players, generated-id rule), ``variants`` (every
     playable variant: name, family, size, description, players), ``models`` (the study's checkpoints),
     ``registered`` (MLflow registered models), ``model_links`` and ``stages`` (each run's MLflow and Prefect
-    links), ``kinds`` (the opponent spec forms), ``simulations`` (Inspect's default) and ``preparing``."""
+    links), ``kinds`` (the opponent spec forms), ``baselines`` (the shipped trained opponents: name, variant,
+    family), ``simulations`` (Inspect's default) and ``preparing``."""
     state = request.app.state
     study: Study = state.study
     links: Links = state.links
@@ -225,6 +227,7 @@ async def options(request: Request) -> Response:
         "model_links": await run_in_threadpool(model_links, study, links, models),
         "stages": [links.run(run) for run in stage_runs.values()],
         "kinds": kinds,
+        "baselines": [{"name": b.name, "variant": b.variant, "family": b.family} for b in list_baselines().values()],
         "simulations": state.simulations,
         "links": {"mlflow": mlflow, "prefect": f"{links.prefect}/runs"},
     })  # fmt: skip
@@ -332,7 +335,7 @@ async def inspect(request: Request) -> Response:
     games: Games = request.app.state.games
     game = games.get(request.path_params["game_id"])
     body = await _body(request)
-    model = body.get("model") or _opponent_model(game.opponent_spec)
+    model = body.get("model") or _opponent_model(game.opponent_spec, game.opponent.name)
     if not isinstance(model, str) or not model:
         raise GameError("pick a model to inspect with (the opponent is not a network)")
     sims = _int(body.get("simulations", request.app.state.simulations), "simulations", 0, MAX_SIMULATIONS)
@@ -400,9 +403,12 @@ async def record_game(request: Request) -> Response:
     return JSONResponse({"file": name, "index": index, **answer})
 
 
-def _opponent_model(spec: str) -> str | None:
-    """The model an opponent spec plays with (``net:joat@r0:sims=8`` -> ``joat@r0``), None if not a network."""
+def _opponent_model(spec: str, name: str) -> str | None:
+    """The model an opponent spec plays with (``net:joat@r0:sims=8`` -> ``joat@r0``; a baseline, by the player's
+    ``name``: ``baseline`` -> ``baseline:gardner-v1``), None if not a network."""
     kind, *fields = spec.split(":")
+    if kind == "baseline":
+        return ":".join(name.split(":")[:2])
     return fields[0] if kind in MODEL_KINDS and fields else None
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from mmc.games import FIRST, SECOND, Game, game_of, games, get_game
+from mmc.play.baselines import baseline_path
 from mmc.play.players import Player, close_player, parse_player
 from mmc.web.board import board_svg
 from mmc.web.study import Study
@@ -113,6 +114,14 @@ def check_spec(spec: str, study: Study) -> str:
         except ValueError as error:
             raise GameError(str(error)) from None
     return ":".join([kind, *fields])
+
+
+def baseline_file(model: str) -> Path | None:
+    """The network file of a ``baseline:NAME`` model (hash-checked: ``mmc.play.baselines``), None for another model."""
+    kind, _, name = model.partition(":")
+    if kind != "baseline":
+        return None
+    return baseline_path(name.partition(":")[0])
 
 
 class Analyst:
@@ -359,7 +368,7 @@ class Games:
     def analyst(self, model: str) -> Analyst:
         """The network of ``model`` (a name :meth:`Study.model_path` takes), loaded once."""
         try:
-            path = self.study.model_path(model)
+            path = baseline_file(model) or self.study.model_path(model)
         except ValueError as error:
             raise GameError(str(error)) from None
         with self._lock:

@@ -24,6 +24,7 @@ TASKS = {  # what a newcomer comes for -> the page that answers it (issue 63's l
     "use the environment": "guides/environments.md",
     "run on Dask": "guides/dask.md",
     "read today's results": "results/index.md",
+    "play against a trained opponent": "guides/baselines.md",
 }
 
 

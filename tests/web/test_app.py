@@ -48,6 +48,20 @@ def test_page_and_options(client: TestClient) -> None:
     assert "issue" not in shown.lower()  # what a person reads names no issue of the project's tracker
 
 
+def test_the_shipped_baselines_are_offered_played_and_inspected(client: TestClient) -> None:
+    options = client.get("/api/options").json()
+    offered = {b["name"]: (b["variant"], b["family"]) for b in options["baselines"]}
+    assert offered["gardner-v1"] == ("gardner", "chess") and offered["connect4-v1"] == ("connect4", "gomoku")
+    assert "baseline[:NAME][:sims=N]" in options["kinds"]
+    game = new_game(client, variant="connect4", opponent="baseline", color="white")  # black moves first
+    assert game["opponent"] == "baseline" and len(game["moves"]) == 1  # the baseline moved first
+    response = client.post(f"/api/games/{game['id']}/inspect", json={"simulations": 8})
+    assert response.status_code == 200, response.text
+    assert response.json()["model"] == "baseline:connect4-v1" and set(response.json()["priors"]) == set(game["legal"])
+    response = client.post("/api/games", json={"variant": "gardner", "opponent": "baseline:nope"})
+    assert response.status_code == 400 and "unknown baseline 'nope'" in response.json()["error"]
+
+
 def test_mlflow_link_opens_the_runs_of_the_experiment(tmp_path: Path) -> None:
     import sqlite3
 

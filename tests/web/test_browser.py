@@ -208,6 +208,39 @@ def test_play_two_whole_games_and_watch_a_record(server: str, browser) -> None: 
     driver.save_screenshot(str(SCREENSHOT_DIR / "mmc-serve-watch.png"))
 
 
+def test_a_shipped_baseline_is_the_default_opponent(server: str, browser) -> None:  # type: ignore[no-untyped-def]
+    """Before any study: each variant's own baseline in the opponent box, one of its family's for a variant without
+    one, a whole connect four game against it by clicks, and a typed spec kept across variants."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver = browser
+    driver.get(server)
+    _wait(driver, "document.querySelectorAll('#variant option').length > 0")
+    box = driver.find_element(By.ID, "opponent")
+    assert box.get_attribute("value") == "baseline:gardner-v1"  # the first variant of the list
+    for variant, shown in [("connect4", "baseline:connect4-v1"), ("mallet", "baseline:gardner-v1"),
+                           ("jump_6x6", "baseline:jump_6x6-v1")]:  # fmt: skip
+        Select(driver.find_element(By.ID, "variant")).select_by_value(variant)
+        assert box.get_attribute("value") == shown, variant
+    Select(driver.find_element(By.ID, "variant")).select_by_value("connect4")
+    driver.find_element(By.ID, "start").click()
+    _wait(driver, "game !== null && game.variant === 'connect4' && game.opponent === 'baseline:connect4-v1'")
+    rng = np.random.default_rng(5)
+    while not driver.execute_script("return game.position.over"):
+        plies = driver.execute_script("return game.position.ply")
+        paths = driver.execute_script("return game.paths")
+        (step,) = paths[sorted(paths)[int(rng.integers(len(paths)))]]  # a column: any of its cells
+        cell = step if isinstance(step, str) else step[int(rng.integers(len(step)))]
+        driver.find_element(By.CSS_SELECTOR, f'#board [data-square="{cell}"]').click()
+        _wait(driver, f"game.position.ply > {plies}")
+    assert driver.find_element(By.ID, "status").text.startswith("Game over: ")
+    box.clear()
+    box.send_keys("greedy")
+    Select(driver.find_element(By.ID, "variant")).select_by_value("gardner")
+    assert box.get_attribute("value") == "greedy"
+
+
 def test_choose_a_promotion_by_its_text(server: str, browser) -> None:  # type: ignore[no-untyped-def]
     """Moves that share their cells (the four promotions of b4-b5) are offered as buttons after the clicks."""
     from selenium.webdriver.common.by import By

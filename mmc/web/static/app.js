@@ -70,6 +70,10 @@ async function loadOptions() {
   if (forms.length) $("variant-id").title = `any variant id; generated ones: ${forms.join("; ")}`;
   showSides();
   for (const k of options.kinds) option($("kinds"), k);
+  for (const b of options.baselines) {
+    option($("kinds"), `baseline:${b.name}`, `trained for ${b.variant}`);
+    option($("analysis-model"), `baseline:${b.name}`, `baseline:${b.name} (shipped, trained for ${b.variant})`);
+  }
   for (const [name, path] of Object.entries(options.registered)) {
     option($("model"), name, `${name} (registry: ${path})`);
     option($("analysis-model"), name, `${name} (registry: ${path})`);
@@ -125,6 +129,20 @@ function showSides() {
   side.innerHTML = "";
   for (const name of chosen ? chosen.players : []) option(side, name);
   side.selectedIndex = Math.min(keep, side.options.length - 1);
+  showDefaultOpponent(chosen);
+}
+
+// The default opponent: the shipped baseline meant for the variant, else one of its family, else random. A spec
+// the person typed is kept across variants.
+let opponentTyped = false;
+
+function showDefaultOpponent(chosen) {
+  if (opponentTyped || !options) return;
+  const baselines = options.baselines || [];
+  const own = chosen && baselines.find((b) => b.variant === chosen.name);
+  const kin = chosen && baselines.find((b) => b.family === chosen.family);
+  const baseline = own || kin;
+  $("opponent").value = baseline ? `baseline:${baseline.name}` : "random";
 }
 
 // A model's links: the MLflow run (and Prefect flow run) that produced it, its games and its self-play.
@@ -466,6 +484,7 @@ function showTab(name) {
 for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showTab(tab.dataset.tab));
 $("start").addEventListener("click", startGame);
 $("variant").addEventListener("change", showSides);
+$("opponent").addEventListener("input", () => { opponentTyped = true; });
 $("variant-id").addEventListener("change", lookUpVariant);
 $("model").addEventListener("change", () => showModelLinks("model", "model-links"));
 $("analysis-model").addEventListener("change", () => showModelLinks("analysis-model", "analysis-links"));
