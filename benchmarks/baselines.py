@@ -255,7 +255,9 @@ def _match(
         close_player(b)
 
 
-def measure(names: list[str], games: int, seed: int, workers: int, ladder: bool) -> list[dict[str, Any]]:
+def measure(
+    names: list[str], games: int, seed: int, workers: int, ladder: bool, targets: bool = True
+) -> list[dict[str, Any]]:
     """Each baseline against its variant's targets (:data:`TARGETS`), and with ``ladder`` its Elo on the variant's
     ladder (its family's frozen study's anchors and rating)."""
     shipped = baselines.list_baselines()
@@ -263,7 +265,7 @@ def measure(names: list[str], games: int, seed: int, workers: int, ladder: bool)
     for name in names:
         variant = shipped[name].variant
         evaluation = study_of(RECIPES[shipped[name].info["family"]]).evaluate.config
-        opponents = TARGETS.get(variant, ["greedy"])
+        opponents = TARGETS.get(variant, ["greedy"]) if targets else []
         plies = (evaluation.max_plies, evaluation.opening_plies)
         jobs += [(name, opponent, variant, games, seed, *plies) for opponent in opponents]
     rows = []
@@ -325,13 +327,15 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--ladder", action="store_true", help="also rate each on its variant's ladder")
+    p.add_argument("--ladder-only", action="store_true", help="only the ladder, not the target opponents")
     p.add_argument("--csv", type=Path, default=None, help="write the rows here too")
     args = parser.parse_args()
     if args.command == "measure":
         names = args.names or list(baselines.list_baselines())
         for name in names:
             baselines.baseline_path(name)  # unknown or corrupted: one line, before any game
-        rows = measure(names, args.games, args.seed, args.workers, args.ladder)
+        rows = measure(names, args.games, args.seed, args.workers, args.ladder or args.ladder_only,
+                       not args.ladder_only)  # fmt: skip
         if args.csv:
             keys = list(dict.fromkeys(key for row in rows for key in row))
             with args.csv.open("w", newline="") as file:

@@ -9,6 +9,7 @@ import json
 import pickle
 from pathlib import Path
 
+import pytest
 import torch
 
 from benchmarks.baselines import RECIPES, TARGETS, Recipe, State, study_of, train
@@ -33,6 +34,7 @@ def _state(folder: Path) -> State:
     return state
 
 
+@pytest.mark.slow  # three short trainings
 def test_a_stopped_run_continues_where_it_stopped(tmp_path: Path) -> None:
     whole = train(TINY, tmp_path / "whole", hours=1, workers=0, seed=3, every=1)
     assert (whole.generation, whole.games) == (2, 8)
@@ -53,6 +55,7 @@ def test_a_stopped_run_continues_where_it_stopped(tmp_path: Path) -> None:
             assert torch.equal(torch.as_tensor(a.planes), torch.as_tensor(b.planes))
 
 
+@pytest.mark.slow  # two short trainings
 def test_a_spent_budget_trains_nothing_more(tmp_path: Path) -> None:
     first = train(TINY, tmp_path, hours=1e-9, workers=0, seed=0, every=1)
     assert first.generation == 1  # a run plays at least the generation it started before its budget ran out
