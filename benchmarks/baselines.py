@@ -56,6 +56,7 @@ from mmc.play import MatchResult, baselines, close_player, parse_player, play_ma
 from pipelines.benchmarks import get_benchmark
 from pipelines.calls import expert_inputs
 from pipelines.config import StudyConfig
+from pipelines.rows import cpu_model
 
 REPO = Path(__file__).resolve().parent.parent
 SCRIPT = "benchmarks/baselines.py"
@@ -220,12 +221,12 @@ def pin(recipe: Recipe, out: Path, command: str, cpu: str) -> None:
     target = baselines.FOLDER / recipe.file
     shutil.copyfile(source, target)
     shutil.copyfile(source.with_suffix(".json"), target.with_suffix(".json"))
-    manifest = baselines.manifest()
+    manifest, digest = baselines.manifest(), baselines.sha256(target)
     for name, variant in recipe.names.items():
         manifest[name] = {
             "variant": variant,
             "file": recipe.file,
-            "sha256": baselines.sha256(target),
+            "sha256": digest,
             "config_sha256": baselines.sha256(target.with_suffix(".json")),
             "family": recipe.family,
             "variants_trained": list(recipe.variants),
@@ -238,7 +239,7 @@ def pin(recipe: Recipe, out: Path, command: str, cpu: str) -> None:
         }
     text = json.dumps(dict(sorted(manifest.items())), indent=2) + "\n"
     atomic_write(baselines.MANIFEST, lambda file: file.write(text.encode()))
-    print(f"pinned {', '.join(recipe.names)}: {target} sha256 {baselines.sha256(target)}")
+    print(f"pinned {', '.join(recipe.names)}: {target} sha256 {digest}")
 
 
 def _match(
@@ -300,13 +301,6 @@ def measure(
     return rows
 
 
-def _cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.partition(":")[2].strip()
-    return "unknown"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(prog=SCRIPT, description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -353,7 +347,7 @@ def main() -> None:
               f"{state.cpu_seconds / 60:.1f} CPU-min; champion {out / 'champion.pt'}")  # fmt: skip
     elif args.command == "pin":
         command = args.record or f"python {SCRIPT} train {recipe.family}"
-        pin(recipe, out, command, _cpu_model())
+        pin(recipe, out, command, cpu_model())
     return None
 
 

@@ -363,7 +363,7 @@ def cmd_suites(args: argparse.Namespace) -> int:
 
 
 def cmd_baselines(args: argparse.Namespace) -> int:
-    from mmc.play.baselines import BaselineError, baseline_path, list_baselines
+    from mmc.play.baselines import BaselineError, checked_path, list_baselines
 
     found = list_baselines()
     if not found:
@@ -372,7 +372,7 @@ def cmd_baselines(args: argparse.Namespace) -> int:
     bad: list[str] = []
     for name, baseline in found.items():
         try:
-            baseline_path(name)
+            checked_path(baseline)
             check = "sha256 ok"
         except BaselineError as e:
             check, bad = "CORRUPTED", [*bad, str(e)]

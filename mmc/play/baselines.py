@@ -32,6 +32,7 @@ __all__ = [
     "BaselineError",
     "baseline_for",
     "baseline_path",
+    "checked_path",
     "get_baseline",
     "list_baselines",
     "manifest",
@@ -128,17 +129,22 @@ def baseline_path(name: str, folder: Path = FOLDER) -> Path:
     """The network file of baseline ``name`` (of ``folder``, default the package's), checked against the manifest's
     SHA-256: :class:`BaselineError` in one line for an unknown name, a missing file or one whose hash does not
     match."""
-    baseline = get_baseline(name, folder)
+    return checked_path(get_baseline(name, folder))
+
+
+def checked_path(baseline: Baseline) -> Path:
+    """:attr:`Baseline.path`, its weights and their config checked against the manifest's SHA-256s (each file hashed
+    once per change): :class:`BaselineError` in one line for a missing file or one whose hash does not match."""
     path = baseline.path
     config = path.with_suffix(".json")
     for file, expected in ((path, baseline.sha256), (config, baseline.info.get("config_sha256", ""))):
         if not file.is_file():
-            raise BaselineError(f"baseline {name!r}: its file {file} is missing (reinstall mmc)")
+            raise BaselineError(f"baseline {baseline.name!r}: its file {file} is missing (reinstall mmc)")
         stat = file.stat()
         if not _checked(file, stat.st_size, stat.st_mtime_ns, expected):
             raise BaselineError(
-                f"baseline {name!r}: its file {file} is corrupted (its SHA-256 is {sha256(file)[:16]}..., the"
-                f" manifest's {expected[:16]}...): reinstall mmc"
+                f"baseline {baseline.name!r}: its file {file} is corrupted (its SHA-256 is {sha256(file)[:16]}...,"
+                f" the manifest's {expected[:16]}...): reinstall mmc"
             )
     return path
 

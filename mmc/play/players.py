@@ -292,10 +292,10 @@ def _slope(text: str, spec: str) -> float:
 
 
 def _baseline(fields: list[str], variant: str, device: str) -> Player:
-    from mmc.play.baselines import baseline_path, parse_baseline
+    from mmc.play.baselines import checked_path, parse_baseline
 
     baseline, sims = parse_baseline(fields, variant)
-    path = baseline_path(baseline.name)
+    path = checked_path(baseline)
     from mmc.play.search_players import network_player  # torch is slow to import: only when asked for
 
     name = f"baseline:{baseline.name}" + ("" if sims == DEFAULT_BASELINE_SIMULATIONS else f":sims={sims}")
