@@ -16,6 +16,7 @@ color="white")``. A family registered later (``mmc.games.register_game``) gets i
 
 from mmc.env.aec import GameAEC, agents, env, observation_space, raw_env
 from mmc.env.gym import GYM_IDS, GameGym, gym_id, register_envs
+from mmc.env.vector import VectorGame, random_actions, vector_env
 from mmc.env.views import (
     PLAYABLE,
     agent_planes,
@@ -31,6 +32,7 @@ __all__ = [
     "PLAYABLE",
     "GameAEC",
     "GameGym",
+    "VectorGame",
     "agent_planes",
     "agents",
     "check_playable",
@@ -40,7 +42,9 @@ __all__ = [
     "observation_space",
     "playable_variants",
     "player_name",
+    "random_actions",
     "raw_env",
     "register_envs",
     "rgb_image",
+    "vector_env",
 ]

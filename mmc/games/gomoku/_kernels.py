@@ -111,37 +111,43 @@ def _blocked(board, cell, side):
 
 
 @kernel(inline="always")
-def _wins(board, side, tab, length, far, near):
-    """Whether a maximal run of ``length`` with the end cells ``far`` and ``near`` wins under the variant's rule."""
+def _winning_directions(board, cell, side, tab, first_only):
+    """The directions (bit ``d`` for ``DIRECTIONS[d]``) along which ``side``'s stone on ``cell`` is part of a
+    winning line under the variant's rule: freestyle, ``k`` or more; exact, exactly ``k``; caro, exactly ``k`` and
+    not blocked by the opponent at both ends (an edge is open). Stops at the first when ``first_only``. The one
+    implementation of the rule, written out in one function: numba compiles it about five times faster than with
+    the rule in a helper of its own, and the planes call it twice per legal cell."""
     k = tab[T_K]
     rule = tab[T_RULE]
-    if rule == _FREESTYLE:
-        return length >= k
-    if length != k:
-        return False
-    if rule == _EXACT:
-        return True
-    return not (_blocked(board, far, side) and _blocked(board, near, side))
+    found = 0
+    for d in range(4):
+        length, far, near = _run(board, cell, side, DIRECTIONS[d])
+        if rule == _FREESTYLE:
+            if length >= k:
+                found |= 1 << d
+        elif length == k and (rule == _EXACT or not (_blocked(board, far, side) and _blocked(board, near, side))):
+            found |= 1 << d
+        if found != 0 and first_only:
+            break
+    return found
 
 
 @kernel
 def makes_line(board, cell, side, tab):
     """Whether ``side``'s stone on ``cell`` is part of a winning line (one direction is enough)."""
-    for step in DIRECTIONS:
-        length, far, near = _run(board, cell, side, step)
-        if _wins(board, side, tab, length, far, near):
-            return True
-    return False
+    return _winning_directions(board, cell, side, tab, True) != 0
 
 
 @kernel
 def line_cells(board, cell, side, tab, out):
     """The cells of every winning line through ``side``'s stone on ``cell`` into ``out`` (``int32[4 * 15]``);
     returns their count (0 if the stone makes none)."""
+    found = _winning_directions(board, cell, side, tab, False)
     n = 0
-    for step in DIRECTIONS:
-        length, far, near = _run(board, cell, side, step)
-        if _wins(board, side, tab, length, far, near):
+    for d in range(4):
+        if found & (1 << d):
+            step = DIRECTIONS[d]
+            _, far, near = _run(board, cell, side, step)
             for c in range(near + step, far, step):
                 out[n] = c
                 n += 1
