@@ -115,8 +115,9 @@ class VectorGame(gymnasium.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self._steps = _vector.compiled_steps(self.game)
         self._rules = self._make_rules()
+        self._count = count
         self._games = self._make_games(capacity=8)
-        shape = self.single_observation_space["observation"].shape
+        shape: tuple[int, ...] = self.single_observation_space["observation"].shape or ()
         self._obs = np.zeros((self.num_envs, *shape), dtype=np.float32)
         self._mask = np.zeros((self.num_envs, count), dtype=np.int8)
         self._rewards = np.zeros(self.num_envs, dtype=np.float32)
@@ -183,7 +184,7 @@ class VectorGame(gymnasium.vector.VectorEnv):
 
     def _make_games(self, capacity: int) -> _vector.Games:
         n, k = self.num_envs, self.game.kernels
-        count = self.single_action_space.n
+        count = self._count
         return _vector.Games(
             board=np.zeros((n, k.BOARD_LEN), dtype=np.int8),
             side=np.ones(n, dtype=np.int64),
