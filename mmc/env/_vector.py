@@ -23,7 +23,6 @@ from numba import njit
 
 from mmc.games import Game
 from mmc.games.jit import specialise
-from mmc.search._tree import _same_board
 
 __all__ = ["FIRST_AGENT", "RANDOM_AGENT", "SECOND_AGENT", "Games", "Rules", "compiled_steps"]
 
@@ -140,7 +139,7 @@ def _settle(board, side, clock, ply, history, history_side, hlen, codes, tab, ma
     count = 0
     for j in range(1, min(hlen, clock) + 1):
         same = (j % 2 == 0) if G.ALTERNATES else history_side[hlen - j] == side
-        if same and _same_board(history[hlen - j], board):
+        if same and np.array_equal(history[hlen - j], board):
             count += 1
     k = G.legal_moves_into(board, side, tab, codes)
     return k, count, G.game_end(board, side, tab, k, count, clock, ply, max_plies)
