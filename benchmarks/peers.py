@@ -63,6 +63,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from pipelines.rows import cpu_model
+
 GAMES = ("tictactoe", "connect4", "gomoku", "gardner", "chess")
 TITLES = {"tictactoe": "tic-tac-toe", "connect4": "connect four", "gomoku": "gomoku 15x15", "gardner": "gardner 5x5",
           "chess": "chess 8x8"}  # fmt: skip
@@ -448,20 +450,6 @@ def version(package: str) -> str | None:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return None
-
-
-def cpu_model() -> str:
-    """``lscpu``'s model name, else the platform's processor."""
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        out = ""
-    for line in out.splitlines():
-        if line.startswith("Model name:"):
-            return line.split(":", 1)[1].strip()
-    import platform
-
-    return platform.processor() or "unknown CPU"
 
 
 def header_line(engines: Sequence[str], seconds: float, core: int) -> str:

@@ -133,6 +133,21 @@ def _random(rng, i):
 
 
 @template(inline="always")
+def _copy(source, target):
+    """``target[:] = source`` for two 1-d arrays of one length, as a loop: numba's slice assignment costs about 60 ns
+    whatever the length, a loop over a position array under 10."""
+    for k in range(source.shape[0]):
+        target[k] = source[k]
+
+
+@template(inline="always")
+def _fill(target, value):
+    """``target[:] = value`` for a 1-d array, as a loop (:func:`_copy`)."""
+    for k in range(target.shape[0]):
+        target[k] = value
+
+
+@template(inline="always")
 def _settle(board, side, clock, ply, history, history_side, hlen, codes, tab, max_plies):
     """The legal moves (into ``codes``), repetitions and end code of a game's position: ``(moves, repetitions,
     end)``."""
@@ -155,7 +170,7 @@ def _start(g, r, i, color):
     v = 0 if nv == 1 else np.int32(_random(rng, i) % np.uint64(nv))
     variant[i] = v
     b = board[i]
-    b[:] = r.start[v]
+    _copy(r.start[v], b)
     side[i] = r.start_side[v]
     clock[i] = r.start_clock[v]
     ply[i] = r.start_ply[v]
@@ -163,9 +178,9 @@ def _start(g, r, i, color):
     last_code[i] = -1
     over[i] = False
     reset[i] = True
-    if color == 0:
+    if color == FIRST_AGENT:
         agent[i] = 1
-    elif color == 1:
+    elif color == SECOND_AGENT:
         agent[i] = -1
     else:
         agent[i] = 1 if _random(rng, i) % np.uint64(2) == 0 else -1
@@ -184,10 +199,10 @@ def _advance(board, side, clock, ply, history, history_side, history_len, codes,
     n = history_len[i]
     if n == hist.shape[0]:  # full (only a random reply longer than the move cap): the oldest goes
         for j in range(1, n):
-            hist[j - 1] = hist[j]
+            _copy(hist[j], hist[j - 1])
             hside[j - 1] = hside[j]
         n -= 1
-    hist[n] = b
+    _copy(b, hist[n])
     hside[n] = side[i]
     new_side, irreversible, plies = G.play(b, side[i], code, tab)
     if irreversible:
@@ -236,15 +251,17 @@ def _observe(board, side, clock, ply, codes, num_codes, repetitions, end, action
         view = scratch[: planes * h * w].reshape((planes, h, w))
         G.fill_planes(board[i], viewer, tab, reps, clock[i], ply[i], max_plies[v], view)
         o = obs[i]
-        o[:] = 0.0
-        o[:planes, :h, :w] = view
-        o[planes, :h, :w] = 1.0
+        for p in range(planes + 1):
+            for y in range(o.shape[1]):
+                for x in range(o.shape[2]):
+                    inside = y < h and x < w
+                    o[p, y, x] = (view[p, y, x] if p < planes else 1.0) if inside else 0.0
     else:
         G.fill_planes(board[i], viewer, tab, reps, clock[i], ply[i], max_plies[v], obs[i])
     m = mask[i]
     ac = action_code[i]
-    m[:] = 0
-    ac[:] = -1
+    _fill(m, 0)
+    _fill(ac, -1)
     if viewer == side[i] and end[i] == G.ONGOING:
         row = 0 if viewer > 0 else 1
         acts = mask_action[v, row]
@@ -280,12 +297,12 @@ def reset_all(g, r, color, mode, obs, mask, pad, scratch):
     board, side, clock, ply, variant, _, _, _, codes, num_codes, repetitions, end, _, agent, _, action_code, _, _ = g
     for i in range(board.shape[0]):
         _start(g, r, i, color)
-        if mode == 1:
+        if mode == RANDOM_OPPONENT:
             _random_reply(g, r, i)
         tabs, max_plies, _, _, _, _, hidden, height, width, mask_action, decodes = r
-        _observe(board, side, clock, ply, codes, num_codes, repetitions, end, action_code, i, variant[i],
-                 side[i] if mode == 0 else agent[i], tabs, max_plies, hidden, height, width, mask_action, decodes,
-                 obs, mask, pad, scratch)  # fmt: skip
+        viewer = side[i] if mode == SELF_PLAY else agent[i]
+        _observe(board, side, clock, ply, codes, num_codes, repetitions, end, action_code, i, variant[i], viewer, tabs,
+                 max_plies, hidden, height, width, mask_action, decodes, obs, mask, pad, scratch)  # fmt: skip
 
 
 @template()
@@ -303,20 +320,20 @@ def step_all(actions, g, r, color, mode, obs, mask, rewards, ends, pad, scratch)
         reset[i] = False
         if over[i]:
             _start(g, r, i, color)
-            if mode == 1:
+            if mode == RANDOM_OPPONENT:
                 _random_reply(g, r, i)
         else:
             mover = side[i]
             v = variant[i]
             _advance(board, side, clock, ply, history, history_side, history_len, codes, num_codes, repetitions, end,
                      last_code, i, action_code[i, actions[i]], tabs[v], max_plies[v])  # fmt: skip
-            if mode == 1:
+            if mode == RANDOM_OPPONENT:
                 _random_reply(g, r, i)
-            if mode == 0 and end[i] != G.ONGOING:
+            if mode == SELF_PLAY and end[i] != G.ONGOING:
                 value = G.end_value(end[i])
                 rewards[i] = value if side[i] == mover else -value
                 over[i] = True
-        if mode != 2:
+        if mode != OUTSIDE_OPPONENT:
             _finish(board, side, clock, ply, variant, codes, num_codes, repetitions, end, over, agent, action_code,
                     reset, i, mode, r, obs, mask, rewards, ends, pad, scratch)  # fmt: skip
 
@@ -332,7 +349,7 @@ def apply_codes(games, codes, g, r):
 def _finish(board, side, clock, ply, variant, codes, num_codes, repetitions, end, over, agent, action_code, reset, i,
             mode, r, obs, mask, rewards, ends, pad, scratch):  # fmt: skip
     """Game ``i``'s reward (in an opponent mode), end flag and observation after its step."""
-    if mode != 0:
+    if mode != SELF_PLAY:
         rewards[i] = 0.0
         if not reset[i] and end[i] != G.ONGOING:
             value = G.end_value(end[i])
@@ -342,9 +359,9 @@ def _finish(board, side, clock, ply, variant, codes, num_codes, repetitions, end
         rewards[i] = 0.0
     ends[i] = over[i]
     tabs, max_plies, _, _, _, _, hidden, height, width, mask_action, decodes = r
-    _observe(board, side, clock, ply, codes, num_codes, repetitions, end, action_code, i, variant[i],
-             side[i] if mode == 0 else agent[i], tabs, max_plies, hidden, height, width, mask_action, decodes, obs,
-             mask, pad, scratch)  # fmt: skip
+    viewer = side[i] if mode == SELF_PLAY else agent[i]
+    _observe(board, side, clock, ply, codes, num_codes, repetitions, end, action_code, i, variant[i], viewer, tabs,
+             max_plies, hidden, height, width, mask_action, decodes, obs, mask, pad, scratch)  # fmt: skip
 
 
 @template()

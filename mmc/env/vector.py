@@ -206,10 +206,13 @@ class VectorGame(gymnasium.vector.VectorEnv):
             reset=np.zeros(n, dtype=np.bool_),
         )
 
-    def _room(self, extra: int) -> None:
-        """Grow the games' history before a call that may add ``extra`` positions to a game's."""
+    def _room(self) -> None:
+        """Grow the games' history before a call that may add to it: room for one more position in every game, and
+        for a whole game's (the move cap's) when the random opponent replies inside the call."""
         g = self._games
-        need = int(g.history_len.max()) + extra
+        need = int(g.history_len.max()) + 1
+        if self._mode == _vector.RANDOM_OPPONENT:
+            need = max(need, int(self._rules.max_plies.max()) + 1)
         if need <= g.history.shape[1]:
             return
         capacity = max(need, 2 * g.history.shape[1])
@@ -226,7 +229,6 @@ class VectorGame(gymnasium.vector.VectorEnv):
         super().reset(seed=seed)
         g = self._games
         g.rng[:] = self.np_random.integers(0, 2**63, size=self.num_envs, dtype=np.uint64)
-        g.over[:] = False
         steps, r = self._steps, self._rules
         pad = self.shared is not None
         if self._mode == _vector.OUTSIDE_OPPONENT:
@@ -237,16 +239,10 @@ class VectorGame(gymnasium.vector.VectorEnv):
             steps.finish_all(self._games, r, self._mode, self._obs, self._mask, self._rewards, self._ends, pad,
                              self._scratch)  # fmt: skip
         else:
-            self._room(self._max_moves_per_step())
+            self._room()
             steps.reset_all(self._games, r, self._color, self._mode, self._obs, self._mask, pad, self._scratch)
         self._started = True
         return self._observations(), self._infos()
-
-    def _max_moves_per_step(self) -> int:
-        """The positions a call may add to a game's history: one move, or (the random opponent) a game's worth."""
-        if self._mode == _vector.RANDOM_OPPONENT:
-            return int(self._rules.max_plies.max()) + 1 - int(self._games.history_len.max())
-        return 1
 
     def step(self, actions: Any) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Play one action per game (module docstring); ``ValueError`` in one line, before any game moves, for an
@@ -264,7 +260,7 @@ class VectorGame(gymnasium.vector.VectorEnv):
             v = self.variants[int(g.variant[bad])]
             raise ValueError(f"game {bad}: action {int(actions[bad])} is not in its action mask ({v}, ply "
                              f"{int(g.ply[bad])}, {int(g.num_codes[bad])} legal actions)")  # fmt: skip
-        self._room(self._max_moves_per_step())
+        self._room()
         pad = self.shared is not None
         steps.step_all(actions, self._games, r, self._color, self._mode, self._obs, self._mask, self._rewards,
                        self._ends, pad, self._scratch)  # fmt: skip
@@ -297,7 +293,7 @@ class VectorGame(gymnasium.vector.VectorEnv):
             waiting = np.flatnonzero((g.end == self.game.kernels.ONGOING) & (g.side != g.agent))
             if len(waiting) == 0:
                 return
-            self._room(1)
+            self._room()
             g = self._games
             codes = np.empty(len(waiting), dtype=np.int32)
             for v, name in enumerate(self.variants):
