@@ -147,72 +147,59 @@ class VectorGame(gymnasium.vector.VectorEnv):
         return players
 
     def _make_rules(self) -> _vector.Rules:
-        """The variants' rule tables, start positions and action maps (:class:`mmc.env._vector.Rules`)."""
+        """The variants' rule tables, numbers, start positions and action maps (:class:`mmc.env._vector.Rules`)."""
         game, n = self.game, len(self.variants)
         spaces_ = [game.action_space(v) for v in self.variants]
-        codes = max(s.lookup.shape[1] for s in spaces_)
-        mask_action = np.full((n, 2, codes), -1, dtype=np.int32)
-        decodes = np.zeros((n, 2, codes), dtype=np.bool_)
-        starts = [game.kernel_state(game.initial_state(v, max_plies=self.max_plies[v])) for v in self.variants]
+        actions = np.full((n, 2, max(s.lookup.shape[1] for s in spaces_)), -1, dtype=np.int32)
+        info = np.zeros((n, _vector.VARIANT_FIELDS), dtype=np.int64)
+        starts = []
         for v, (name, space) in enumerate(zip(self.variants, spaces_, strict=True)):
+            start = game.kernel_state(game.initial_state(name, max_plies=self.max_plies[name]))
+            if start.history:
+                raise ValueError(f"{self.game.name}: a start position with history is not supported")
+            starts.append(np.asarray(start.board, dtype=np.int8))
+            variant = game.variant(name)
+            info[v, _vector.MAX_PLIES] = self.max_plies[name]
+            info[v, _vector.HIDDEN] = variant.hidden_information
+            info[v, _vector.HEIGHT], info[v, _vector.WIDTH] = variant.height, variant.width
+            info[v, _vector.START_SIDE], info[v, _vector.START_CLOCK] = start.side, start.clock
+            info[v, _vector.START_PLY] = start.ply
             lookup = np.asarray(space.lookup)
             if self.shared is None:
                 shared, first = np.arange(space.num_actions), np.arange(space.num_actions)
             else:
                 shared, own = self.shared.actions(name)
                 first = own[shared]  # the own action a shared action decodes to
-            width = lookup.shape[1]
             has = lookup >= 0
-            mask_action[v, :, :width] = np.where(has, shared[np.where(has, lookup, 0)], -1)
-            decodes[v, :, :width] = has & (first[np.where(has, lookup, 0)] == lookup)
-        for start in starts:
-            if start.history:
-                raise ValueError(f"{self.game.name}: a start position with history is not supported")
-        return _vector.Rules(
-            tab=np.stack([np.asarray(game.table(v)) for v in self.variants]),
-            max_plies=np.array([self.max_plies[v] for v in self.variants], dtype=np.int32),
-            start=np.stack([np.asarray(s.board, dtype=np.int8) for s in starts]),
-            start_side=np.array([s.side for s in starts], dtype=np.int64),
-            start_clock=np.array([s.clock for s in starts], dtype=np.int32),
-            start_ply=np.array([s.ply for s in starts], dtype=np.int32),
-            hidden=np.array([game.variant(v).hidden_information for v in self.variants], dtype=np.bool_),
-            height=np.array([game.variant(v).height for v in self.variants], dtype=np.int32),
-            width=np.array([game.variant(v).width for v in self.variants], dtype=np.int32),
-            mask_action=mask_action,
-            decodes=decodes,
-        )
+            own_action = np.where(has, lookup, 0)
+            entry = 2 * shared[own_action] + (first[own_action] == lookup)
+            actions[v, :, : lookup.shape[1]] = np.where(has, entry, -1)
+        tab = np.stack([np.asarray(game.table(v)) for v in self.variants])
+        return _vector.Rules(tab=tab, info=info, start=np.stack(starts), actions=actions)
 
     def _make_games(self, capacity: int) -> _vector.Games:
         n, k = self.num_envs, self.game.kernels
-        count = self._count
         return _vector.Games(
+            state=np.zeros((n, _vector.GAME_FIELDS), dtype=np.int64),
             board=np.zeros((n, k.BOARD_LEN), dtype=np.int8),
-            side=np.ones(n, dtype=np.int64),
-            clock=np.zeros(n, dtype=np.int32),
-            ply=np.zeros(n, dtype=np.int32),
-            variant=np.zeros(n, dtype=np.int32),
             history=np.zeros((n, capacity, k.BOARD_LEN), dtype=np.int8),
             history_side=np.zeros((n, capacity), dtype=np.int8),
-            history_len=np.zeros(n, dtype=np.int32),
             codes=np.zeros((n, k.MAX_MOVES), dtype=np.int32),
-            num_codes=np.zeros(n, dtype=np.int32),
-            repetitions=np.zeros(n, dtype=np.int32),
-            end=np.zeros(n, dtype=np.int32),
-            over=np.zeros(n, dtype=np.bool_),
-            agent=np.ones(n, dtype=np.int64),
+            action_code=np.full((n, self._count), -1, dtype=np.int32),
             rng=np.zeros(n, dtype=np.uint64),
-            action_code=np.full((n, count), -1, dtype=np.int32),
-            last_code=np.full(n, -1, dtype=np.int32),
-            reset=np.zeros(n, dtype=np.bool_),
         )
+
+    def _column(self, field: int) -> np.ndarray:
+        """One number of every game (a column of :attr:`mmc.env._vector.Games.state`, a view)."""
+        return self._games.state[:, field]
 
     def _room(self) -> None:
         """Grow the games' history before a call that may add to it: room for one more position in every game, and
         for a whole game's (the move cap's) when the random opponent replies inside the call."""
         g = self._games
-        need = int(g.history_len.max()) + 1
+        need = int(self._column(_vector.HISTORY_LEN).max()) + 1
         if self._mode == _vector.RANDOM_OPPONENT:
-            need = max(need, int(self._rules.max_plies.max()) + 1)
+            need = max(need, int(self._rules.info[:, _vector.MAX_PLIES].max()) + 1)
         if need <= g.history.shape[1]:
             return
         capacity = max(need, 2 * g.history.shape[1])
@@ -257,18 +244,19 @@ class VectorGame(gymnasium.vector.VectorEnv):
         g, r, steps = self._games, self._rules, self._steps
         bad = steps.first_bad_action(actions, g)
         if bad >= 0:
-            v = self.variants[int(g.variant[bad])]
-            raise ValueError(f"game {bad}: action {int(actions[bad])} is not in its action mask ({v}, ply "
-                             f"{int(g.ply[bad])}, {int(g.num_codes[bad])} legal actions)")  # fmt: skip
+            numbers, name = g.state[bad], self.variant_of(bad)
+            raise ValueError(f"game {bad}: action {int(actions[bad])} is not in its action mask ({name}, ply "
+                             f"{numbers[_vector.PLY]}, {numbers[_vector.NUM_CODES]} legal actions)")  # fmt: skip
         self._room()
         pad = self.shared is not None
         steps.step_all(actions, self._games, r, self._color, self._mode, self._obs, self._mask, self._rewards,
                        self._ends, pad, self._scratch)  # fmt: skip
         if self._mode == _vector.OUTSIDE_OPPONENT:
             g = self._games
-            moved = np.flatnonzero(~g.reset)
-            self._advance_mirror(moved, g.last_code[moved])
-            self._mirror(np.flatnonzero(g.reset))
+            reset = self._column(_vector.RESET) != 0
+            moved = np.flatnonzero(~reset)
+            self._advance_mirror(moved, self._column(_vector.LAST_CODE)[moved])
+            self._mirror(np.flatnonzero(reset))
             self._replies()
             steps.finish_all(self._games, r, self._mode, self._obs, self._mask, self._rewards, self._ends, pad,
                              self._scratch)  # fmt: skip
@@ -278,7 +266,7 @@ class VectorGame(gymnasium.vector.VectorEnv):
     def _mirror(self, games: np.ndarray) -> None:
         """Fresh Python states for ``games`` (the outside opponent plays on them)."""
         for i in games:
-            name = self.variants[int(self._games.variant[i])]
+            name = self.variant_of(i)
             self._states[i] = self.game.initial_state(name, max_plies=self.max_plies[name])
 
     def _advance_mirror(self, games: np.ndarray, codes: np.ndarray) -> None:
@@ -290,14 +278,15 @@ class VectorGame(gymnasium.vector.VectorEnv):
         is over: all such games of a variant in one ``play`` call."""
         g = self._games
         while True:
-            waiting = np.flatnonzero((g.end == self.game.kernels.ONGOING) & (g.side != g.agent))
+            ongoing = self._column(_vector.END) == self.game.kernels.ONGOING
+            waiting = np.flatnonzero(ongoing & (self._column(_vector.SIDE) != self._column(_vector.AGENT)))
             if len(waiting) == 0:
                 return
             self._room()
             g = self._games
             codes = np.empty(len(waiting), dtype=np.int32)
             for v, name in enumerate(self.variants):
-                mine = np.flatnonzero(g.variant[waiting] == v)
+                mine = np.flatnonzero(self._column(_vector.VARIANT)[waiting] == v)
                 if len(mine) == 0:
                     continue
                 states = [self._states[i] for i in waiting[mine]]
@@ -315,15 +304,15 @@ class VectorGame(gymnasium.vector.VectorEnv):
     def _infos(self) -> dict[str, np.ndarray]:
         """``to_play``: the player to move in each game (+1 first, -1 second); ``variant``: its row of
         :attr:`variants`; ``agent`` (opponent modes): the agent's player."""
-        g = self._games
-        infos = {"to_play": g.side.astype(np.int8), "variant": g.variant.copy()}
+        infos = {"to_play": self._column(_vector.SIDE).astype(np.int8),
+                 "variant": self._column(_vector.VARIANT).astype(np.int32)}  # fmt: skip
         if self._mode != _vector.SELF_PLAY:
-            infos["agent"] = g.agent.astype(np.int8)
+            infos["agent"] = self._column(_vector.AGENT).astype(np.int8)
         return infos
 
     def variant_of(self, game: int) -> str:
         """The variant game ``game`` plays now."""
-        return self.variants[int(self._games.variant[game])]
+        return self.variants[int(self._games.state[game, _vector.VARIANT])]
 
     def close_extras(self, **kwargs: Any) -> None:
         for player in {id(p): p for p in self._opponents.values()}.values():

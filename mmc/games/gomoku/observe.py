@@ -69,9 +69,9 @@ def fill_planes(board, side, tab, repetitions, clock, ply, max_plies, out):
     for i in range(n):
         rank, file = moves[i] >> 4, moves[i] & 15
         out[LEGAL_PLANE, rank, file] = 1.0
-        if K.makes_line(board, moves[i], side, tab):
+        if K._winning_directions(board, moves[i], side, tab, True) != 0:  # makes_line inlined: 10 % off the planes
             out[WIN_PLANE, rank, file] = 1.0
-        if K.makes_line(board, moves[i], -side, tab):
+        if K._winning_directions(board, moves[i], -side, tab, True) != 0:
             out[BLOCK_PLANE, rank, file] = 1.0
     for rank in range(height):
         for file in range(width):
