@@ -304,8 +304,8 @@ class VectorGame(gymnasium.vector.VectorEnv):
     def _infos(self) -> dict[str, np.ndarray]:
         """``to_play``: the player to move in each game (+1 first, -1 second); ``variant``: its row of
         :attr:`variants`; ``agent`` (opponent modes): the agent's player."""
-        infos = {"to_play": self._column(_vector.SIDE).astype(np.int8),
-                 "variant": self._column(_vector.VARIANT).astype(np.int32)}  # fmt: skip
+        infos: dict[str, np.ndarray] = {"to_play": self._column(_vector.SIDE).astype(np.int8),
+                                        "variant": self._column(_vector.VARIANT).astype(np.int32)}  # fmt: skip
         if self._mode != _vector.SELF_PLAY:
             infos["agent"] = self._column(_vector.AGENT).astype(np.int8)
         return infos
